@@ -1,0 +1,3 @@
+#!/usr/bin/env node
+// `mailroom serve`: the embedded mail server from the command line.
+process.exitCode = 0;

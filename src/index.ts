@@ -1,0 +1,2 @@
+// The core's public surface. Every export is listed explicitly.
+export {};

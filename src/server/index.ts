@@ -1,0 +1,2 @@
+// The embedded mail server's public surface.
+export {};
