@@ -1,0 +1,52 @@
+// fixtures/demo-app/main.ts as a user runs it: a child process reading env vars.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { expect, test } from 'vitest';
+import { fetch } from 'undici';
+import { startSmtpSink } from '../../fixtures/smtp-sink.js';
+import { freshAddress, postJson } from './context.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const tsx = `${root}node_modules/.bin/tsx`;
+
+function run(env: Record<string, string>) {
+  return spawn(tsx, ['fixtures/demo-app/main.ts'], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+test('prints its URL when ready, sends through MAILROOM_SMTP_*, and stops on SIGTERM', async () => {
+  const sink = await startSmtpSink();
+  const child = run({ DEMO_PORT: '0', MAILROOM_SMTP_HOST: '127.0.0.1', MAILROOM_SMTP_PORT: String(sink.port) });
+  try {
+    const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+    const url = /^Acme demo app ready at (http:\/\/127\.0\.0\.1:\d+) \(sending mail through SMTP 127\.0\.0\.1:(\d+)\)$/.exec(line);
+    expect(url, `unexpected first line: ${line}`).not.toBeNull();
+    expect(url![2]).toBe(String(sink.port));
+
+    expect((await fetch(`${url![1]}/`)).status).toBe(200);
+    const email = freshAddress('script');
+    expect((await postJson(`${url![1]}/api/signup`, { email })).status).toBe(202);
+    expect(sink.messages.map((m) => m.rcptTo[0])).toEqual([email, email]);
+
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+  } finally {
+    child.kill('SIGKILL');
+    await sink.close();
+  }
+});
+
+test('refuses a malformed env var with a message naming it, and exits 1', async () => {
+  const child = run({ DEMO_PORT: 'eighty' });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = await once(child, 'exit');
+  expect(code).toBe(1);
+  expect(stderr).toContain('Acme demo app could not start: Expected DEMO_PORT to be a whole number, got "eighty"');
+});
