@@ -212,5 +212,8 @@ describe('routing', () => {
       message: '/api/signup accepts POST, not GET',
     });
     expect(await (await fetch(`${app.url}/healthz`)).json()).toEqual({ ok: true });
+    const head = await fetch(`${app.url}/`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
   });
 });
