@@ -9,7 +9,7 @@ import type { Budget, BudgetDecision } from './budget.js';
 import { normalizeInjection, type ApiCall, type Fault, type FaultSwitch, type RequestCounter } from './faults.js';
 import { isWellFormedId } from './ids.js';
 import type { Logger } from './log.js';
-import type { ParsedMail } from './parse.js';
+import type { MailSummary } from './parse.js';
 import type { MessageStore, StoredMessage } from './store.js';
 
 export const API_BASE = '/api/v1';
@@ -139,7 +139,7 @@ function addressParamOf(call: ApiCall): 'address' | 'mailbox' {
   return call === 'list' || call === 'deleteMailbox' ? 'address' : 'mailbox';
 }
 
-function summaryOf(message: StoredMessage, parsed: ParsedMail) {
+function summaryOf(message: StoredMessage, parsed: MailSummary) {
   return {
     id: message.id,
     from: parsed.from,
@@ -228,8 +228,8 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
         const mailbox = mailboxParam(params, 'address');
         spend(ctx.listBudget, mailbox, 'list');
         const messages = ctx.store.list(mailbox, limit);
-        const parsed = await Promise.all(messages.map((m) => m.content.parsed()));
-        return json(200, { address: mailbox, messages: messages.map((m, i) => summaryOf(m, parsed[i]!)) });
+        const summaries = await Promise.all(messages.map((m) => m.content.summaryIfKnown ?? m.content.summary()));
+        return json(200, { address: mailbox, messages: messages.map((m, i) => summaryOf(m, summaries[i]!)) });
       }
       if (call === 'deleteMailbox') {
         const mailbox = mailboxParam(params, 'address');
@@ -246,9 +246,10 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
       if (call === 'raw') {
         return { status: 200, headers: { 'content-type': 'message/rfc822', 'cache-control': 'no-store' }, body: message.content.raw };
       }
-      const parsed = await message.content.parsed();
+      // The summary fields come from the same place as the list's, so they always agree.
+      const [summary, parsed] = await Promise.all([message.content.summary(), message.content.parsed()]);
       return json(200, {
-        ...summaryOf(message, parsed),
+        ...summaryOf(message, summary),
         message_id: parsed.messageId,
         cc: parsed.cc,
         date: parsed.date,
