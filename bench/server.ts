@@ -18,7 +18,7 @@ import type { BenchSection } from './run.js';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const MESSAGES_PER_ROUND = Number(process.env.BENCH_MESSAGES ?? 2000);
-const WARMUP_MESSAGES = Number(process.env.BENCH_WARMUP ?? 1000);
+const WARMUP_MESSAGES = Number(process.env.BENCH_WARMUP ?? 3000);
 const CONNECTIONS = 4;
 
 // --- processes ---------------------------------------------------------------
@@ -304,7 +304,7 @@ export const serverBench: BenchSection = {
     const { cold, warm, hot, fetch, refusals } = await listLatency();
     const c = describeLatency(cold);
     const w = describeLatency(warm);
-    console.log(`  first list of each address (parses its messages): ${c.text}`);
+    console.log(`  first list of each address (reads its messages):  ${c.text}`);
     console.log(`  second list of each address (parsed, cached):      ${w.text}`);
     console.log(`  hot mailbox of 10,000 messages (first + 5 more):   ${describeLatency(hot).text}`);
     console.log(`  GET message (after the list):                      ${describeLatency(fetch).text}`);
