@@ -1,0 +1,155 @@
+// startServer: wires the store, SMTP intake and the HTTP API together and owns
+// their lifetime.
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo, Server as NetServer } from 'node:net';
+import { Budget } from './budget.js';
+import { EvictionReporter } from './eviction.js';
+import { FaultSwitch, RequestCounter, type FaultInjection, type RequestStats } from './faults.js';
+import { createApiHandler } from './http.js';
+import { resolveServerOptions, type ServerOptions } from './options.js';
+import { createSmtpIntake } from './smtp.js';
+import { MessageStore } from './store.js';
+
+export interface MailroomServer {
+  /** The bound SMTP port (the real one when 0 was asked). */
+  readonly smtpPort: number;
+  /** The bound HTTP port. */
+  readonly httpPort: number;
+  /** Base URL of the HTTP service, e.g. `http://127.0.0.1:8025` (the API is under `/api/v1`). */
+  readonly apiURL: string;
+  /** The served domains, lower-cased. */
+  readonly domains: readonly string[];
+  /** The fault switch (test hook): make an address's next requests fail in a chosen way. */
+  readonly faults: {
+    inject(injection: FaultInjection): void;
+    clear(): void;
+  };
+  /** Every HTTP request that named `address`, refused or not. */
+  stats(address: string): RequestStats;
+  /** Stops both listeners and destroys every open connection. Idempotent. */
+  close(): Promise<void>;
+}
+
+// Sweeping expired mail on a timer as well as on every access keeps memory
+// bounded on an idle server.
+const SWEEP_INTERVAL_MS = 30_000;
+
+function hostForURL(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function listen(server: NetServer | HttpServer, port: number, host: string, what: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      const reason = error.code === 'EADDRINUSE' ? 'the port is already in use'
+        : error.code === 'EACCES' ? 'permission denied'
+        : error.code === 'EADDRNOTAVAIL' ? 'the address is not available on this machine'
+        : error.message;
+      reject(Object.assign(new Error(`mailroom: cannot listen for ${what} on ${host}:${port}: ${reason}${error.code ? ` (${error.code})` : ''}`), { code: error.code, cause: error }));
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve((server.address() as AddressInfo).port);
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
+}
+
+function closeServer(server: NetServer | HttpServer): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    server.close(() => resolve());
+  });
+}
+
+export async function startServer(options: ServerOptions = {}): Promise<MailroomServer> {
+  const config = resolveServerOptions(options);
+  const { clock, logger } = config;
+
+  const evictions = new EvictionReporter({ clock, logger, maxMessages: config.maxMessages });
+  const store = new MessageStore({
+    clock,
+    retention: config.retention,
+    maxMessages: config.maxMessages,
+    onEvict: (message) => evictions.record(message),
+    onListenerError: (error) => logger.error(`mailroom: an arrival listener failed: ${String(error)}`),
+  });
+  const faults = new FaultSwitch();
+  const counter = new RequestCounter();
+  const api = createApiHandler({
+    store,
+    domains: config.domains,
+    listBudget: new Budget(config.listPerSecond, clock),
+    messageBudget: new Budget(config.messagePerSecond, clock),
+    faults,
+    counter,
+    token: config.token,
+    faultInjection: config.faultInjection,
+    logger,
+  });
+  const http = createServer({ keepAlive: true }, api.handle);
+  http.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+  const smtp = createSmtpIntake({ domains: config.domains, maxMessageBytes: config.maxMessageBytes, store, logger });
+  const smtpNet = (smtp.server as unknown as { server: NetServer }).server;
+
+  let smtpPort: number;
+  let httpPort: number;
+  try {
+    smtpPort = await listen(smtpNet, config.smtpPort, config.host, 'SMTP');
+    httpPort = await listen(http, config.httpPort, config.host, 'HTTP');
+  } catch (error) {
+    smtp.destroyConnections();
+    await Promise.all([closeServer(smtpNet), closeServer(http)]);
+    throw error;
+  }
+
+  const sweeper = setInterval(() => store.expire(), Math.min(SWEEP_INTERVAL_MS, config.retention));
+  sweeper.unref();
+
+  let closing: Promise<void> | undefined;
+  const server: MailroomServer = {
+    smtpPort,
+    httpPort,
+    apiURL: `http://${hostForURL(config.host)}:${httpPort}`,
+    domains: config.domains,
+    faults: {
+      inject: (injection) => faults.inject(injection),
+      clear: () => void faults.clear(),
+    },
+    stats: (address) => counter.get(address),
+    close() {
+      closing ??= (async () => {
+        clearInterval(sweeper);
+        api.close();
+        evictions.flush();
+        const closed = Promise.all([
+          new Promise<void>((resolve) => smtp.server.close(() => resolve())),
+          closeServer(http),
+        ]);
+        smtp.destroyConnections();
+        http.closeAllConnections();
+        await closed;
+      })();
+      return closing;
+    },
+  };
+  stores.set(server, store);
+  return Object.freeze(server);
+}
+
+const stores = new WeakMap<MailroomServer, MessageStore>();
+
+/** The store behind a running server, for in-process tools (benchmarks, server-side waits). Not public API. */
+export function storeOf(server: MailroomServer): MessageStore {
+  const store = stores.get(server);
+  if (!store) throw new TypeError('Expected a server returned by startServer()');
+  return store;
+}
