@@ -40,7 +40,7 @@ export function htmlToText(html: string): string {
 //    passcode, password, token, verification/verify, one-time, confirm(ation),
 //    mã - within 40 characters after the word ("Your code is 482913",
 //    "Verification code:\n  K7Q-29X") or 30 characters before it
-//    ("482913 is your code"). A token is 4-8 letters and digits with at
+//    ("482913 is your code"), in the same sentence. A token is 4-8 letters and digits with at
 //    least one digit, or two such groups joined by one hyphen.
 // 2. Then any other standalone run of 4-8 digits, except four-digit numbers
 //    from 1900 to 2099 (years in footers) - "Enter 482913 to continue".
@@ -52,6 +52,7 @@ export function htmlToText(html: string): string {
 const KEYWORD = /(?<![\p{L}\p{N}])(?:codes?|c[oó]digos?|otp|pin|passcode|password|token|verification|verify|one[- ]time|confirm(?:ation)?|mã)(?![\p{L}\p{N}])/giu;
 const TOKEN = /(?<![\p{L}\p{N}_.,:/#$€£+@-])([A-Za-z0-9]{2,5}-[A-Za-z0-9]{2,5}|[A-Za-z0-9]{4,8})(?![\p{L}\p{N}_@%]|[.,:/-]\p{N})/gu;
 const AFTER_KEYWORD = 40;
+const SENTENCE_END = /[.!?](\s|$)/;
 const BEFORE_KEYWORD = 30;
 
 export function extractCodes(text: string, html: string): string[] {
@@ -66,7 +67,11 @@ export function extractCodes(text: string, html: string): string[] {
       if (!/\d/.test(token)) continue;
       const start = match.index;
       const end = start + token.length;
-      const adjacent = keywords.some((k) => (start >= k.end && start - k.end <= AFTER_KEYWORD) || (end <= k.start && k.start - end <= BEFORE_KEYWORD));
+      const adjacent = keywords.some(
+        (k) =>
+          (start >= k.end && start - k.end <= AFTER_KEYWORD && !SENTENCE_END.test(masked.slice(k.end, start))) ||
+          (end <= k.start && k.start - end <= BEFORE_KEYWORD && !/[.!?\n]/.test(masked.slice(end, k.start))),
+      );
       if (adjacent) nearKeyword.push(token);
       else if (/^\d{4,8}$/.test(token) && !/^(19|20)\d\d$/.test(token)) bare.push(token);
     }
