@@ -15,12 +15,15 @@
 // where they are, in this loop's callers.
 import { sleepUntil, type Clock, type RandomSource } from './clock.js';
 import { MailroomApiError, isTransient } from './errors.js';
-import { TOO_LATE, type ListPacer } from './pacer.js';
-import { scheduleDelay } from './schedule.js';
+import { PACING_GUARD_MS, TOO_LATE, type ListPacer } from './pacer.js';
+import { LIST_INTERVAL_MS, scheduleDelay } from './schedule.js';
 import type { MailSummary } from './summary.js';
 
 /** The closing check and its fetch may run this far past the deadline, at most. */
 export const MAX_GRACE_MS = 1000;
+const LIST_FLOOR_MS = LIST_INTERVAL_MS + PACING_GUARD_MS;
+/** A request with less time than this left is not worth starting. */
+const MIN_REQUEST_MS = 20;
 
 export type PollMode =
   /** Stop as soon as `inspect` returns something; the deadline is failure. */
@@ -73,6 +76,7 @@ export interface WaitStrategy {
 }
 
 type Answer =
+  | { readonly kind: 'expired' }
   | { readonly kind: 'listed'; readonly messages: readonly MailSummary[] }
   | { readonly kind: 'refused'; readonly retryAfterMs: number }
   | { readonly kind: 'failed'; readonly error: Error };
@@ -91,7 +95,12 @@ export async function pollMailbox<T>(plan: PollPlan<T>): Promise<PollOutcome<T>>
   // The closing check may start at the deadline itself, and a match it finds
   // still has to be fetched: both get a short grace, never more than one
   // request timeout, so no wait outlives its deadline by more than that.
-  const hardStop = deadline + Math.min(plan.requestTimeout, MAX_GRACE_MS);
+  //
+  // A quiet period must be looked at once it is over, and the floor may hold
+  // that closing check back by up to one list interval: its hard stop leaves
+  // room for that too.
+  const grace = Math.min(plan.requestTimeout, MAX_GRACE_MS);
+  const hardStop = deadline + grace + (plan.mode === 'quiet' ? LIST_FLOOR_MS : 0);
   const elapsed = () => clock.now() - startedAt;
 
   let round = 0; // schedule index: checks answered or failed; a 429 is not a round (rule 5)
@@ -129,8 +138,11 @@ export async function pollMailbox<T>(plan: PollPlan<T>): Promise<PollOutcome<T>>
       async (): Promise<Answer> => {
         const start = clock.now();
         startedMs = start - startedAt;
+        // A slow fetch in `inspect` may have used up the grace already.
+        const timeout = Math.min(plan.requestTimeout, hardStop - start);
+        if (timeout < MIN_REQUEST_MS) return { kind: 'expired' };
         try {
-          const messages = await plan.list(Math.min(plan.requestTimeout, hardStop - start), signal);
+          const messages = await plan.list(timeout, signal);
           return { kind: 'listed', messages };
         } catch (error) {
           if (signal?.aborted) return { kind: 'failed', error: asError(signal.reason) };
@@ -148,7 +160,7 @@ export async function pollMailbox<T>(plan: PollPlan<T>): Promise<PollOutcome<T>>
       { notAfter: plan.mode === 'quiet' ? hardStop - 1 : deadline, signal },
     );
     if (signal?.aborted) return outcome(undefined);
-    if (answer === TOO_LATE) return outcome(undefined);
+    if (answer === TOO_LATE || answer.kind === 'expired') return outcome(undefined);
 
     const checkStartedAt = startedAt + startedMs;
     if (answer.kind === 'listed') {
@@ -181,7 +193,10 @@ export async function pollMailbox<T>(plan: PollPlan<T>): Promise<PollOutcome<T>>
 
     if (closing && plan.mode === 'until-found') return outcome(undefined);
     let reason: 'schedule' | 'retry-after' | 'closing-check' = answer.kind === 'refused' ? 'retry-after' : 'schedule';
-    if (nextAt >= deadline && answer.kind !== 'refused') {
+    // A quiet period's regular check in its last second would only push the
+    // closing check past the end (the floor); the closing check replaces it.
+    const closingFrom = plan.mode === 'quiet' ? deadline - LIST_FLOOR_MS : deadline;
+    if (nextAt >= closingFrom && answer.kind !== 'refused') {
       // The next scheduled check falls after the deadline. Instead, make one
       // closing check at the deadline itself: mail that arrives in the last
       // stretch of the budget is still found, and a quiet period is only
