@@ -14,6 +14,7 @@ export class EvictionReporter {
   #lastReport = -Infinity;
   #pending = 0;
   #lastVictim: StoredMessage | undefined;
+  #timer: NodeJS.Timeout | undefined;
 
   constructor(options: { clock: Clock; logger: Logger; maxMessages: number }) {
     this.#clock = options.clock;
@@ -25,9 +26,13 @@ export class EvictionReporter {
     this.#pending++;
     this.#lastVictim = message;
     if (this.#clock.now() - this.#lastReport >= SUMMARY_INTERVAL_MS) this.flush();
+    // held-back evictions are reported even if no further eviction comes along
+    else this.#timer ??= setTimeout(() => this.flush(), SUMMARY_INTERVAL_MS).unref();
   }
 
   flush(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
     const victim = this.#lastVictim;
     if (this.#pending === 0 || !victim) return;
     const count = this.#pending;

@@ -9,7 +9,7 @@ import type { Budget, BudgetDecision } from './budget.js';
 import { normalizeInjection, type ApiCall, type Fault, type FaultSwitch, type RequestCounter } from './faults.js';
 import { isWellFormedId } from './ids.js';
 import type { Logger } from './log.js';
-import type { ParsedMail } from './parse.js';
+import type { MailSummary } from './parse.js';
 import type { MessageStore, StoredMessage } from './store.js';
 
 export const API_BASE = '/api/v1';
@@ -128,13 +128,18 @@ function parseLimit(params: URLSearchParams): number {
 }
 
 function refuseRate(address: string, what: string, budget: Budget, decision: Exclude<BudgetDecision, { allowed: true }>): Refusal {
-  const per = budget.capacity === 1 ? `1 ${what} call per ${budget.windowMs / 1000} s` : `${budget.capacity} ${what} calls per ${budget.windowMs / 1000} s`;
+  const window = budget.windowMs === 1000 ? 'second' : `${budget.windowMs / 1000} s`;
+  const allowance = `${budget.capacity} call${budget.capacity === 1 ? '' : 's'} per ${window} per address`;
   return new Refusal(429, 'rate_limited',
-    `Budget for ${address} is ${per} per address; the last allowed call was ${(decision.sinceLastMs / 1000).toFixed(3)} s ago. Retry after ${decision.retryAfterSeconds} s`,
+    `The ${what} budget of ${address} is spent (${allowance}; the last allowed call was ${(decision.sinceLastMs / 1000).toFixed(3)} s ago). Retry after ${decision.retryAfterSeconds} s; this refusal did not count against the budget`,
     { 'retry-after': String(decision.retryAfterSeconds) });
 }
 
-function summaryOf(message: StoredMessage, parsed: ParsedMail) {
+function addressParamOf(call: ApiCall): 'address' | 'mailbox' {
+  return call === 'list' || call === 'deleteMailbox' ? 'address' : 'mailbox';
+}
+
+function summaryOf(message: StoredMessage, parsed: MailSummary) {
   return {
     id: message.id,
     from: parsed.from,
@@ -196,11 +201,9 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
   }
 
   async function api(call: ApiCall, id: string | undefined, params: URLSearchParams): Promise<{ reply: Reply; fault?: Fault }> {
-    const paramName = call === 'list' || call === 'deleteMailbox' ? 'address' : 'mailbox';
-    const named = params.getAll(paramName);
+    const named = params.getAll(addressParamOf(call));
     const namedKey = named.length === 1 ? named[0]!.toLowerCase() : undefined;
     if (namedKey !== undefined) {
-      ctx.counter.count(namedKey, call);
       const fault = ctx.faults.take(namedKey, call);
       if (fault) {
         ctx.counter.faulted(namedKey);
@@ -225,8 +228,8 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
         const mailbox = mailboxParam(params, 'address');
         spend(ctx.listBudget, mailbox, 'list');
         const messages = ctx.store.list(mailbox, limit);
-        const parsed = await Promise.all(messages.map((m) => m.content.parsed()));
-        return json(200, { address: mailbox, messages: messages.map((m, i) => summaryOf(m, parsed[i]!)) });
+        const summaries = await Promise.all(messages.map((m) => m.content.summaryIfKnown ?? m.content.summary()));
+        return json(200, { address: mailbox, messages: messages.map((m, i) => summaryOf(m, summaries[i]!)) });
       }
       if (call === 'deleteMailbox') {
         const mailbox = mailboxParam(params, 'address');
@@ -243,9 +246,10 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
       if (call === 'raw') {
         return { status: 200, headers: { 'content-type': 'message/rfc822', 'cache-control': 'no-store' }, body: message.content.raw };
       }
-      const parsed = await message.content.parsed();
+      // The summary fields come from the same place as the list's, so they always agree.
+      const [summary, parsed] = await Promise.all([message.content.summary(), message.content.parsed()]);
       return json(200, {
-        ...summaryOf(message, parsed),
+        ...summaryOf(message, summary),
         message_id: parsed.messageId,
         cc: parsed.cc,
         date: parsed.date,
@@ -327,6 +331,11 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
     let matched: Route;
     try {
       matched = route(method, path, ctx.faultInjection);
+      if (matched.kind === 'api') {
+        // Counted before anything can refuse it: the stats are of requests that named the address.
+        const named = params.getAll(addressParamOf(matched.call));
+        if (named.length === 1) ctx.counter.count(named[0]!.toLowerCase(), matched.call);
+      }
       if (matched.kind !== 'healthz' && ctx.token !== undefined && !isAuthorized(req.headers.authorization, ctx.token)) {
         throw new Refusal(401, 'unauthorized', 'This server requires `Authorization: Bearer <token>` (the token it was started with)', { 'www-authenticate': 'Bearer' });
       }

@@ -18,6 +18,14 @@ export interface AttachmentInfo {
   readonly content_id: string | null;
 }
 
+/** What the list shows of a message: small, and kept for the message's lifetime. */
+export interface MailSummary {
+  readonly from: string;
+  readonly to: readonly string[];
+  readonly subject: string;
+  readonly preview: string;
+}
+
 export interface ParsedMail {
   readonly from: string;
   readonly to: readonly string[];
@@ -61,6 +69,24 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
       content_id: a.contentId ?? null,
     }))),
   });
+}
+
+/**
+ * The summary of a parsed message, in strings of its own: a substring can keep
+ * its whole parent string (the decoded source) alive, and summaries live as
+ * long as their message.
+ */
+export function summarize(parsed: ParsedMail): MailSummary {
+  return Object.freeze({
+    from: detached(parsed.from),
+    to: Object.freeze(parsed.to.map(detached)),
+    subject: detached(parsed.subject),
+    preview: detached(parsed.preview),
+  });
+}
+
+function detached(value: string): string {
+  return value.length === 0 ? '' : Buffer.from(value, 'utf8').toString('utf8');
 }
 
 /**
@@ -144,14 +170,14 @@ function addressesOf(addresses: readonly Address[] | undefined): readonly string
   return Object.freeze(flatten(addresses).map((a) => a.address));
 }
 
-function formatFrom(from: Address | undefined): string {
+export function formatFrom(from: Address | undefined): string {
   const first = flatten(from ? [from] : [])[0];
   if (!first) return '';
   const name = oneLine(first.name);
   return name ? `${name} <${first.address}>` : first.address;
 }
 
-function oneLine(value: string): string {
+export function oneLine(value: string): string {
   return value.replace(/\s+/g, ' ').trim();
 }
 

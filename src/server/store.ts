@@ -9,25 +9,82 @@
 // outnumber live entries, which keeps every operation amortised O(1) per message.
 import type { Clock } from './options.js';
 import { createIdSource, type IdSource } from './ids.js';
-import { parseMail, type ParsedMail } from './parse.js';
+import { parseMail, summarize, type MailSummary, type ParsedMail } from './parse.js';
+import { fastSummary } from './summary.js';
 
-/** One received source, shared by every recipient's copy, parsed at most once. */
+/**
+ * Full parses are big (headers, text, html) and mostly wanted once, right after
+ * the list that found the message, so only the most recent ones are kept.
+ * Summaries are small and are kept for the message's lifetime.
+ */
+export class ParseCache {
+  readonly #entries = new Map<MessageContent, ParsedMail>();
+  readonly #maxEntries: number;
+  readonly #maxBytes: number;
+  #bytes = 0;
+
+  constructor(maxEntries = 256, maxBytes = 64 * 1024 * 1024) {
+    this.#maxEntries = maxEntries;
+    this.#maxBytes = maxBytes;
+  }
+
+  get(content: MessageContent): ParsedMail | undefined {
+    const parsed = this.#entries.get(content);
+    if (parsed) {
+      this.#entries.delete(content);
+      this.#entries.set(content, parsed);
+    }
+    return parsed;
+  }
+
+  set(content: MessageContent, parsed: ParsedMail): void {
+    if (this.#entries.has(content)) return;
+    this.#entries.set(content, parsed);
+    this.#bytes += content.raw.length;
+    for (const [oldest] of this.#entries) {
+      if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
+      if (oldest === content) break;
+      this.#entries.delete(oldest);
+      this.#bytes -= oldest.raw.length;
+    }
+  }
+}
+
+/** One received source, shared by every recipient's copy. */
 export class MessageContent {
   readonly raw: Buffer;
   readonly envelopeFrom: string;
-  #parsed: Promise<ParsedMail> | undefined;
+  readonly #cache: ParseCache;
+  #summary: MailSummary | undefined;
+  #parsing: Promise<ParsedMail> | undefined;
 
-  constructor(raw: Buffer, envelopeFrom: string) {
+  constructor(raw: Buffer, envelopeFrom: string, cache: ParseCache) {
     this.raw = raw;
     this.envelopeFrom = envelopeFrom;
+    this.#cache = cache;
   }
 
-  get isParsed(): boolean {
-    return this.#parsed !== undefined;
+  /** The list's view of the message, parsed on first use and then kept. */
+  get summaryIfKnown(): MailSummary | undefined {
+    return this.#summary;
   }
 
+  async summary(): Promise<MailSummary> {
+    this.#summary ??= fastSummary(this.raw);
+    return this.#summary ?? (this.#summary = summarize(await this.parsed()));
+  }
+
+  /** The full parse: from the cache of recent parses, or parsed now (once, however many callers wait). */
   parsed(): Promise<ParsedMail> {
-    return (this.#parsed ??= parseMail(this.raw));
+    const cached = this.#cache.get(this);
+    if (cached) return Promise.resolve(cached);
+    this.#parsing ??= parseMail(this.raw).then((parsed) => {
+      this.#parsing = undefined;
+      this.#cache.set(this, parsed);
+      this.#summary ??= summarize(parsed);
+      return parsed;
+    });
+    return this.#parsing;
   }
 }
 
@@ -103,6 +160,7 @@ export class MessageStore {
   readonly #mailboxes = new Map<string, MessageQueue>();
   readonly #byId = new Map<string, StoredMessage>();
   readonly #listeners = new Map<string, Set<ArrivalListener>>();
+  readonly #parses = new ParseCache();
 
   constructor(options: StoreOptions) {
     this.#options = options;
@@ -121,7 +179,7 @@ export class MessageStore {
    */
   deliver(mailboxes: readonly string[], raw: Buffer, envelopeFrom = ''): StoredMessage[] {
     this.expire();
-    const content = new MessageContent(raw, envelopeFrom);
+    const content = new MessageContent(raw, envelopeFrom, this.#parses);
     const receivedAt = this.#options.clock.now();
     const stored: StoredMessage[] = [];
     for (const mailbox of new Set(mailboxes)) {

@@ -1,0 +1,24 @@
+// `npm run bench`: runs every benchmark section, or the ones named on the
+// command line (`npm run bench -- server`). Speed is proven here, not in
+// timed unit tests. Each section prints its own table with its targets.
+import { serverBench } from './server.js';
+
+export interface BenchSection {
+  readonly name: string;
+  readonly description: string;
+  run(): Promise<void>;
+}
+
+const sections: readonly BenchSection[] = [serverBench];
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((name) => !sections.some((s) => s.name === name));
+if (unknown.length > 0) {
+  console.error(`Unknown bench section(s): ${unknown.join(', ')}. Sections: ${sections.map((s) => s.name).join(', ')}`);
+  process.exit(2);
+}
+for (const section of sections) {
+  if (wanted.length > 0 && !wanted.includes(section.name)) continue;
+  console.log(`\n=== ${section.name}: ${section.description} ===`);
+  await section.run();
+}

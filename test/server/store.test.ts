@@ -1,0 +1,108 @@
+// The store against a naive model, through thousands of random operations:
+// tombstones, compaction, expiry and the cap must never change what is listed.
+import { describe, expect, it } from 'vitest';
+import { Budget } from '../../src/server/budget.js';
+import { MessageStore, type StoredMessage } from '../../src/server/store.js';
+import { fakeClock } from './helpers.js';
+
+interface ModelMessage { id: string; mailbox: string; receivedAt: number }
+
+function lcg(seed: number) {
+  let state = seed;
+  return (n: number) => {
+    state = (state * 1103515245 + 12345) & 0x7fffffff;
+    return state % n;
+  };
+}
+
+describe('MessageStore', () => {
+  it('matches a naive model through random delivers, deletes, expiry and eviction', () => {
+    const clock = fakeClock();
+    const evicted: string[] = [];
+    const store = new MessageStore({ clock, retention: 5_000, maxMessages: 60, onEvict: (m) => evicted.push(m.id) });
+    const random = lcg(7);
+    const mailboxes = ['a@x.test', 'b@x.test', 'c@x.test', 'd@x.test', 'e@x.test'];
+    let model: ModelMessage[] = [];
+    const expireModel = () => {
+      model = model.filter((m) => m.receivedAt > clock.now() - 5_000);
+    };
+    for (let step = 0; step < 5_000; step++) {
+      const op = random(100);
+      if (op < 55) {
+        const to = Array.from({ length: 1 + random(3) }, () => mailboxes[random(mailboxes.length)]!);
+        expireModel();
+        const stored = store.deliver(to, Buffer.from(`Subject: ${step}\r\n\r\nx`));
+        expect(stored.map((m) => m.mailbox)).toEqual([...new Set(to)]);
+        for (const m of stored) model.push({ id: m.id, mailbox: m.mailbox, receivedAt: m.receivedAt });
+        while (model.length > 60) expect(evicted).toContain(model.shift()!.id);
+      } else if (op < 75 && model.length > 0) {
+        const victim = model[random(model.length)]!;
+        expireModel();
+        const existed = model.includes(victim);
+        expect(store.delete(victim.mailbox, victim.id)).toBe(existed);
+        model = model.filter((m) => m !== victim);
+        expect(store.delete(victim.mailbox, victim.id)).toBe(false);
+      } else if (op < 78) {
+        const mailbox = mailboxes[random(mailboxes.length)]!;
+        expireModel();
+        expect(store.deleteMailbox(mailbox)).toBe(model.filter((m) => m.mailbox === mailbox).length);
+        model = model.filter((m) => m.mailbox !== mailbox);
+      } else {
+        clock.advance(random(400));
+      }
+      expireModel();
+      for (const mailbox of mailboxes) {
+        const expected = model.filter((m) => m.mailbox === mailbox).map((m) => m.id).reverse();
+        expect(store.list(mailbox, 1000).map((m) => m.id)).toEqual(expected);
+        expect(store.list(mailbox, 3).map((m) => m.id)).toEqual(expected.slice(0, 3));
+      }
+      expect(store.size).toBe(model.length);
+    }
+    expect(evicted.length).toBeGreaterThan(0);
+  });
+
+  it('wakes arrival listeners for their mailbox only, after the message is visible', () => {
+    const store = new MessageStore({ clock: fakeClock(), retention: 60_000, maxMessages: 100 });
+    const seen: string[] = [];
+    const stop = store.onArrival('a@x.test', (message: StoredMessage) => {
+      // the message is already listed when the listener runs
+      expect(store.list('a@x.test', 1)[0]?.id).toBe(message.id);
+      seen.push(message.id);
+    });
+    const [first] = store.deliver(['a@x.test', 'b@x.test'], Buffer.from('Subject: one\r\n\r\nx'));
+    store.deliver(['b@x.test'], Buffer.from('Subject: two\r\n\r\nx'));
+    stop();
+    store.deliver(['a@x.test'], Buffer.from('Subject: three\r\n\r\nx'));
+    expect(seen).toEqual([first!.id]);
+  });
+
+  it('keeps a throwing listener from breaking delivery', () => {
+    const errors: unknown[] = [];
+    const store = new MessageStore({ clock: fakeClock(), retention: 60_000, maxMessages: 100, onListenerError: (e) => errors.push(e) });
+    store.onArrival('a@x.test', () => {
+      throw new Error('listener bug');
+    });
+    expect(store.deliver(['a@x.test'], Buffer.from('x'))).toHaveLength(1);
+    expect(errors).toHaveLength(1);
+    expect(store.list('a@x.test', 5)).toHaveLength(1);
+  });
+});
+
+describe('Budget', () => {
+  it('allows N calls in any sliding window and reports what is left', () => {
+    const clock = fakeClock(0);
+    const budget = new Budget(3, clock);
+    expect([budget.take('k'), budget.take('k'), budget.take('k')].every((d) => d.allowed)).toBe(true);
+    clock.advance(250);
+    const refused = budget.take('k');
+    expect(refused).toMatchObject({ allowed: false, retryAfterMs: 750, retryAfterSeconds: 1 });
+    clock.advance(750);
+    expect(budget.take('k').allowed).toBe(true);
+    expect(budget.take('other').allowed).toBe(true);
+  });
+
+  it('is disabled by Infinity', () => {
+    const budget = new Budget(Infinity, fakeClock(0));
+    for (let i = 0; i < 1000; i++) expect(budget.take('k').allowed).toBe(true);
+  });
+});
