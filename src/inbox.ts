@@ -489,6 +489,12 @@ function watermarkFailure(error: unknown, address: string, apiURL: string): unkn
 
 function validateWaitOptions(options: unknown, budgetName: 'timeout' | 'within'): void {
   if (options === null || typeof options !== 'object') throw new TypeError(`Expected wait options to be an object like { ${budgetName}: 10_000 }`);
+  for (const key of Object.keys(options)) {
+    if (key !== budgetName && key !== 'signal') {
+      const hint = key === 'timeout' || key === 'within' ? `: this wait's budget is \`${budgetName}\`` : '';
+      throw new TypeError(`Unknown wait option \`${key}\`${hint} (expected \`${budgetName}\` and \`signal\`)`);
+    }
+  }
   const { signal } = options as { signal?: unknown };
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('Expected `signal` to be an AbortSignal');
 }

@@ -5,6 +5,7 @@ import { MailTimeoutError, UnexpectedMailError } from './errors.js';
 import { describeFilter, type MailFilter } from './filter.js';
 import { isInbox, type Inbox } from './inbox.js';
 import type { Mail } from './mail.js';
+import { DEFAULT_QUIET_MS } from './options.js';
 import { formatDuration, formatSummaries, formatSummary } from './summary.js';
 
 export interface ReceiveMailOptions {
@@ -40,10 +41,10 @@ export async function matchReceiveMail(received: unknown, filter: MailFilter | u
   const inbox = assertInbox(received);
   const expected = describeFilter(filter);
   if (context.isNot) {
-    const within = options.within ?? options.timeout;
+    const within = options.within ?? options.timeout ?? DEFAULT_QUIET_MS;
     try {
       await inbox.expectNoMail(filter, { within, signal: options.signal });
-      return result(false, () => `No mail matching ${expected} arrived at ${inbox.address} for ${formatDuration(within ?? 0)}.`, expected, 'nothing matching', undefined, undefined);
+      return result(false, () => `No mail matching ${expected} arrived at ${inbox.address} for ${formatDuration(within)}.`, expected, 'nothing matching', undefined, undefined);
     } catch (error) {
       if (!(error instanceof UnexpectedMailError)) throw error;
       return result(true, () => error.message, expected, formatSummaries(error.arrived, 5), undefined, error);
