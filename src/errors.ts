@@ -131,38 +131,18 @@ export interface WaitFailure {
 }
 
 /** A wait for mail ran out of budget (or was cut short) without the mail. */
-export class MailTimeoutError extends MailroomError implements WaitFailure {
+// The class carries every field of `WaitFailure` (declaration merging keeps
+// the list in one place).
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export interface MailTimeoutError extends Omit<WaitFailure, 'address'> {}
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export class MailTimeoutError extends MailroomError {
   override name = 'MailTimeoutError';
   declare readonly address: string;
-  readonly filter: string;
-  readonly budgetMs: number;
-  readonly elapsedMs: number;
-  readonly checks: number;
-  readonly failedChecks: number;
-  readonly refusals: number;
-  readonly rejected: readonly MailSummary[];
-  readonly unfetched: readonly MailSummary[];
-  readonly wanted: number;
-  readonly received: number;
-  readonly lastError: Error | undefined;
-  readonly cutShort: boolean;
-  readonly cutShortReason: string | undefined;
 
   constructor(failure: WaitFailure) {
     super(formatWaitFailure(failure), { slug: 'mail_timeout', address: failure.address, cause: failure.lastError });
-    this.filter = failure.filter;
-    this.budgetMs = failure.budgetMs;
-    this.elapsedMs = failure.elapsedMs;
-    this.checks = failure.checks;
-    this.failedChecks = failure.failedChecks;
-    this.refusals = failure.refusals;
-    this.rejected = Object.freeze([...failure.rejected]);
-    this.unfetched = Object.freeze([...failure.unfetched]);
-    this.wanted = failure.wanted;
-    this.received = failure.received;
-    this.lastError = failure.lastError;
-    this.cutShort = failure.cutShort;
-    this.cutShortReason = failure.cutShortReason;
+    Object.assign(this, failure, { rejected: Object.freeze([...failure.rejected]), unfetched: Object.freeze([...failure.unfetched]) });
   }
 }
 
@@ -211,13 +191,12 @@ export interface UnexpectedMailDetails {
 }
 
 /** `expectNoMail` saw matching mail during its quiet period. */
-export class UnexpectedMailError extends MailroomError implements UnexpectedMailDetails {
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export interface UnexpectedMailError extends Omit<UnexpectedMailDetails, 'address'> {}
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export class UnexpectedMailError extends MailroomError {
   override name = 'UnexpectedMailError';
   declare readonly address: string;
-  readonly filter: string;
-  readonly withinMs: number;
-  readonly elapsedMs: number;
-  readonly arrived: readonly MailSummary[];
 
   constructor(details: UnexpectedMailDetails) {
     const matching = details.filter === 'any mail' ? '' : ` matching ${details.filter}`;
@@ -228,9 +207,6 @@ export class UnexpectedMailError extends MailroomError implements UnexpectedMail
       `Expected no mail${matching} at ${details.address} for ${formatDuration(details.withinMs)}, but ${seen} arrived${more} (seen after ${formatDuration(details.elapsedMs)}).`,
       { slug: 'unexpected_mail', address: details.address },
     );
-    this.filter = details.filter;
-    this.withinMs = details.withinMs;
-    this.elapsedMs = details.elapsedMs;
-    this.arrived = Object.freeze([...details.arrived]);
+    Object.assign(this, details, { arrived: Object.freeze([...details.arrived]) });
   }
 }

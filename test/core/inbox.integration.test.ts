@@ -122,6 +122,22 @@ describe.concurrent('expectMail', () => {
     expect(server.stats(inbox.address).rateLimited).toBe(0);
   });
 
+  it('shares one address\'s budget between inboxes: two readers never earn a 429', async () => {
+    const { inbox: first } = await observedInbox(server);
+    const { inbox: second } = await observedInbox(server, { address: first.address });
+    setTimeout(() => void send(server, first.address, { subject: 'Both see it' }), 2500);
+    const [a, b] = await Promise.all([
+      first.expectMail({ subject: 'Both see it' }, { timeout: 10_000 }),
+      second.expectMail({ subject: 'Both see it' }, { timeout: 10_000 }),
+      first.messages(),
+      second.messages(),
+    ]);
+    // Reading consumes nothing: both readers get the same message.
+    expect(a.id).toBe(b.id);
+    expect(server.stats(first.address).rateLimited).toBe(0);
+    expect(server.stats(first.address).list).toBeGreaterThanOrEqual(5);
+  });
+
   it('collects several mails with expectMails, oldest first', async () => {
     const { inbox } = await observedInbox(server);
     await send(server, inbox.address, { subject: 'A' });
