@@ -229,7 +229,8 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
         spend(ctx.listBudget, mailbox, 'list');
         const messages = ctx.store.list(mailbox, limit);
         const summaries = await Promise.all(messages.map((m) => m.content.summaryIfKnown ?? m.content.summary()));
-        return json(200, { address: mailbox, messages: messages.map((m, i) => summaryOf(m, summaries[i]!)) });
+        // The address is echoed as the caller wrote it (the contract's A); the mailbox itself is case-insensitive.
+        return json(200, { address: params.get('address'), messages: messages.map((m, i) => summaryOf(m, summaries[i]!)) });
       }
       if (call === 'deleteMailbox') {
         const mailbox = mailboxParam(params, 'address');

@@ -85,7 +85,8 @@ export function summarize(parsed: ParsedMail): MailSummary {
   });
 }
 
-function detached(value: string): string {
+/** A copy of the string that shares no memory with the (possibly huge) string it was cut from. */
+export function detached(value: string): string {
   return value.length === 0 ? '' : Buffer.from(value, 'utf8').toString('utf8');
 }
 

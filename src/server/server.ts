@@ -6,7 +6,7 @@ import { Budget } from './budget.js';
 import { EvictionReporter } from './eviction.js';
 import { FaultSwitch, RequestCounter, type FaultInjection, type RequestStats } from './faults.js';
 import { createApiHandler } from './http.js';
-import { resolveServerOptions, type ServerOptions } from './options.js';
+import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from './options.js';
 import { createSmtpIntake } from './smtp.js';
 import { MessageStore } from './store.js';
 
@@ -81,11 +81,13 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
   });
   const faults = new FaultSwitch();
   const counter = new RequestCounter();
+  const listBudget = new Budget(config.listPerSecond, clock);
+  const messageBudget = new Budget(config.messagePerSecond, clock);
   const api = createApiHandler({
     store,
     domains: config.domains,
-    listBudget: new Budget(config.listPerSecond, clock),
-    messageBudget: new Budget(config.messagePerSecond, clock),
+    listBudget,
+    messageBudget,
     faults,
     counter,
     token: config.token,
@@ -148,15 +150,23 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
       return closing;
     },
   };
-  stores.set(server, store);
+  internals.set(server, Object.freeze({ store, listBudget, messageBudget, options: config }));
   return Object.freeze(server);
 }
 
-const stores = new WeakMap<MailroomServer, MessageStore>();
+/** What in-process tools (benchmarks, server-side waits) may reach behind a running server. Not public API. */
+export interface ServerInternals {
+  readonly store: MessageStore;
+  /** A server-side wait draws on the same per-address list budget as list calls. */
+  readonly listBudget: Budget;
+  readonly messageBudget: Budget;
+  readonly options: ResolvedServerOptions;
+}
 
-/** The store behind a running server, for in-process tools (benchmarks, server-side waits). Not public API. */
-export function storeOf(server: MailroomServer): MessageStore {
-  const store = stores.get(server);
-  if (!store) throw new TypeError('Expected a server returned by startServer()');
-  return store;
+const internals = new WeakMap<MailroomServer, ServerInternals>();
+
+export function internalsOf(server: MailroomServer): ServerInternals {
+  const found = internals.get(server);
+  if (!found) throw new TypeError('Expected a server returned by startServer()');
+  return found;
 }

@@ -11,10 +11,12 @@
 // test/server/summary.test.ts checks that both paths agree.
 import { isUtf8 } from 'node:buffer';
 import { addressParser, decodeWords } from 'postal-mime';
-import { formatFrom, makePreview, oneLine, type MailSummary } from './parse.js';
+import { detached, formatFrom, makePreview, oneLine, type MailSummary } from './parse.js';
 
 const MAX_HEADER_BYTES = 64 * 1024;
 const MAX_DEPTH = 3;
+// Decoding megabytes for a 100-character preview is the full parser's job.
+const MAX_TEXT_BYTES = 1024 * 1024;
 const SIMPLE_CHARSETS = new Map<string, string>([
   ['utf-8', 'utf-8'], ['utf8', 'utf-8'],
   // WHATWG (and so TextDecoder, and so the full parser) reads US-ASCII as Windows-1252
@@ -54,11 +56,12 @@ export function fastSummary(raw: Buffer): MailSummary | undefined {
   }
   const from = first('from');
   const subject = first('subject');
+  // Summaries live as long as their message: keep none of the decoded source alive.
   return Object.freeze({
-    from: formatFrom(from ? addressParser(from)[0] : undefined),
-    to: Object.freeze(to),
-    subject: oneLine(subject ? decodeWords(subject) : ''),
-    preview,
+    from: detached(formatFrom(from ? addressParser(from)[0] : undefined)),
+    to: Object.freeze(to.map(detached)),
+    subject: detached(oneLine(subject ? decodeWords(subject) : '')),
+    preview: detached(preview),
   });
 }
 
@@ -178,7 +181,8 @@ function splitMultipart(raw: Buffer, part: Part, boundary: string): Part[] | und
       closed = true;
       break;
     }
-    if (after !== 0x0d && after !== 0x0a) return undefined; // trailing junk after the boundary: full parser
+    // trailing junk or a bare CR after the boundary: the full parser knows best
+    if (after !== 0x0a && !(after === 0x0d && raw[at + 1] === 0x0a)) return undefined;
     starts.push(found);
   }
   if (!closed || starts.length < 2) return undefined;
@@ -197,6 +201,7 @@ function splitMultipart(raw: Buffer, part: Part, boundary: string): Part[] | und
 }
 
 function decodeText(body: Buffer, part: Part, type: ContentType): string | undefined {
+  if (body.length > MAX_TEXT_BYTES) return undefined;
   if ((type.params.get('format') ?? '').toLowerCase() === 'flowed') return undefined;
   const charset = SIMPLE_CHARSETS.get((type.params.get('charset') ?? 'utf-8').toLowerCase());
   if (!charset) return undefined;
