@@ -49,6 +49,12 @@ export interface InboxOptions extends ConnectionOptions {
   readonly aroundWait?: (<T>(wait: WaitInfo, run: () => Promise<T>) => Promise<T>) | undefined;
   /** Cancels the watermark read of `createInbox`. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Asked at the start of every wait: a signal that ends it early with its
+   * own failure text. Runner plugins pass one that fires shortly before the
+   * test's own deadline, so a wait never dies of the runner's generic timeout.
+   */
+  readonly waitSignal?: (() => AbortSignal | undefined) | undefined;
   /** A monotonic clock; only tests replace it. */
   readonly clock?: Clock | undefined;
   /** A random source in [0, 1); only tests replace it. */
@@ -105,6 +111,7 @@ interface InboxState {
   readonly watermark: Watermark | null;
   readonly onEvent: InboxOptions['onEvent'];
   readonly aroundWait: InboxOptions['aroundWait'];
+  readonly waitSignal: InboxOptions['waitSignal'];
 }
 
 const CONSTRUCT = Symbol('Inbox');
@@ -116,7 +123,7 @@ const CONSTRUCT = Symbol('Inbox');
 export async function createInbox(options: InboxOptions = {}): Promise<Inbox> {
   if (options === null || typeof options !== 'object') throw new TypeError('Expected inbox options to be an object');
   const resolved = resolveInboxOptions(options as InboxOptions & Record<string, unknown>);
-  for (const hook of ['onEvent', 'aroundWait'] as const) {
+  for (const hook of ['onEvent', 'aroundWait', 'waitSignal'] as const) {
     if (options[hook] !== undefined && typeof options[hook] !== 'function') throw new TypeError(`Expected \`${hook}\` to be a function`);
   }
   const address = resolved.address ?? freshAddress({ prefix: resolved.prefix, domain: resolved.domain });
@@ -140,7 +147,7 @@ export async function createInbox(options: InboxOptions = {}): Promise<Inbox> {
     const top = newest[0];
     watermark = top ? { id: top.id, receivedAt: top.receivedAt } : null;
   }
-  return new Inbox(CONSTRUCT, { options: resolved, address, client, watermark, onEvent: options.onEvent, aroundWait: options.aroundWait });
+  return new Inbox(CONSTRUCT, { options: resolved, address, client, watermark, onEvent: options.onEvent, aroundWait: options.aroundWait, waitSignal: options.waitSignal });
 }
 
 export class Inbox {
@@ -151,6 +158,7 @@ export class Inbox {
   readonly #watermark: Watermark | null;
   readonly #onEvent: InboxOptions['onEvent'];
   readonly #aroundWait: InboxOptions['aroundWait'];
+  readonly #waitSignal: InboxOptions['waitSignal'];
   readonly #strategy: WaitStrategy = pollingStrategy;
   /** Returned by a wait on this inbox: never returned again. */
   readonly #consumed = new Set<string>();
@@ -171,6 +179,7 @@ export class Inbox {
     this.#watermark = state.watermark;
     this.#onEvent = state.onEvent;
     this.#aroundWait = state.aroundWait;
+    this.#waitSignal = state.waitSignal;
   }
 
   /** The id of the newest message when the inbox was created, or null. */
@@ -214,7 +223,7 @@ export class Inbox {
       const startedAt = clock.now();
       this.#emit({ type: 'wait-start', wait: info });
       try {
-        const outcome = await this.#poll(info, 'quiet', within, options.signal, async (messages) => {
+        const outcome = await this.#poll(info, 'quiet', within, this.#signalFor(options.signal), async (messages) => {
           const hits = this.#fresh(messages).filter((s) => !this.#isTaken(s.id) && compiled.matches(s));
           return hits.length > 0 ? hits.reverse() : undefined;
         });
@@ -285,7 +294,7 @@ export class Inbox {
     const budgetMs = options.timeout ?? this.#options.timeout;
     assertMs('timeout', budgetMs);
     const info = this.#waitInfo(kind, count, compiled, budgetMs);
-    return this.#around(info, () => this.#collect(info, compiled, options.signal));
+    return this.#around(info, () => this.#collect(info, compiled, this.#signalFor(options.signal)));
   }
 
   async #collect(info: WaitInfo, filter: CompiledFilter, signal: AbortSignal | undefined): Promise<Mail[]> {
@@ -439,6 +448,13 @@ export class Inbox {
       budgetMs,
       count,
     });
+  }
+
+  /** The caller's signal combined with the inbox's own cut-off, if any. */
+  #signalFor(signal: AbortSignal | undefined): AbortSignal | undefined {
+    const cutoff = this.#waitSignal?.();
+    if (!cutoff) return signal;
+    return signal ? AbortSignal.any([signal, cutoff]) : cutoff;
   }
 
   #around<T>(info: WaitInfo, run: () => Promise<T>): Promise<T> {
