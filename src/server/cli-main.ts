@@ -1,11 +1,11 @@
 // The `mailroom` command line: flags and environment turned into startServer
 // options, one line per listener when ready, a clean exit on SIGINT/SIGTERM.
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseDuration } from './duration.js';
 import type { Logger } from './log.js';
 import { DEFAULTS, type ServerOptions } from './options.js';
 import { startServer } from './server.js';
+import { packageVersion } from './version.js';
 
 const HELP = `Usage: mailroom serve [options]
 
@@ -20,23 +20,18 @@ Options (each also read from the environment variable shown):
   --max-messages <n>        global cap, oldest evicted first  MAILROOM_MAX_MESSAGES (default ${DEFAULTS.maxMessages}; "unlimited" for none)
   --max-message-bytes <n>   largest accepted message          MAILROOM_MAX_MESSAGE_BYTES (default ${DEFAULTS.maxMessageBytes})
   --token <token>           require Authorization: Bearer     MAILROOM_TOKEN
+  --wait-slots <n>          concurrent long-polls, 0 = off    MAILROOM_WAIT_SLOTS  (default ${DEFAULTS.waitSlots}; MCP waits have their own 8)
   --enable-faults           serve the test fault switch       MAILROOM_ENABLE_FAULTS=1
   -h, --help                show this help
   -v, --version             show the version
 
-API: GET|DELETE /api/v1/mailbox?address=A, GET|DELETE /api/v1/message/{id}?mailbox=A,
-     GET /api/v1/message/{id}/raw?mailbox=A, GET /healthz`;
+API: GET|DELETE /api/v1/mailbox?address=A, GET /api/v1/mailbox/wait?address=A&since_id=ID,
+     GET|DELETE /api/v1/message/{id}?mailbox=A, GET /api/v1/message/{id}/raw?mailbox=A,
+     GET /healthz; MCP (streamable HTTP): POST /mcp`;
 
 class UsageError extends Error {}
 
-function version(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
-    return pkg.version ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
+const version = packageVersion;
 
 function integer(value: string, flag: string, envName: string, min: number, max: number, what: string): number {
   if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max) {
@@ -62,6 +57,7 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
         'max-messages': { type: 'string' },
         'max-message-bytes': { type: 'string' },
         token: { type: 'string' },
+        'wait-slots': { type: 'string' },
         'enable-faults': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
@@ -106,6 +102,10 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
   const maxBytes = pick('max-message-bytes', 'MAILROOM_MAX_MESSAGE_BYTES');
   if (maxBytes !== undefined) {
     options.maxMessageBytes = integer(maxBytes, '--max-message-bytes', 'MAILROOM_MAX_MESSAGE_BYTES', 1024, Number.MAX_SAFE_INTEGER, 'a whole number of bytes, at least 1024');
+  }
+  const waitSlots = pick('wait-slots', 'MAILROOM_WAIT_SLOTS');
+  if (waitSlots !== undefined) {
+    options.waitSlots = integer(waitSlots, '--wait-slots', 'MAILROOM_WAIT_SLOTS', 0, 100_000, 'a whole number from 0 to 100000 (0 turns the long-poll off)');
   }
   const token = pick('token', 'MAILROOM_TOKEN');
   if (token !== undefined) options.token = token;
@@ -177,7 +177,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
 
   const host = server.apiURL.replace(/^http:\/\//, '').replace(/:\d+$/, '');
   console.log(`mailroom: SMTP listening on ${host}:${server.smtpPort} for ${server.domains.join(', ')}`);
-  console.log(`mailroom: HTTP API listening on ${server.apiURL}/api/v1`);
+  console.log(`mailroom: HTTP API listening on ${server.apiURL}/api/v1 (MCP: ${server.apiURL}/mcp)`);
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
