@@ -1,0 +1,14 @@
+import nodemailer from 'nodemailer';
+import { request } from 'undici';
+import { startServer } from './src/server/index.js';
+const server = await startServer({ smtpPort: 0, httpPort: 0, listPerSecond: Infinity });
+const addr = 'a-1@mailroom.test';
+const send = (subject: string) => nodemailer.createTransport({ host: '127.0.0.1', port: server.smtpPort, ignoreTLS: true }).sendMail({ from: 'app@example.com', to: addr, subject, text: 'x' });
+await send('old');
+const l = await (await request(`${server.apiURL}/api/v1/mailbox?address=${addr}`)).body.json() as any;
+const t0 = Date.now();
+const p = request(`${server.apiURL}/api/v1/mailbox/wait?address=${addr}&since_id=${l.messages[0].id}&timeout=3`);
+setTimeout(() => void send('new').then(() => console.log('sent', Date.now() - t0)), 300);
+const r = await p;
+console.log(Date.now() - t0, await r.body.text());
+await server.close();
