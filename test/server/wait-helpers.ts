@@ -63,5 +63,5 @@ export function slotsInUse(server: MailroomServer): { longPoll: number; mcp: num
 }
 
 export function waitPath(params: Record<string, string | number>): string {
-  return `/api/v1/mailbox/wait?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`;
+  return `/api/v1/mailbox/wait?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]))}`;
 }
