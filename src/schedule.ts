@@ -1,0 +1,39 @@
+// The delay schedule of the seed guide, as pure functions.
+//
+//   step = 1 s for the first 15 rounds, then doubling (2, 4, 8 s) up to 8 s
+//   delay = step + random(0 .. step/2)
+//
+// The exponent is shifted so the widening starts after the flat stretch:
+// a signup mail that takes twelve seconds is still seen within a second of
+// arriving. Jitter is only ever added: the list endpoint allows one call per
+// second per address, so a delay below the step would be refused (rule 4).
+import type { RandomSource } from './clock.js';
+
+/** The service's floor: one list call per second, per address. */
+export const LIST_INTERVAL_MS = 1000;
+/** Rounds spent at the floor before the interval starts to widen. */
+export const FLAT_ROUNDS = 15;
+/** The widest step, so the second half of a long wait is not spent asleep. */
+export const MAX_STEP_MS = 8000;
+
+/** The step after check number `round` (0-based), without jitter. */
+export function scheduleStep(round: number): number {
+  if (!Number.isInteger(round) || round < 0) {
+    throw new TypeError(`Expected \`round\` to be a non-negative integer, got ${String(round)}`);
+  }
+  if (round < FLAT_ROUNDS) return LIST_INTERVAL_MS;
+  return Math.min(MAX_STEP_MS, LIST_INTERVAL_MS * 2 ** (round - FLAT_ROUNDS + 1));
+}
+
+/**
+ * How long to sleep after check number `round` before the next one: the
+ * step plus a one-sided jitter of up to half a step, never less than the step.
+ */
+export function scheduleDelay(round: number, random: RandomSource): number {
+  const step = scheduleStep(round);
+  const draw = random();
+  if (!(draw >= 0 && draw < 1)) {
+    throw new RangeError(`Expected the random source to return a number in [0, 1), got ${String(draw)}`);
+  }
+  return step + draw * (step / 2);
+}
