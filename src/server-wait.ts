@@ -21,7 +21,7 @@
 //   at once (rule 6), since the polling loop would be refused the same way.
 import { MAX_HOLD_MS } from './client.js';
 import { sleepUntil } from './clock.js';
-import { MailroomApiError } from './errors.js';
+import { MailroomApiError, MailroomNetworkError } from './errors.js';
 import { PACING_GUARD_MS } from './pacer.js';
 import { LIST_INTERVAL_MS, scheduleDelay } from './schedule.js';
 import type { MailSummary } from './summary.js';
@@ -91,6 +91,9 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
     try {
       answer = await longPoll.hold(sinceId, Math.min(holdMs, MAX_HOLD_MS), signal);
     } catch (error) {
+      // A hold that got no answer (reset, timeout) may have been counted by
+      // the service; counting it here too is the safe side (see pacer.ts).
+      if (error instanceof MailroomNetworkError) plan.pacer().note();
       if (signal?.aborted) return outcome(undefined);
       if (error instanceof MailroomApiError && STOP_SLUGS.has(error.slug)) throw error;
       failedChecks++;
