@@ -8,6 +8,12 @@ import { startServer } from './server.js';
 import { packageVersion } from './version.js';
 
 const HELP = `Usage: mailroom serve [options]
+       mailroom mcp [--api-url <url>] [--token <token>]
+
+\`mailroom mcp\` serves the MCP tools (wait_for_message, list_messages,
+get_message, delete_message) over stdio, for agents configured with a
+command, in front of any mailbox HTTP API: --api-url (MAILROOM_API_URL,
+default http://127.0.0.1:8025) and --token (MAILROOM_TOKEN).
 
 Runs the embedded mail server: SMTP in, the mailbox HTTP API out.
 
@@ -131,10 +137,11 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     console.log(version());
     return 0;
   }
+  if (command === 'mcp') return mcp(rest, env);
   if (command !== 'serve') {
     console.error(command === undefined
       ? `mailroom: missing command.\n\n${HELP}`
-      : `mailroom: unknown command ${JSON.stringify(command)}; the command is \`mailroom serve\`. Run \`mailroom --help\`.`);
+      : `mailroom: unknown command ${JSON.stringify(command)}; the commands are \`mailroom serve\` and \`mailroom mcp\`. Run \`mailroom --help\`.`);
     return 2;
   }
 
@@ -189,5 +196,34 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   process.once('SIGINT', force);
   process.once('SIGTERM', force);
   await server.close();
+  return 0;
+}
+
+/** `mailroom mcp`: stdout belongs to the protocol, so everything else goes to stderr. */
+async function mcp(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: [...argv], allowPositionals: false, strict: true, options: { 'api-url': { type: 'string' }, token: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+  } catch (error) {
+    console.error(`mailroom mcp: ${(error as Error).message}. Run \`mailroom --help\` for the options.`);
+    return 2;
+  }
+  if (values.help) {
+    console.error(HELP);
+    return 0;
+  }
+  const apiURL = values['api-url'] ?? (env.MAILROOM_API_URL?.trim() || 'http://127.0.0.1:8025');
+  const token = values.token ?? (env.MAILROOM_TOKEN?.trim() || undefined);
+  // Loaded here so `mailroom serve` does not load the client.
+  const { runStdioProxy } = await import('../mcp-proxy.js');
+  try {
+    await runStdioProxy({ apiURL, token });
+  } catch (error) {
+    if (error instanceof TypeError) {
+      console.error(`mailroom mcp: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  }
   return 0;
 }
