@@ -2,6 +2,7 @@
 // command line (`npm run bench -- server`). Speed is proven here, not in
 // timed unit tests. Each section prints its own table with its targets.
 import { serverBench } from './server.js';
+import { serverWaitBench } from './server-wait.js';
 import { waitBench } from './wait.js';
 
 export interface BenchSection {
@@ -10,7 +11,7 @@ export interface BenchSection {
   run(): Promise<void>;
 }
 
-const sections: readonly BenchSection[] = [serverBench, waitBench];
+const sections: readonly BenchSection[] = [serverBench, waitBench, serverWaitBench];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((name) => !sections.some((s) => s.name === name));

@@ -46,10 +46,10 @@ interface Distribution {
   readonly max: number;
 }
 
-interface Server {
+export interface Server {
   readonly apiURL: string;
   readonly smtpPort: number;
-  stats(address: string): Promise<{ list: number; message: number; rateLimited: number }>;
+  stats(address: string): Promise<{ list: number; wait?: number; message: number; rateLimited: number }>;
   stop(): Promise<void>;
 }
 
@@ -60,7 +60,9 @@ export async function runWaitBench(): Promise<WaitBenchResults> {
     await transport.sendMail({ from: 'Bench <bench@acme.example>', to, subject, text: `${subject}. Your code is 123456.` });
     return performance.now();
   };
-  const inboxFor = (prefix: string) => createInbox({ apiURL: server.apiURL, prefix });
+  // This section measures the polling loop: the server's long-poll has its
+  // own section (bench/server-wait.ts), which compares the two.
+  const inboxFor = (prefix: string) => createInbox({ apiURL: server.apiURL, prefix, serverWait: false });
   try {
     const failing = failingWait(server, inboxFor, send);
     const alreadyThere = await alreadyThereLatency(server, inboxFor, send);
@@ -166,7 +168,7 @@ async function midWaitLatency(server: Server, inboxFor: InboxFor, send: Send): P
 
 // --- reporting ------------------------------------------------------------------
 
-function percentile(values: readonly number[], p: number): number {
+export function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
 }
@@ -224,7 +226,7 @@ function freePort(): Promise<number> {
   });
 }
 
-async function startServerProcess(): Promise<Server> {
+export async function startServerProcess(): Promise<Server> {
   const [smtpPort, httpPort] = [await freePort(), await freePort()];
   const child = spawn(process.execPath, ['dist/cli.js', 'serve', '--smtp-port', String(smtpPort), '--http-port', String(httpPort), '--enable-faults'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -249,7 +251,7 @@ async function startServerProcess(): Promise<Server> {
     smtpPort,
     async stats(address) {
       const response = await request(`${apiURL}/_mailroom/stats?${new URLSearchParams({ address })}`);
-      return (await response.body.json()) as { list: number; message: number; rateLimited: number };
+      return (await response.body.json()) as { list: number; wait?: number; message: number; rateLimited: number };
     },
     stop: () =>
       new Promise<void>((resolve) => {

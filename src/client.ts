@@ -7,7 +7,7 @@
 // network error, never a stray `TypeError` three frames away.
 import { request, type Dispatcher } from 'undici';
 import { z } from 'zod';
-import { MailroomApiError, MailroomNetworkError } from './errors.js';
+import { MailroomApiError, MailroomNetworkError, isTransient } from './errors.js';
 import type { MessageDetail } from './mail.js';
 import type { MailSummary } from './summary.js';
 
@@ -45,12 +45,38 @@ export interface MailboxListing {
   readonly messages: readonly MailSummary[];
 }
 
+/** What a service advertises beyond the contract's calls (`GET /healthz` → `features`). */
+export interface ServiceFeatures {
+  /** The path of the long-poll (`GET /api/v1/mailbox/wait`), when the service offers one. */
+  readonly wait: string | undefined;
+}
+
+/** The most a service holds a long-poll (the seed's ceiling). */
+export const MAX_HOLD_MS = 25_000;
+
+export interface WaitForMailOptions extends CallOptions {
+  /** Answer once a message newer than this id is in the mailbox; any message counts when omitted. */
+  readonly sinceId?: string | undefined;
+  /** How long the service may hold the request, in ms (at most 25 s; more is clamped). */
+  readonly holdMs: number;
+  /** How many of the newest messages the answer lists, 1..100 (the service's default is 25). */
+  readonly limit?: number | undefined;
+  /** The long-poll's path, as `features()` found it. */
+  readonly path: string;
+}
+
+export interface WaitListing extends MailboxListing {
+  /** True when the hold ended because its time was up, not because mail came. */
+  readonly timedOut: boolean;
+}
+
 export class MailroomClient {
   /** The normalised base URL, without `/api/v1`. */
   readonly apiURL: string;
   readonly requestTimeout: number;
   readonly #token: string | undefined;
   readonly #dispatcher: Dispatcher | undefined;
+  #features: Promise<ServiceFeatures> | undefined;
 
   constructor(options: ClientOptions) {
     if (options === null || typeof options !== 'object') throw new TypeError('Expected client options to be an object');
@@ -100,6 +126,45 @@ export class MailroomClient {
   async deleteMailbox(address: string, options: CallOptions = {}): Promise<number> {
     const answer = await this.#send('DELETE', `${API_PATH}/mailbox`, { address }, address, options);
     return parseBody(answer, z.object({ deleted: z.number() })).deleted;
+  }
+
+  /**
+   * The features the service advertises in `GET /healthz`, asked once and
+   * remembered. A service that does not advertise one (or has no /healthz,
+   * or answers something else) simply has none; a transient failure says
+   * "none" this time and asks again next time.
+   */
+  features(options: CallOptions = {}): Promise<ServiceFeatures> {
+    this.#features ??= this.#send('GET', '/healthz', {}, undefined, options).then(
+      (answer) => {
+        const parsed = Health.safeParse(safeJson(answer.text));
+        const wait = parsed.success ? parsed.data.features?.wait : undefined;
+        return Object.freeze({ wait: typeof wait === 'string' && wait.startsWith('/') ? wait : undefined });
+      },
+      (error: unknown) => {
+        if (isTransient(error) || options.signal?.aborted) this.#features = undefined;
+        return NO_FEATURES;
+      },
+    );
+    return this.#features;
+  }
+
+  /**
+   * The long-poll (`GET {path}?address=A&since_id=ID&timeout=S`): held by the
+   * service until a message newer than `sinceId` is in the mailbox or
+   * `holdMs` passed, then the listing at that moment, newest first. The
+   * request's own timeout is the hold plus the client's request timeout.
+   */
+  async waitForMail(address: string, options: WaitForMailOptions): Promise<WaitListing> {
+    const holdMs = Math.min(Math.max(0, options.holdMs), MAX_HOLD_MS);
+    if (!Number.isFinite(holdMs)) throw new TypeError(`Expected \`holdMs\` to be a number of milliseconds, got ${String(options.holdMs)}`);
+    const query: Record<string, string> = { address, timeout: (Math.ceil(holdMs) / 1000).toFixed(3) };
+    if (options.sinceId !== undefined) query.since_id = options.sinceId;
+    if (options.limit !== undefined) query.limit = String(options.limit);
+    const timeout = options.timeout ?? holdMs + this.requestTimeout;
+    const answer = await this.#send('GET', options.path, query, address, { timeout, signal: options.signal });
+    const listing = parseBody(answer, WaitAnswer);
+    return { address: listing.address ?? address, messages: listing.messages, timedOut: listing.timed_out };
   }
 
   /** `GET /healthz`: true when the service says it is ok. */
@@ -263,6 +328,19 @@ const Listing = z.object({
   address: z.string().optional(),
   messages: z.array(z.object(SummaryFields).transform(toSummary)),
 });
+
+const WaitAnswer = Listing.extend({ timed_out: z.boolean() });
+
+const Health = z.object({ features: z.object({ wait: z.unknown().optional() }).nullish() });
+const NO_FEATURES: ServiceFeatures = Object.freeze({ wait: undefined });
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
 
 const Detail = z
   .object({

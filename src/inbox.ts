@@ -16,7 +16,8 @@ import { assertMs, DEFAULT_QUIET_MS, resolveInboxOptions, type ConnectionOptions
 import { pacerFor, TOO_LATE } from './pacer.js';
 import { callWithRetry } from './retry.js';
 import { formatDuration, type MailSummary } from './summary.js';
-import { MAX_GRACE_MS, pollingStrategy, type PollEvent, type PollOutcome, type WaitStrategy } from './wait.js';
+import { serverWaitStrategy } from './server-wait.js';
+import { MAX_GRACE_MS, pollingStrategy, type InspectContext, type PollEvent, type PollOutcome, type WaitStrategy } from './wait.js';
 import type { Clock, RandomSource } from './clock.js';
 import type { HandledStore } from './handled.js';
 
@@ -38,6 +39,13 @@ export interface InboxOptions extends ConnectionOptions {
   readonly watermark?: string | null | undefined;
   /** Share one client (and its connection pool) between inboxes. */
   readonly client?: MailroomClient | undefined;
+  /**
+   * Let the service hold the wait (its long-poll) when it advertises one,
+   * instead of polling: mail is seen the moment it arrives. Falls back to
+   * polling on its own when the service has none, is full, or fails.
+   * Default: `MAILROOM_SERVER_WAIT` (`0`/`false` turns it off), else true.
+   */
+  readonly serverWait?: boolean | undefined;
   /** Remember handled ids beyond this inbox, e.g. `openHandledStore(path)`. */
   readonly handled?: HandledStore | undefined;
   /** Observes every wait: start, each check, refusals, failures, the end. */
@@ -129,6 +137,8 @@ export async function createInbox(options: InboxOptions = {}): Promise<Inbox> {
   const address = resolved.address ?? freshAddress({ prefix: resolved.prefix, domain: resolved.domain });
   const client =
     resolved.client ?? new MailroomClient({ apiURL: resolved.apiURL, token: resolved.token, requestTimeout: resolved.requestTimeout });
+  // Discovery runs beside the watermark read, so the first wait does not pay for it.
+  if (resolved.serverWait) void client.features({ signal: options.signal });
 
   let watermark: Watermark | null;
   if (resolved.watermark !== undefined) {
@@ -159,7 +169,6 @@ export class Inbox {
   readonly #onEvent: InboxOptions['onEvent'];
   readonly #aroundWait: InboxOptions['aroundWait'];
   readonly #waitSignal: InboxOptions['waitSignal'];
-  readonly #strategy: WaitStrategy = pollingStrategy;
   /** Returned by a wait on this inbox: never returned again. */
   readonly #consumed = new Set<string>();
   /** Being fetched by a running wait: concurrent waits skip them. */
@@ -310,7 +319,7 @@ export class Inbox {
     // Rule 7 and 8: walk down to the watermark, match on the summary, and
     // fetch only the match - the oldest one first, so successive waits get
     // mail in arrival order.
-    const inspect = async (messages: readonly MailSummary[], hardStop: number): Promise<Mail[] | undefined> => {
+    const inspect = async (messages: readonly MailSummary[], { hardStop, incomplete }: InspectContext): Promise<Mail[] | undefined> => {
       const candidates: MailSummary[] = [];
       for (const summary of this.#fresh(messages)) {
         if (mine.has(summary.id) || this.#isTaken(summary.id)) continue;
@@ -337,6 +346,7 @@ export class Inbox {
           if (!isTransient(error)) throw error;
           fetchError = error as Error;
           unfetched.set(summary.id, summary); // the next check tries again
+          incomplete();
           break;
         }
       }
@@ -350,10 +360,10 @@ export class Inbox {
       // when it has none does the wait ask the service.
       let outcome: PollOutcome<Mail[]> | undefined;
       if (this.#snapshot) {
-        const found = await inspect(this.#snapshot, startedAt + info.budgetMs + Math.min(requestTimeout, MAX_GRACE_MS));
+        const found = await inspect(this.#snapshot, { hardStop: startedAt + info.budgetMs + Math.min(requestTimeout, MAX_GRACE_MS), incomplete: () => {} });
         if (found) outcome = { result: found, coveredDeadline: false, checks: 0, failedChecks: 0, refusals: 0, elapsedMs: clock.now() - startedAt, lastError: undefined, cutShort: false, cutShortReason: undefined };
       }
-      outcome ??= await this.#poll(info, 'until-found', Math.max(0, info.budgetMs - (clock.now() - startedAt)), signal, (messages, { hardStop }) => inspect(messages, hardStop));
+      outcome ??= await this.#poll(info, 'until-found', Math.max(0, info.budgetMs - (clock.now() - startedAt)), signal, inspect);
 
       if (outcome.result) {
         for (const mail of outcome.result) {
@@ -387,11 +397,15 @@ export class Inbox {
     }
   }
 
-  #poll<T>(info: WaitInfo, mode: 'until-found' | 'quiet', budgetMs: number, signal: AbortSignal | undefined, inspect: (messages: readonly MailSummary[], context: { hardStop: number }) => Promise<T | undefined>): Promise<PollOutcome<T>> {
+  async #poll<T>(info: WaitInfo, mode: 'until-found' | 'quiet', budgetMs: number, signal: AbortSignal | undefined, inspect: (messages: readonly MailSummary[], context: InspectContext) => Promise<T | undefined>): Promise<PollOutcome<T>> {
     const { clock, random, requestTimeout } = this.#options;
-    return this.#strategy.poll({
+    const askedAt = clock.now();
+    const strategy = await this.#strategy(signal);
+    return strategy.poll({
       mode,
-      budgetMs,
+      // Discovery is cached and started with the inbox; should it still be
+      // running, its time comes out of this wait's budget.
+      budgetMs: Math.max(0, budgetMs - (clock.now() - askedAt)),
       clock,
       random,
       requestTimeout,
@@ -404,6 +418,21 @@ export class Inbox {
       },
       inspect,
       onEvent: this.#onEvent ? (event) => this.#emit({ ...event, wait: info }) : undefined,
+    });
+  }
+
+  /** The long-poll when the service advertises one (and `serverWait` allows it), else the polling loop. */
+  async #strategy(signal: AbortSignal | undefined): Promise<WaitStrategy> {
+    if (!this.#options.serverWait) return pollingStrategy;
+    const { wait: path } = await this.client.features({ timeout: this.#options.requestTimeout, signal });
+    if (path === undefined) return pollingStrategy;
+    return serverWaitStrategy({
+      sinceId: this.#watermark?.id,
+      hold: async (sinceId, holdMs, holdSignal) => {
+        const listing = await this.client.waitForMail(this.address, { path, sinceId, holdMs, limit: MAX_LIST_LIMIT, signal: holdSignal });
+        this.#snapshot = listing.messages;
+        return listing;
+      },
     });
   }
 

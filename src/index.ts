@@ -32,7 +32,7 @@ export type { WaitFailure, UnexpectedMailDetails } from './errors.js';
 
 // The HTTP client
 export { MailroomClient } from './client.js';
-export type { ClientOptions, CallOptions, ListOptions, MailboxListing } from './client.js';
+export type { ClientOptions, CallOptions, ListOptions, MailboxListing, ServiceFeatures, WaitForMailOptions, WaitListing } from './client.js';
 
 // Addresses, options, exactly-once
 export { freshAddress, sanitizePrefix } from './address.js';

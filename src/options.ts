@@ -50,6 +50,8 @@ export interface ResolvedInboxOptions extends ResolvedConnection {
   readonly watermark: string | null | undefined;
   readonly client: MailroomClient | undefined;
   readonly handled: HandledStore | undefined;
+  /** Use the service's long-poll when it advertises one. */
+  readonly serverWait: boolean;
   readonly clock: Clock;
   readonly random: RandomSource;
 }
@@ -77,6 +79,8 @@ export function resolveInboxOptions(options: Record<string, unknown> & Connectio
   if (handled !== undefined && (typeof handled?.has !== 'function' || typeof handled?.add !== 'function')) {
     throw new TypeError('Expected `handled` to be a store with has(address, id) and add(address, id), e.g. openHandledStore(path)');
   }
+  const serverWait = options.serverWait ?? parseSwitch('MAILROOM_SERVER_WAIT', env.MAILROOM_SERVER_WAIT) ?? true;
+  if (typeof serverWait !== 'boolean') throw new TypeError(`Expected \`serverWait\` to be a boolean, got ${typeof serverWait}`);
   const clock = (options.clock as Clock | undefined) ?? systemClock;
   if (typeof clock.now !== 'function' || typeof clock.sleep !== 'function') throw new TypeError('Expected `clock` to have now() and sleep(ms, signal)');
   const random = (options.random as RandomSource | undefined) ?? systemRandom;
@@ -91,9 +95,19 @@ export function resolveInboxOptions(options: Record<string, unknown> & Connectio
     watermark: watermark as string | null | undefined,
     client,
     handled,
+    serverWait,
     clock,
     random,
   });
+}
+
+/** An on/off environment variable: 1/true/yes/on or 0/false/no/off; unset or empty is undefined. */
+function parseSwitch(name: string, value: string | undefined): boolean | undefined {
+  const v = nonEmpty(value)?.toLowerCase();
+  if (v === undefined) return undefined;
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new TypeError(`Expected ${name} to be 1 or 0 (true/false, yes/no, on/off), got ${JSON.stringify(value)}`);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -52,6 +52,15 @@ export class ListPacer {
   }
 
   /**
+   * Records a call on the address's list budget that did not go through
+   * `run` - a server-side wait, which the service counts as a list call when
+   * it answers - so the next list call keeps its floor from it.
+   */
+  note(): void {
+    this.#lastSettledAt = Math.max(this.#lastSettledAt, this.#clock.now());
+  }
+
+  /**
    * Runs one list call at the earliest moment the floor allows, one at a
    * time per address. Gives up with `TOO_LATE` (without calling `call`) when
    * that moment would be after `notAfter`, and returns `TOO_LATE` as well

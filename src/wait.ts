@@ -6,13 +6,13 @@
 // is runner-agnostic and clock-agnostic; unit tests drive it with a fake
 // clock and a scripted list call, integration tests with the real server.
 //
-// Seam for a server-side wait (issue 6, not built here): a `WaitStrategy`
-// gets the same `PollPlan` and returns the same `PollOutcome`. A long-poll
-// strategy would hold one request open instead of sleeping between checks,
-// hand each answer to the same `inspect`, and fall back to
-// `pollingStrategy` when the server does not offer it, is full, or fails.
-// Deadline, watermark, filters, exactly-once and failure text then stay
-// where they are, in this loop's callers.
+// Seam for a server-side wait: a `WaitStrategy` gets the same `PollPlan`
+// and returns the same `PollOutcome`. The long-poll strategy
+// (server-wait.ts) holds one request open instead of sleeping between
+// checks, hands each answer to the same `inspect`, and falls back to this
+// loop when the server does not offer it, is full, or fails. Deadline,
+// watermark, filters, exactly-once and failure text stay where they are,
+// in this loop's callers.
 import { sleepUntil, type Clock, type RandomSource } from './clock.js';
 import { MailroomApiError, isTransient } from './errors.js';
 import { PACING_GUARD_MS, TOO_LATE, type ListPacer } from './pacer.js';
@@ -50,10 +50,17 @@ export interface PollPlan<T> {
   readonly list: (timeoutMs: number, signal: AbortSignal | undefined) => Promise<readonly MailSummary[]>;
   /**
    * Looks at one answered listing. Returning a value ends the wait with it.
-   * `hardStop` is the moment by which any request it makes must be done.
+   * `hardStop` is the moment by which any request it makes must be done;
+   * `incomplete()` says a listed match could not be handled yet (a fetch
+   * failed transiently), so the next check must list it again.
    */
-  readonly inspect: (messages: readonly MailSummary[], context: { readonly hardStop: number }) => Promise<T | undefined>;
+  readonly inspect: (messages: readonly MailSummary[], context: InspectContext) => Promise<T | undefined>;
   readonly onEvent?: ((event: PollEvent) => void) | undefined;
+}
+
+export interface InspectContext {
+  readonly hardStop: number;
+  readonly incomplete: () => void;
 }
 
 export interface PollOutcome<T> {
@@ -179,7 +186,9 @@ export async function pollMailbox<T>(plan: PollPlan<T>): Promise<PollOutcome<T>>
     if (answer.kind === 'listed') {
       checks++;
       plan.onEvent?.({ type: 'check', round, checks, startedMs, elapsedMs: elapsed(), listed: answer.messages.length });
-      const result = await plan.inspect(answer.messages, { hardStop });
+      // Every check lists the whole mailbox again, so nothing is needed to
+      // see an unfinished match a second time.
+      const result = await plan.inspect(answer.messages, { hardStop, incomplete: () => {} });
       if (result !== undefined) return outcome(result);
       if (checkStartedAt >= deadline) {
         coveredDeadline = true;
@@ -227,7 +236,7 @@ function asError(value: unknown): Error {
   return value instanceof Error ? value : new Error(String(value));
 }
 
-function describeReason(reason: unknown): string | undefined {
+export function describeReason(reason: unknown): string | undefined {
   if (reason === undefined) return undefined;
   if (reason instanceof Error) {
     return reason.name === 'AbortError' && /aborted/i.test(reason.message) ? undefined : reason.message;

@@ -67,6 +67,25 @@ export class Budget {
     return ALLOWED;
   }
 
+  /**
+   * Records a call for `key` now even when the window's calls are spent: the
+   * next `take` is then refused for a whole window. For work the caller did
+   * not ask for at this moment (a held wait answering because mail arrived)
+   * but that must still push the caller's next call back.
+   */
+  record(key: string): void {
+    if (this.perSecond === Infinity) return;
+    const now = this.#clock.now();
+    this.#sweep(now);
+    const calls = this.#log.get(key);
+    if (!calls) {
+      this.#log.set(key, [now]);
+      return;
+    }
+    calls.push(now);
+    while (calls.length > this.#capacity) calls.shift();
+  }
+
   #sweep(now: number): void {
     if (now - this.#lastSweep < SWEEP_EVERY_MS) return;
     this.#lastSweep = now;

@@ -1,13 +1,19 @@
 // The `mailroom` command line: flags and environment turned into startServer
 // options, one line per listener when ready, a clean exit on SIGINT/SIGTERM.
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseDuration } from './duration.js';
 import type { Logger } from './log.js';
 import { DEFAULTS, type ServerOptions } from './options.js';
 import { startServer } from './server.js';
+import { packageVersion } from './version.js';
 
 const HELP = `Usage: mailroom serve [options]
+       mailroom mcp [--api-url <url>] [--token <token>]
+
+\`mailroom mcp\` serves the MCP tools (wait_for_message, list_messages,
+get_message, delete_message) over stdio, for agents configured with a
+command, in front of any mailbox HTTP API: --api-url (MAILROOM_API_URL,
+default http://127.0.0.1:8025) and --token (MAILROOM_TOKEN).
 
 Runs the embedded mail server: SMTP in, the mailbox HTTP API out.
 
@@ -20,23 +26,18 @@ Options (each also read from the environment variable shown):
   --max-messages <n>        global cap, oldest evicted first  MAILROOM_MAX_MESSAGES (default ${DEFAULTS.maxMessages}; "unlimited" for none)
   --max-message-bytes <n>   largest accepted message          MAILROOM_MAX_MESSAGE_BYTES (default ${DEFAULTS.maxMessageBytes})
   --token <token>           require Authorization: Bearer     MAILROOM_TOKEN
+  --wait-slots <n>          concurrent long-polls, 0 = off    MAILROOM_WAIT_SLOTS  (default ${DEFAULTS.waitSlots}; MCP waits have their own 8)
   --enable-faults           serve the test fault switch       MAILROOM_ENABLE_FAULTS=1
   -h, --help                show this help
   -v, --version             show the version
 
-API: GET|DELETE /api/v1/mailbox?address=A, GET|DELETE /api/v1/message/{id}?mailbox=A,
-     GET /api/v1/message/{id}/raw?mailbox=A, GET /healthz`;
+API: GET|DELETE /api/v1/mailbox?address=A, GET /api/v1/mailbox/wait?address=A&since_id=ID,
+     GET|DELETE /api/v1/message/{id}?mailbox=A, GET /api/v1/message/{id}/raw?mailbox=A,
+     GET /healthz; MCP (streamable HTTP): POST /mcp`;
 
 class UsageError extends Error {}
 
-function version(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
-    return pkg.version ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
+const version = packageVersion;
 
 function integer(value: string, flag: string, envName: string, min: number, max: number, what: string): number {
   if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max) {
@@ -62,6 +63,7 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
         'max-messages': { type: 'string' },
         'max-message-bytes': { type: 'string' },
         token: { type: 'string' },
+        'wait-slots': { type: 'string' },
         'enable-faults': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
@@ -107,6 +109,10 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
   if (maxBytes !== undefined) {
     options.maxMessageBytes = integer(maxBytes, '--max-message-bytes', 'MAILROOM_MAX_MESSAGE_BYTES', 1024, Number.MAX_SAFE_INTEGER, 'a whole number of bytes, at least 1024');
   }
+  const waitSlots = pick('wait-slots', 'MAILROOM_WAIT_SLOTS');
+  if (waitSlots !== undefined) {
+    options.waitSlots = integer(waitSlots, '--wait-slots', 'MAILROOM_WAIT_SLOTS', 0, 100_000, 'a whole number from 0 to 100000 (0 turns the long-poll off)');
+  }
   const token = pick('token', 'MAILROOM_TOKEN');
   if (token !== undefined) options.token = token;
   if (v['enable-faults'] === true || /^(1|true|yes)$/i.test(env.MAILROOM_ENABLE_FAULTS ?? '')) options.faultInjection = true;
@@ -131,10 +137,11 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     console.log(version());
     return 0;
   }
+  if (command === 'mcp') return mcp(rest, env);
   if (command !== 'serve') {
     console.error(command === undefined
       ? `mailroom: missing command.\n\n${HELP}`
-      : `mailroom: unknown command ${JSON.stringify(command)}; the command is \`mailroom serve\`. Run \`mailroom --help\`.`);
+      : `mailroom: unknown command ${JSON.stringify(command)}; the commands are \`mailroom serve\` and \`mailroom mcp\`. Run \`mailroom --help\`.`);
     return 2;
   }
 
@@ -177,7 +184,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
 
   const host = server.apiURL.replace(/^http:\/\//, '').replace(/:\d+$/, '');
   console.log(`mailroom: SMTP listening on ${host}:${server.smtpPort} for ${server.domains.join(', ')}`);
-  console.log(`mailroom: HTTP API listening on ${server.apiURL}/api/v1`);
+  console.log(`mailroom: HTTP API listening on ${server.apiURL}/api/v1 (MCP: ${server.apiURL}/mcp)`);
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
@@ -189,5 +196,34 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   process.once('SIGINT', force);
   process.once('SIGTERM', force);
   await server.close();
+  return 0;
+}
+
+/** `mailroom mcp`: stdout belongs to the protocol, so everything else goes to stderr. */
+async function mcp(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: [...argv], allowPositionals: false, strict: true, options: { 'api-url': { type: 'string' }, token: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+  } catch (error) {
+    console.error(`mailroom mcp: ${(error as Error).message}. Run \`mailroom --help\` for the options.`);
+    return 2;
+  }
+  if (values.help) {
+    console.error(HELP);
+    return 0;
+  }
+  const apiURL = values['api-url'] ?? (env.MAILROOM_API_URL?.trim() || 'http://127.0.0.1:8025');
+  const token = values.token ?? (env.MAILROOM_TOKEN?.trim() || undefined);
+  // Loaded here so `mailroom serve` does not load the client.
+  const { runStdioProxy } = await import('../mcp-proxy.js');
+  try {
+    await runStdioProxy({ apiURL, token });
+  } catch (error) {
+    if (error instanceof TypeError) {
+      console.error(`mailroom mcp: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  }
   return 0;
 }

@@ -3,7 +3,7 @@
 // after the answer, through real sockets.
 import { parseMailboxAddress } from './addresses.js';
 
-export type FaultRoute = 'list' | 'message' | 'any';
+export type FaultRoute = 'list' | 'message' | 'wait' | 'any';
 
 export type Fault =
   | { readonly kind: 'rate_limit'; readonly retryAfter: number }
@@ -14,7 +14,7 @@ export type Fault =
 export interface FaultInjection {
   /** The address whose requests get the fault (matched on the `address` / `mailbox` query parameter). */
   readonly address: string;
-  /** Which calls: `list` (GET mailbox), `message` (GET message, GET raw, DELETE message) or `any`. Default `any`. */
+  /** Which calls: `list` (GET mailbox), `message` (GET message, GET raw, DELETE message), `wait` (GET mailbox/wait) or `any`. Default `any`. */
   readonly route?: FaultRoute;
   /** How many matching requests get it. Default 1. */
   readonly times?: number;
@@ -22,10 +22,12 @@ export interface FaultInjection {
 }
 
 /** The API calls a request can be, as counted and matched by the fault switch. */
-export type ApiCall = 'list' | 'message' | 'raw' | 'deleteMessage' | 'deleteMailbox';
+export type ApiCall = 'list' | 'wait' | 'message' | 'raw' | 'deleteMessage' | 'deleteMailbox';
 
 export interface RequestStats {
   list: number;
+  /** Long-polls (`GET /api/v1/mailbox/wait`). */
+  wait: number;
   message: number;
   raw: number;
   deleteMessage: number;
@@ -62,7 +64,7 @@ export function normalizeInjection(input: unknown): Required<FaultInjection> {
   if (input === null || typeof input !== 'object') fail('injection', 'an object { address, route?, times?, fault }', input);
   const { address, route = 'any', times = 1, fault } = input as Record<string, unknown>;
   if (typeof address !== 'string' || !parseMailboxAddress(address)) fail('address', 'a well-formed email address', address);
-  if (route !== 'list' && route !== 'message' && route !== 'any') fail('route', '"list", "message" or "any"', route);
+  if (route !== 'list' && route !== 'message' && route !== 'wait' && route !== 'any') fail('route', '"list", "message", "wait" or "any"', route);
   if (!Number.isInteger(times) || (times as number) < 1) fail('times', 'a positive integer', times);
   if (fault === null || typeof fault !== 'object') fail('fault', 'an object with a `kind`', fault);
   const f = fault as Record<string, unknown>;
@@ -91,6 +93,7 @@ export function normalizeInjection(input: unknown): Required<FaultInjection> {
 
 function routeOf(call: ApiCall): FaultRoute | undefined {
   if (call === 'list') return 'list';
+  if (call === 'wait') return 'wait';
   if (call === 'message' || call === 'raw' || call === 'deleteMessage') return 'message';
   return undefined;
 }
@@ -137,7 +140,7 @@ export class RequestCounter {
         const oldest = this.#stats.keys().next().value;
         if (oldest !== undefined) this.#stats.delete(oldest);
       }
-      entry = { list: 0, message: 0, raw: 0, deleteMessage: 0, deleteMailbox: 0, rateLimited: 0, faulted: 0 };
+      entry = { list: 0, wait: 0, message: 0, raw: 0, deleteMessage: 0, deleteMailbox: 0, rateLimited: 0, faulted: 0 };
       this.#stats.set(addressKey, entry);
     }
     return entry;
@@ -158,6 +161,6 @@ export class RequestCounter {
   /** A snapshot (zeros for an address never seen). */
   get(address: string): RequestStats {
     const entry = this.#stats.get(address.toLowerCase());
-    return entry ? { ...entry } : { list: 0, message: 0, raw: 0, deleteMessage: 0, deleteMailbox: 0, rateLimited: 0, faulted: 0 };
+    return entry ? { ...entry } : { list: 0, wait: 0, message: 0, raw: 0, deleteMessage: 0, deleteMailbox: 0, rateLimited: 0, faulted: 0 };
   }
 }

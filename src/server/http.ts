@@ -4,22 +4,28 @@
 // where an injected fault decides how (or whether) the answer reaches the wire.
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parseMailboxAddress } from './addresses.js';
-import type { Budget, BudgetDecision } from './budget.js';
+import type { Budget } from './budget.js';
 import { normalizeInjection, type ApiCall, type Fault, type FaultSwitch, type RequestCounter } from './faults.js';
 import { isWellFormedId } from './ids.js';
 import type { Logger } from './log.js';
-import type { MailSummary } from './parse.js';
-import type { MessageStore, StoredMessage } from './store.js';
+import { longPoll, WAIT_PATH } from './long-poll.js';
+import type { MailboxReader } from './mailbox.js';
+import { MCP_PATH, type McpEndpoint } from './mcp-endpoint.js';
+import { parseLimit, singleParam } from './params.js';
+import { Refusal, rateRefusal } from './refusal.js';
+import type { MessageStore } from './store.js';
+import type { WaitSlots } from './waits.js';
 
 export const API_BASE = '/api/v1';
-const DEFAULT_LIMIT = 25;
-const MAX_LIMIT = 100;
 const MAX_ADMIN_BODY = 64 * 1024;
 
 export interface ApiContext {
   readonly store: MessageStore;
+  readonly reader: MailboxReader;
   readonly domains: readonly string[];
+  /** The long-poll's slots; when undefined the long-poll is neither served nor advertised. */
+  readonly waitSlots: WaitSlots | undefined;
+  readonly mcp: McpEndpoint;
   readonly listBudget: Budget;
   readonly messageBudget: Budget;
   readonly faults: FaultSwitch;
@@ -35,18 +41,6 @@ interface Reply {
   readonly body: string | Buffer;
 }
 
-/** A refusal with its stable slug; thrown inside handlers, turned into a Reply. */
-class Refusal extends Error {
-  constructor(
-    readonly status: number,
-    readonly slug: string,
-    message: string,
-    readonly headers: Readonly<Record<string, string>> = {},
-  ) {
-    super(message);
-  }
-}
-
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Reply {
@@ -60,6 +54,7 @@ function refusalReply(refusal: Refusal): Reply {
 type Route =
   | { readonly kind: 'api'; readonly call: ApiCall; readonly id?: string }
   | { readonly kind: 'healthz' }
+  | { readonly kind: 'mcp' }
   | { readonly kind: 'faults'; readonly method: 'POST' | 'DELETE' }
   | { readonly kind: 'stats' };
 
@@ -68,11 +63,20 @@ function methodNotAllowed(method: string, path: string, allowed: readonly string
 }
 
 /** Maps method + path to a route, or throws the refusal for it. */
-function route(method: string, path: string, faultInjection: boolean): Route {
+function route(method: string, path: string, faultInjection: boolean, longPollServed: boolean): Route {
   const verb = method === 'HEAD' ? 'GET' : method;
   if (path === '/healthz') {
     if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
     return { kind: 'healthz' };
+  }
+  if (path === MCP_PATH) {
+    // Stateless: there is no session to stream to (GET) or to end (DELETE).
+    if (method !== 'POST') throw methodNotAllowed(method, path, ['POST']);
+    return { kind: 'mcp' };
+  }
+  if (path === WAIT_PATH && longPollServed) {
+    if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
+    return { kind: 'api', call: 'wait' };
   }
   if (path === `${API_BASE}/mailbox`) {
     if (verb === 'GET') return { kind: 'api', call: 'list' };
@@ -108,47 +112,11 @@ function route(method: string, path: string, faultInjection: boolean): Route {
     if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
     return { kind: 'stats' };
   }
-  throw new Refusal(404, 'not_found', `No such route: ${method} ${path}. The API is GET|DELETE ${API_BASE}/mailbox?address=A, GET|DELETE ${API_BASE}/message/{id}?mailbox=A, GET ${API_BASE}/message/{id}/raw?mailbox=A and GET /healthz`);
-}
-
-function singleParam(params: URLSearchParams, name: string): string | undefined {
-  const values = params.getAll(name);
-  if (values.length > 1) throw new Refusal(400, 'invalid_request', `Parameter \`${name}\` was given ${values.length} times; give it once`);
-  return values[0];
-}
-
-function parseLimit(params: URLSearchParams): number {
-  const value = singleParam(params, 'limit');
-  if (value === undefined) return DEFAULT_LIMIT;
-  const limit = /^[0-9]{1,3}$/.test(value) ? Number(value) : NaN;
-  if (!(limit >= 1 && limit <= MAX_LIMIT)) {
-    throw new Refusal(400, 'invalid_request', `Parameter \`limit\` must be a whole number from 1 to ${MAX_LIMIT}, got ${JSON.stringify(value)}`);
-  }
-  return limit;
-}
-
-function refuseRate(address: string, what: string, budget: Budget, decision: Exclude<BudgetDecision, { allowed: true }>): Refusal {
-  const window = budget.windowMs === 1000 ? 'second' : `${budget.windowMs / 1000} s`;
-  const allowance = `${budget.capacity} call${budget.capacity === 1 ? '' : 's'} per ${window} per address`;
-  return new Refusal(429, 'rate_limited',
-    `The ${what} budget of ${address} is spent (${allowance}; the last allowed call was ${(decision.sinceLastMs / 1000).toFixed(3)} s ago). Retry after ${decision.retryAfterSeconds} s; this refusal did not count against the budget`,
-    { 'retry-after': String(decision.retryAfterSeconds) });
+  throw new Refusal(404, 'not_found', `No such route: ${method} ${path}. The API is GET|DELETE ${API_BASE}/mailbox?address=A, ${longPollServed ? `GET ${WAIT_PATH}?address=A&since_id=ID, ` : ''}GET|DELETE ${API_BASE}/message/{id}?mailbox=A, GET ${API_BASE}/message/{id}/raw?mailbox=A, POST ${MCP_PATH} and GET /healthz`);
 }
 
 function addressParamOf(call: ApiCall): 'address' | 'mailbox' {
-  return call === 'list' || call === 'deleteMailbox' ? 'address' : 'mailbox';
-}
-
-function summaryOf(message: StoredMessage, parsed: MailSummary) {
-  return {
-    id: message.id,
-    from: parsed.from,
-    to: parsed.to,
-    subject: parsed.subject,
-    preview: parsed.preview,
-    received_at: new Date(message.receivedAt).toISOString(),
-    size: message.size,
-  };
+  return call === 'list' || call === 'deleteMailbox' || call === 'wait' ? 'address' : 'mailbox';
 }
 
 function isAuthorized(header: string | undefined, token: string): boolean {
@@ -185,22 +153,22 @@ export interface ApiHandler {
 }
 
 export function createApiHandler(ctx: ApiContext): ApiHandler {
-  const served = new Set(ctx.domains);
+  // Discovery (CONTRACT.md proposal): a client that finds `features.wait`
+  // here may use the long-poll; a service without it simply does not say so.
+  const health = {
+    ok: true,
+    features: { ...(ctx.waitSlots ? { wait: WAIT_PATH } : {}), mcp: MCP_PATH },
+  };
   const delayed = new Set<NodeJS.Timeout>();
+  /** Aborted by close(): held long-polls end and free their slots. */
+  const closing = new AbortController();
 
   /** The `address` / `mailbox` parameter, validated, as a mailbox key. */
   function mailboxParam(params: URLSearchParams, name: 'address' | 'mailbox'): string {
-    const value = singleParam(params, name);
-    if (value === undefined) throw new Refusal(400, 'invalid_request', `Missing parameter \`${name}\` (the full address, e.g. ${name}=signup-42@${ctx.domains[0]})`);
-    const parsed = parseMailboxAddress(value);
-    if (!parsed) throw new Refusal(400, 'invalid_address', `${JSON.stringify(value)} is not a well-formed email address, so it can never receive mail`);
-    if (!served.has(parsed.domain)) {
-      throw new Refusal(404, 'unknown_domain', `This server does not serve the domain of ${value}; it serves ${ctx.domains.join(', ')}`);
-    }
-    return parsed.key;
+    return ctx.reader.mailboxKey(singleParam(params, name), name);
   }
 
-  async function api(call: ApiCall, id: string | undefined, params: URLSearchParams): Promise<{ reply: Reply; fault?: Fault }> {
+  async function api(call: ApiCall, id: string | undefined, params: URLSearchParams, signal: AbortSignal): Promise<{ reply: Reply; fault?: Fault }> {
     const named = params.getAll(addressParamOf(call));
     const namedKey = named.length === 1 ? named[0]!.toLowerCase() : undefined;
     if (namedKey !== undefined) {
@@ -215,22 +183,23 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
           const slug = fault.status === 500 ? 'internal_error' : 'unavailable';
           return { reply: refusalReply(new Refusal(fault.status, slug, `Injected fault: ${fault.status} for ${named[0]}`)) };
         }
-        return { reply: await answer(call, id, params, namedKey), fault };
+        return { reply: await answer(call, id, params, namedKey, signal), fault };
       }
     }
-    return { reply: await answer(call, id, params, namedKey) };
+    return { reply: await answer(call, id, params, namedKey, signal) };
   }
 
-  async function answer(call: ApiCall, id: string | undefined, params: URLSearchParams, namedKey: string | undefined): Promise<Reply> {
+  async function answer(call: ApiCall, id: string | undefined, params: URLSearchParams, namedKey: string | undefined, signal: AbortSignal): Promise<Reply> {
     try {
       if (call === 'list') {
         const limit = parseLimit(params);
         const mailbox = mailboxParam(params, 'address');
         spend(ctx.listBudget, mailbox, 'list');
-        const messages = ctx.store.list(mailbox, limit);
-        const summaries = await Promise.all(messages.map((m) => m.content.summaryIfKnown ?? m.content.summary()));
         // The address is echoed as the caller wrote it (the contract's A); the mailbox itself is case-insensitive.
-        return json(200, { address: params.get('address'), messages: messages.map((m, i) => summaryOf(m, summaries[i]!)) });
+        return json(200, { address: params.get('address'), messages: await ctx.reader.listing(mailbox, limit) });
+      }
+      if (call === 'wait') {
+        return json(200, await longPoll({ ...ctx, slots: ctx.waitSlots! }, params, signal));
       }
       if (call === 'deleteMailbox') {
         const mailbox = mailboxParam(params, 'address');
@@ -247,18 +216,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
       if (call === 'raw') {
         return { status: 200, headers: { 'content-type': 'message/rfc822', 'cache-control': 'no-store' }, body: message.content.raw };
       }
-      // The summary fields come from the same place as the list's, so they always agree.
-      const [summary, parsed] = await Promise.all([message.content.summary(), message.content.parsed()]);
-      return json(200, {
-        ...summaryOf(message, summary),
-        message_id: parsed.messageId,
-        cc: parsed.cc,
-        date: parsed.date,
-        headers: parsed.headers,
-        text: parsed.text,
-        html: parsed.html,
-        attachments: parsed.attachments,
-      });
+      return json(200, await ctx.reader.wireMessage(message));
     } catch (error) {
       if (error instanceof Refusal) {
         if (error.status === 429 && namedKey !== undefined) ctx.counter.rateLimited(namedKey);
@@ -270,7 +228,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
 
   function spend(budget: Budget, mailbox: string, what: string): void {
     const decision = budget.take(mailbox);
-    if (!decision.allowed) throw refuseRate(mailbox, what, budget, decision);
+    if (!decision.allowed) throw rateRefusal(mailbox, what, budget, decision);
   }
 
   async function admin(route: Route, req: IncomingMessage, params: URLSearchParams): Promise<Reply> {
@@ -331,7 +289,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
     const method = req.method ?? 'GET';
     let matched: Route;
     try {
-      matched = route(method, path, ctx.faultInjection);
+      matched = route(method, path, ctx.faultInjection, ctx.waitSlots !== undefined);
       if (matched.kind === 'api') {
         // Counted before anything can refuse it: the stats are of requests that named the address.
         const named = params.getAll(addressParamOf(matched.call));
@@ -344,14 +302,23 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
       write(res, error instanceof Refusal ? refusalReply(error) : internalError(error));
       return;
     }
+    if (matched.kind === 'mcp') return ctx.mcp.handle(req, res);
     let work: Promise<{ reply: Reply; fault?: Fault }>;
-    if (matched.kind === 'healthz') work = Promise.resolve({ reply: json(200, { ok: true }) });
-    else if (matched.kind === 'api') work = api(matched.call, matched.id, params);
+    if (matched.kind === 'healthz') work = Promise.resolve({ reply: json(200, health) });
+    else if (matched.kind === 'api') work = api(matched.call, matched.id, params, requestSignal(matched.call, res));
     else work = admin(matched, req, params).then((reply) => ({ reply }));
     work.then(
       ({ reply, fault }) => write(res, reply, fault),
       (error: unknown) => write(res, error instanceof Refusal ? refusalReply(error) : internalError(error)),
     );
+  }
+
+  /** For a held call: aborted when the caller hangs up or the server closes. */
+  function requestSignal(call: ApiCall, res: ServerResponse): AbortSignal {
+    if (call !== 'wait') return closing.signal;
+    const gone = new AbortController();
+    res.once('close', () => gone.abort());
+    return AbortSignal.any([gone.signal, closing.signal]);
   }
 
   function internalError(error: unknown): Reply {
@@ -364,6 +331,8 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
     close() {
       for (const timer of delayed) clearTimeout(timer);
       delayed.clear();
+      closing.abort();
+      ctx.mcp.close();
     },
   };
 }

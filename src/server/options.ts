@@ -28,6 +28,13 @@ export interface ServerOptions {
   listPerSecond?: number;
   /** Message fetches and deletes allowed per second per address. Default 10. `Infinity` disables. */
   messagePerSecond?: number;
+  /**
+   * Concurrent long-polls (`GET /api/v1/mailbox/wait`) the server holds; one
+   * more is refused at once with `503 too_many_waits`. Default 64. `0` turns
+   * the long-poll off and stops advertising it. (The MCP tool
+   * `wait_for_message` has its own 8 slots, as the contract says.)
+   */
+  waitSlots?: number;
   /** When set, every API call must send `Authorization: Bearer <token>`. */
   token?: string;
   /** Serve the fault switch over HTTP (`/_mailroom/faults`, `/_mailroom/stats`). Default false. */
@@ -48,6 +55,7 @@ export interface ResolvedServerOptions {
   readonly maxMessageBytes: number;
   readonly listPerSecond: number;
   readonly messagePerSecond: number;
+  readonly waitSlots: number;
   readonly token: string | undefined;
   readonly faultInjection: boolean;
   readonly clock: Clock;
@@ -64,13 +72,14 @@ export const DEFAULTS = Object.freeze({
   maxMessageBytes: 25 * 1024 * 1024,
   listPerSecond: 1,
   messagePerSecond: 10,
+  waitSlots: 64,
 });
 
 const systemClock: Clock = Object.freeze({ now: () => Date.now() });
 
 const KNOWN_OPTIONS = new Set<string>([
   'host', 'smtpPort', 'httpPort', 'domains', 'retention', 'maxMessages', 'maxMessageBytes',
-  'listPerSecond', 'messagePerSecond', 'token', 'faultInjection', 'clock', 'logger',
+  'listPerSecond', 'messagePerSecond', 'waitSlots', 'token', 'faultInjection', 'clock', 'logger',
 ]);
 
 function show(value: unknown): string {
@@ -110,6 +119,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
   o.maxMessageBytes ??= DEFAULTS.maxMessageBytes;
   o.listPerSecond ??= DEFAULTS.listPerSecond;
   o.messagePerSecond ??= DEFAULTS.messagePerSecond;
+  o.waitSlots ??= DEFAULTS.waitSlots;
   o.faultInjection ??= false;
   o.clock ??= systemClock;
   o.logger ??= defaultLogger;
@@ -132,6 +142,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
   expect(Number.isInteger(o.maxMessageBytes) && o.maxMessageBytes >= 1024, 'maxMessageBytes', 'an integer number of bytes, at least 1024', o.maxMessageBytes);
   checkRate('listPerSecond', o.listPerSecond);
   checkRate('messagePerSecond', o.messagePerSecond);
+  expect(Number.isInteger(o.waitSlots) && o.waitSlots >= 0 && o.waitSlots <= 100_000, 'waitSlots', 'an integer from 0 to 100000 (0 turns the long-poll off)', o.waitSlots);
   expect(o.token === undefined || (typeof o.token === 'string' && o.token.length > 0 && /^[\x21-\x7e]+$/.test(o.token)), 'token', 'a non-empty string of printable ASCII without spaces', o.token);
   expect(typeof o.faultInjection === 'boolean', 'faultInjection', 'a boolean', o.faultInjection);
   expect(typeof o.clock === 'object' && o.clock !== null && typeof o.clock.now === 'function', 'clock', 'an object with a now() method returning milliseconds', o.clock);
@@ -148,6 +159,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     maxMessageBytes: o.maxMessageBytes,
     listPerSecond: o.listPerSecond,
     messagePerSecond: o.messagePerSecond,
+    waitSlots: o.waitSlots,
     token: o.token,
     faultInjection: o.faultInjection,
     clock: o.clock,

@@ -6,9 +6,13 @@ import { Budget } from './budget.js';
 import { EvictionReporter } from './eviction.js';
 import { FaultSwitch, RequestCounter, type FaultInjection, type RequestStats } from './faults.js';
 import { createApiHandler } from './http.js';
+import { createMailboxReader } from './mailbox.js';
+import { createEmbeddedTools, MCP_WAIT_SLOTS } from './mcp-backend.js';
+import { createMcpEndpoint } from './mcp-endpoint.js';
 import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from './options.js';
 import { createSmtpIntake } from './smtp.js';
 import { MessageStore } from './store.js';
+import { WaitSlots } from './waits.js';
 
 export interface MailroomServer {
   /** The bound SMTP port (the real one when 0 was asked). */
@@ -83,8 +87,19 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
   const counter = new RequestCounter();
   const listBudget = new Budget(config.listPerSecond, clock);
   const messageBudget = new Budget(config.messagePerSecond, clock);
+  const reader = createMailboxReader(store, config.domains);
+  const waitSlots = config.waitSlots > 0 ? new WaitSlots(config.waitSlots) : undefined;
+  const mcpSlots = new WaitSlots(MCP_WAIT_SLOTS);
+  const mcp = createMcpEndpoint({
+    tools: createEmbeddedTools({ store, reader, listBudget, messageBudget, slots: mcpSlots }),
+    domains: config.domains,
+    logger,
+  });
   const api = createApiHandler({
     store,
+    reader,
+    waitSlots,
+    mcp,
     domains: config.domains,
     listBudget,
     messageBudget,
@@ -150,7 +165,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
       return closing;
     },
   };
-  internals.set(server, Object.freeze({ store, listBudget, messageBudget, options: config }));
+  internals.set(server, Object.freeze({ store, listBudget, messageBudget, waitSlots, mcpSlots, options: config }));
   return Object.freeze(server);
 }
 
@@ -160,6 +175,9 @@ export interface ServerInternals {
   /** A server-side wait draws on the same per-address list budget as list calls. */
   readonly listBudget: Budget;
   readonly messageBudget: Budget;
+  /** The long-poll's slots (undefined when it is off) and the MCP tool's 8. */
+  readonly waitSlots: WaitSlots | undefined;
+  readonly mcpSlots: WaitSlots;
   readonly options: ResolvedServerOptions;
 }
 

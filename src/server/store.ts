@@ -142,6 +142,18 @@ class MessageQueue {
     return this.head < this.items.length ? this.items[this.head] : undefined;
   }
 
+  /** Newest first, every live message whose id sorts after `sinceId` (all of them when undefined). */
+  newerThan(sinceId: string | undefined): StoredMessage[] {
+    const out: StoredMessage[] = [];
+    const { items } = this;
+    for (let i = items.length - 1; i >= this.head; i--) {
+      const message = items[i]!;
+      if (sinceId !== undefined && message.id <= sinceId) break;
+      if (!message.removed) out.push(message);
+    }
+    return out;
+  }
+
   newest(limit: number): StoredMessage[] {
     const out: StoredMessage[] = [];
     const { items } = this;
@@ -202,6 +214,16 @@ export class MessageStore {
   list(mailbox: string, limit: number): StoredMessage[] {
     this.expire();
     return this.#mailboxes.get(mailbox)?.newest(limit) ?? [];
+  }
+
+  /**
+   * Newest first, the messages whose id sorts after `sinceId` (every message
+   * when undefined). Ids sort by arrival, so this also works for an id that
+   * expired or was deleted. O(messages returned).
+   */
+  newerThan(mailbox: string, sinceId: string | undefined): StoredMessage[] {
+    this.expire();
+    return this.#mailboxes.get(mailbox)?.newerThan(sinceId) ?? [];
   }
 
   get(mailbox: string, id: string): StoredMessage | undefined {

@@ -17,7 +17,7 @@ describe('fault switch', () => {
     }
     // the budget was not spent by the injected refusals
     expect((await call(server, listPath(address))).status).toBe(200);
-    expect(server.stats(address)).toEqual({ list: 3, message: 0, raw: 0, deleteMessage: 0, deleteMailbox: 0, rateLimited: 2, faulted: 2 });
+    expect(server.stats(address)).toEqual({ list: 3, wait: 0, message: 0, raw: 0, deleteMessage: 0, deleteMailbox: 0, rateLimited: 2, faulted: 2 });
   });
 
   it('status answers the chosen 5xx with its slug, then the normal answer', async () => {

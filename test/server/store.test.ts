@@ -2,6 +2,7 @@
 // tombstones, compaction, expiry and the cap must never change what is listed.
 import { describe, expect, it } from 'vitest';
 import { Budget } from '../../src/server/budget.js';
+import { WaitSlots } from '../../src/server/waits.js';
 import { MessageStore, type StoredMessage } from '../../src/server/store.js';
 import { fakeClock } from './helpers.js';
 
@@ -23,6 +24,7 @@ describe('MessageStore', () => {
     const random = lcg(7);
     const mailboxes = ['a@x.test', 'b@x.test', 'c@x.test', 'd@x.test', 'e@x.test'];
     let model: ModelMessage[] = [];
+    const issued: string[] = []; // every id ever stored, also the deleted and expired ones
     const expireModel = () => {
       model = model.filter((m) => m.receivedAt > clock.now() - 5_000);
     };
@@ -33,7 +35,10 @@ describe('MessageStore', () => {
         expireModel();
         const stored = store.deliver(to, Buffer.from(`Subject: ${step}\r\n\r\nx`));
         expect(stored.map((m) => m.mailbox)).toEqual([...new Set(to)]);
-        for (const m of stored) model.push({ id: m.id, mailbox: m.mailbox, receivedAt: m.receivedAt });
+        for (const m of stored) {
+          model.push({ id: m.id, mailbox: m.mailbox, receivedAt: m.receivedAt });
+          issued.push(m.id);
+        }
         while (model.length > 60) expect(evicted).toContain(model.shift()!.id);
       } else if (op < 75 && model.length > 0) {
         const victim = model[random(model.length)]!;
@@ -55,6 +60,9 @@ describe('MessageStore', () => {
         const expected = model.filter((m) => m.mailbox === mailbox).map((m) => m.id).reverse();
         expect(store.list(mailbox, 1000).map((m) => m.id)).toEqual(expected);
         expect(store.list(mailbox, 3).map((m) => m.id)).toEqual(expected.slice(0, 3));
+        // "newer than" an id that may be live, deleted or expired: what a server-side wait looks at
+        const since = issued.length > 0 && random(4) > 0 ? issued[random(issued.length)] : undefined;
+        expect(store.newerThan(mailbox, since).map((m) => m.id)).toEqual(since === undefined ? expected : expected.filter((id) => id > since));
       }
       expect(store.size).toBe(model.length);
     }
@@ -101,8 +109,40 @@ describe('Budget', () => {
     expect(budget.take('other').allowed).toBe(true);
   });
 
+  it('record() spends a call even over the allowance, pushing the next allowed call a whole window back', () => {
+    const clock = fakeClock(0);
+    const budget = new Budget(1, clock);
+    expect(budget.take('k').allowed).toBe(true);
+    clock.advance(400);
+    budget.record('k'); // over the allowance: recorded anyway
+    clock.advance(700); // 1.1 s after the take, 0.7 s after the record
+    expect(budget.take('k')).toMatchObject({ allowed: false, retryAfterMs: 300, retryAfterSeconds: 1 });
+    clock.advance(300);
+    expect(budget.take('k').allowed).toBe(true);
+    budget.record('fresh');
+    expect(budget.take('fresh').allowed).toBe(false);
+  });
+
   it('is disabled by Infinity', () => {
     const budget = new Budget(Infinity, fakeClock(0));
     for (let i = 0; i < 1000; i++) expect(budget.take('k').allowed).toBe(true);
+    budget.record('k');
+    expect(budget.take('k').allowed).toBe(true);
+  });
+});
+
+describe('WaitSlots', () => {
+  it('gives out at most its capacity, queues nothing, and takes back each slot once', () => {
+    const slots = new WaitSlots(2);
+    const a = slots.tryTake();
+    const b = slots.tryTake();
+    expect(a && b).toBeTruthy();
+    expect(slots.tryTake()).toBeUndefined();
+    expect(slots.inUse).toBe(2);
+    a!();
+    a!(); // idempotent
+    expect(slots.inUse).toBe(1);
+    expect(slots.tryTake()).toBeTruthy();
+    expect(slots.tryTake()).toBeUndefined();
   });
 });

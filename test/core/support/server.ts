@@ -5,9 +5,15 @@ import { startServer, type MailroomServer, type ServerOptions } from '../../../s
 import { createInbox, type InboxEvent, type InboxOptions } from '../../../src/index.js';
 import type { Inbox } from '../../../src/inbox.js';
 
+/**
+ * The embedded server on free ports. Without its long-poll by default
+ * (`waitSlots: 0`, so it does not advertise one): these tests prove the
+ * polling loop, request by request. The server-side wait has its own tests
+ * (server-wait.integration.test.ts), which pass `waitSlots`.
+ */
 export async function startTestServer(options: ServerOptions = {}): Promise<MailroomServer> {
   const quiet = () => {};
-  return startServer({ smtpPort: 0, httpPort: 0, faultInjection: true, logger: { info: quiet, warn: quiet, error: quiet }, ...options });
+  return startServer({ smtpPort: 0, httpPort: 0, faultInjection: true, waitSlots: 0, logger: { info: quiet, warn: quiet, error: quiet }, ...options });
 }
 
 /** Sends one message over real SMTP; resolves once the server answered 250 (the mail is visible). */
