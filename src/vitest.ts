@@ -42,6 +42,8 @@ export const test: TestAPI<MailroomFixtures> = base.extend<MailroomFixtures>({
     const startedAt = performance.now();
     const options = validateTestOptions({ ...inject('mailroom'), ...mailroom });
     const { inbox, close } = await openTestInbox(options, vitestBridge({ task, signal, annotate }, startedAt));
+    // For reporters (the JSON reporter prints `meta`): which mailbox this test used.
+    task.meta.mailroom = { address: inbox.address };
     await use(inbox);
     // The result is settled before fixtures are torn down.
     await close({ failed: task.result?.state === 'fail' });
@@ -121,6 +123,10 @@ declare module 'vitest' {
      * and is cut short before the test's own timeout.
      */
     toReceiveMail: [T] extends [Inbox] ? (filter?: MailFilter, options?: ReceiveMailOptions) => Promise<void> : ToReceiveMailExpectsAnInbox;
+  }
+  interface TaskMeta {
+    /** Set by the `inbox` fixture. */
+    mailroom?: { readonly address: string };
   }
   interface ProvidedContext {
     /** Options for every `inbox` fixture, e.g. `project.provide('mailroom', { apiURL })` in a global setup. */
