@@ -4,7 +4,7 @@
 import { describe, expectTypeOf, inject, vi } from 'vitest';
 import { Inbox, Mail } from '../../src/index.js';
 import { expect, test, type MailroomTestOptions, type ToReceiveMailExpectsAnInbox } from '../../src/vitest.js';
-import { send } from './support/env.js';
+import { send, stats } from './support/env.js';
 
 describe('the provided value', () => {
   test('reaches the mailroom fixture and the inbox', ({ mailroom, inbox }) => {
@@ -78,5 +78,21 @@ describe('types', () => {
     await expect(expect(42).toReceiveMail()).rejects.toThrow('toReceiveMail expects an Inbox (the `inbox` fixture or the result of createInbox()), got number');
     // @ts-expect-error not with .not either
     await expect(expect({ address: 'a@mailroom.test' }).not.toReceiveMail()).rejects.toThrow('got Object');
+  });
+});
+
+describe('retries', () => {
+  const attempts: string[] = [];
+
+  test('a retried test gets a fresh inbox', { retry: 1 }, async ({ inbox, task }) => {
+    attempts.push(inbox.address);
+    await send(inbox.address, { subject: `Attempt ${attempts.length}` });
+    // The first attempt fails on purpose; the retry must not see its mail.
+    expect(task.result?.retryCount, 'first attempt').toBe(1);
+    expect(attempts).toHaveLength(2);
+    expect(attempts[1]).not.toBe(attempts[0]);
+    await expect(inbox).toReceiveMail({ subject: 'Attempt 2' });
+    // The failed attempt's teardown ran before the retry, and deleted its mailbox.
+    expect(await stats(attempts[0]!)).toMatchObject({ deleteMailbox: 1 });
   });
 });
