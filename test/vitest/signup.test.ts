@@ -17,8 +17,8 @@ async function failureText(assertion: Promise<unknown>): Promise<string> {
   throw new Error('Expected the assertion to fail, but it passed');
 }
 
-describe('signup through the API', () => {
-  test('sends a Confirm mail whose link confirms the address', async ({ inbox }) => {
+describe.concurrent('signup through the API', () => {
+  test('sends a Confirm mail whose link confirms the address', async ({ inbox, expect }) => {
     const signup = await postApp('/api/signup', { email: inbox.address });
     expect(signup.status).toBe(202);
 
@@ -33,7 +33,7 @@ describe('signup through the API', () => {
     expect(page.html).toContain(inbox.address);
   });
 
-  test('sends a 6-digit code that the verify API accepts, and a wrong one it refuses', async ({ inbox }) => {
+  test('sends a 6-digit code that the verify API accepts, and a wrong one it refuses', async ({ inbox, expect }) => {
     await postApp('/api/signup', { email: inbox.address });
     const mail = await inbox.expectMail({ subject: /confirm/i });
     const [code] = mail.codes;
@@ -44,12 +44,12 @@ describe('signup through the API', () => {
     expect(await postApp('/api/verify', { email: inbox.address, code })).toMatchObject({ status: 200, body: { verified: true } });
   });
 
-  test('toReceiveMail passes when the Welcome mail arrives', async ({ inbox }) => {
+  test('toReceiveMail passes when the Welcome mail arrives', async ({ inbox, expect }) => {
     await postApp('/api/signup', { email: inbox.address });
     await expect(inbox).toReceiveMail({ subject: 'Welcome to Acme', from: /acme\.example/ });
   });
 
-  test('the token from the Confirm mail works through the JSON API too', async ({ inbox }) => {
+  test('the token from the Confirm mail works through the JSON API too', async ({ inbox, expect }) => {
     await postApp('/api/signup', { email: inbox.address });
     const mail = await inbox.expectMail({ subject: 'Confirm your email' });
     const token = new URL(mail.links[0]!).searchParams.get('token');
@@ -57,15 +57,15 @@ describe('signup through the API', () => {
   });
 });
 
-describe('not.toReceiveMail', () => {
-  test('passes when no matching mail arrives within the quiet period', async ({ inbox }) => {
+describe.concurrent('not.toReceiveMail', () => {
+  test('passes when no matching mail arrives within the quiet period', async ({ inbox, expect }) => {
     await postApp('/api/signup', { email: inbox.address });
     await expect(inbox).toReceiveMail({ subject: 'Welcome to Acme' });
     // A first signup never sends the "someone tried" notice.
     await expect(inbox).not.toReceiveMail({ subject: 'Someone tried' }, { within: 1_500 });
   });
 
-  test('fails, naming the mail, when a matching one arrives', async ({ inbox }) => {
+  test('fails, naming the mail, when a matching one arrives', async ({ inbox, expect }) => {
     await postApp('/api/signup', { email: inbox.address });
     await expect(inbox).toReceiveMail({ subject: 'Welcome to Acme' });
     // Signing up again sends the "someone tried" notice to the same address.
@@ -78,15 +78,15 @@ describe('not.toReceiveMail', () => {
     expect(failure).toContain('"Someone tried to sign up with your address"');
   });
 
-  test('fails when the mail was already there before the matcher started (the watermark is from setup)', async ({ inbox }) => {
+  test('fails when the mail was already there before the matcher started (the watermark is from setup)', async ({ inbox, expect }) => {
     await send(inbox.address, { subject: 'Sent before the matcher' });
     const failure = await failureText(expect(inbox).not.toReceiveMail({ subject: 'Sent before' }, { within: 1_500 }));
     expect(failure).toContain('"Sent before the matcher"');
   });
 });
 
-describe('toReceiveMail failing', () => {
-  test('names the address, the filter, the budget and the subjects it rejected', async ({ inbox }) => {
+describe.concurrent('toReceiveMail failing', () => {
+  test('names the address, the filter, the budget and the subjects it rejected', async ({ inbox, expect }) => {
     await send(inbox.address, { subject: 'Welcome to Acme' });
     await send(inbox.address, { subject: 'Your invoice is late' });
 
