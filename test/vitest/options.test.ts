@@ -6,8 +6,8 @@ import { Inbox, Mail } from '../../src/index.js';
 import { expect, test, type MailroomTestOptions, type ToReceiveMailExpectsAnInbox } from '../../src/vitest.js';
 import { send, stats } from './support/env.js';
 
-describe('the provided value', () => {
-  test('reaches the mailroom fixture and the inbox', ({ mailroom, inbox }) => {
+describe.concurrent('the provided value', () => {
+  test('reaches the mailroom fixture and the inbox', ({ mailroom, inbox, expect }) => {
     const provided = inject('mailroom');
     expect(provided?.apiURL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(mailroom).toEqual(provided);
@@ -16,25 +16,25 @@ describe('the provided value', () => {
   });
 });
 
-describe('test.override in a describe', () => {
+describe.concurrent('test.override in a describe', () => {
   test.override({ mailroom: { timeout: 1_500 } });
 
-  test('layers its keys over the provided ones', ({ mailroom, inbox }) => {
+  test('layers its keys over the provided ones', ({ mailroom, inbox, expect }) => {
     expect(mailroom).toEqual({ timeout: 1_500 });
     expect(inbox.timeout).toBe(1_500);
     // The API address still comes from the provided value.
     expect(inbox.client.apiURL).toBe(inject('mailroom')?.apiURL);
   });
 
-  test('is the budget of toReceiveMail', async ({ inbox }) => {
+  test('is the budget of toReceiveMail', async ({ inbox, expect }) => {
     const started = performance.now();
     await expect(expect(inbox).toReceiveMail({ subject: 'Never' })).rejects.toThrow(`arrived at ${inbox.address} within 1.5 s`);
     expect(performance.now() - started).toBeLessThan(15_000);
   });
 });
 
-describe('reports', () => {
-  test('a received mail is annotated with its HTML and text', async ({ inbox, task }) => {
+describe.concurrent('reports', () => {
+  test('a received mail is annotated with its HTML and text', async ({ inbox, task, expect }) => {
     await send(inbox.address, { subject: 'Your code', text: 'Your code is 482913', html: '<p>Your code is <b>482913</b></p>' });
     await inbox.expectMail({ subject: 'Your code' });
     // Annotations are recorded asynchronously; the runner awaits them before the test ends.
@@ -52,7 +52,7 @@ describe('reports', () => {
   describe('with attach: false', () => {
     test.override({ mailroom: { attach: false } });
 
-    test('nothing is annotated', async ({ inbox, task }) => {
+    test('nothing is annotated', async ({ inbox, task, expect }) => {
       await send(inbox.address, { subject: 'Quiet' });
       await inbox.expectMail({ subject: 'Quiet' });
       // Give a stray annotation every chance to land before looking.
@@ -62,15 +62,15 @@ describe('reports', () => {
   });
 });
 
-describe('types', () => {
-  test('inbox is an Inbox and a wait gives a Mail', async ({ inbox, mailroom }) => {
+describe.concurrent('types', () => {
+  test('inbox is an Inbox and a wait gives a Mail', async ({ inbox, mailroom, expect }) => {
     expectTypeOf(inbox).toEqualTypeOf<Inbox>();
     expectTypeOf(mailroom).toEqualTypeOf<MailroomTestOptions>();
     expectTypeOf(inbox.expectMail).returns.resolves.toEqualTypeOf<Mail>();
     expect(inbox).toBeInstanceOf(Inbox);
   });
 
-  test('toReceiveMail refuses anything but an Inbox, at compile time and at run time', async () => {
+  test('toReceiveMail refuses anything but an Inbox, at compile time and at run time', async ({ expect }) => {
     // The compiler says so by name: "Type 'ToReceiveMailExpectsAnInbox' has no call signatures."
     expectTypeOf(expect(42).toReceiveMail).toEqualTypeOf<ToReceiveMailExpectsAnInbox>();
     expectTypeOf(expect.soft(42).not.toReceiveMail).toEqualTypeOf<ToReceiveMailExpectsAnInbox>();
@@ -81,10 +81,10 @@ describe('types', () => {
   });
 });
 
-describe('retries', () => {
+describe.concurrent('retries', () => {
   const attempts: string[] = [];
 
-  test('a retried test gets a fresh inbox', { retry: 1 }, async ({ inbox, task }) => {
+  test('a retried test gets a fresh inbox', { retry: 1 }, async ({ inbox, task, expect }) => {
     attempts.push(inbox.address);
     await send(inbox.address, { subject: `Attempt ${attempts.length}` });
     // The first attempt fails on purpose; the retry must not see its mail.
