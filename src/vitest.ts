@@ -18,10 +18,11 @@ export type { MailFilter, TextMatcher } from './filter.js';
 /** The fixtures `test` adds to Vitest's test context. */
 export interface MailroomFixtures {
   /**
-   * Options of this test's inbox. Layered, later wins key by key: the
-   * `MAILROOM_*` environment variables, the value provided under `mailroom`
-   * (config `provide`, or `project.provide` in a global setup), then
-   * `test.override({ mailroom })` in a file or `describe`.
+   * Options of this test's inbox: the closest `test.override({ mailroom })`
+   * of its file or `describe`, else the value provided under `mailroom`
+   * (config `provide`, or `project.provide` in a global setup). The inbox
+   * layers them key by key, later wins: the `MAILROOM_*` environment
+   * variables, the provided value, the override.
    */
   mailroom: MailroomTestOptions;
   /** A fresh inbox for this test, its watermark read before the test body runs. */
