@@ -52,6 +52,12 @@ export interface TestRunnerBridge {
    * wait, since a test may change its own timeout.
    */
   timeLeft(): number | undefined;
+  /**
+   * Aborts when the runner gives up on the test (cancelled run, the test's
+   * own timeout): a running wait and the watermark read stop at once
+   * instead of polling for a test that is gone. Optional.
+   */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** A test's inbox and the teardown that goes with it. */
@@ -107,15 +113,12 @@ export async function openTestInbox(options: MailroomTestOptions | undefined, br
     token: settings.token,
     timeout: settings.timeout ?? DEFAULT_TIMEOUT_MS,
     prefix: bridge.title,
+    signal: bridge.signal,
     aroundWait: (wait, run) => bridge.step(wait.title, run),
     waitSignal: () => {
-      const left = bridge.timeLeft();
-      if (left === undefined || !Number.isFinite(left)) return undefined;
-      const cutAfter = Math.max(0, left - deadlineMargin(left));
-      const controller = new AbortController();
-      const reason = new Error(`the test's own timeout was ${formatDuration(left)} away`);
-      setTimeout(() => controller.abort(reason), cutAfter).unref();
-      return controller.signal;
+      const cut = deadlineSignal(bridge.timeLeft());
+      const cancelled = bridge.signal;
+      return cut && cancelled ? AbortSignal.any([cut, cancelled]) : (cut ?? cancelled);
     },
     onEvent: attach ? (event) => reportEvent(event, attachLater) : undefined,
   });
@@ -135,6 +138,16 @@ export async function openTestInbox(options: MailroomTestOptions | undefined, br
       }
     },
   });
+}
+
+/** Fires shortly before the test's own deadline, or undefined when it has none. */
+function deadlineSignal(left: number | undefined): AbortSignal | undefined {
+  if (left === undefined || !Number.isFinite(left)) return undefined;
+  const cutAfter = Math.max(0, left - deadlineMargin(left));
+  const controller = new AbortController();
+  const reason = new Error(`the test's own timeout was ${formatDuration(left)} away`);
+  setTimeout(() => controller.abort(reason), cutAfter).unref();
+  return controller.signal;
 }
 
 function reportEvent(event: InboxEvent, attach: (attachment: ReportAttachment) => void): void {

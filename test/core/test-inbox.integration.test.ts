@@ -99,6 +99,23 @@ describe.concurrent('openTestInbox', () => {
     expect(took).toBeLessThan(1_500 + 1_000);
   });
 
+  it("stops a running wait at once when the runner's signal aborts (cancelled run)", async () => {
+    const controller = new AbortController();
+    const { bridge } = recordingBridge('cancelled');
+    const { inbox, close } = await openTestInbox(connection(), { ...bridge, signal: controller.signal });
+    const started = performance.now();
+    setTimeout(() => controller.abort(new Error('the run was cancelled')), 300);
+    const error = (await inbox.expectMail({ subject: 'Never' }).catch((e: unknown) => e)) as MailTimeoutError;
+    const took = performance.now() - started;
+    await close({ failed: true });
+
+    expect(error).toBeInstanceOf(MailTimeoutError);
+    expect(error.cutShort).toBe(true);
+    expect(error.message).toContain('(the run was cancelled)');
+    // Far from the 30 s budget: the wait noticed the abort, it did not run out.
+    expect(took).toBeLessThan(5_000);
+  });
+
   it('with keepOnFailure keeps a failed test mailbox and says where it is', async () => {
     const { bridge, notes } = recordingBridge('kept');
     const { inbox, close } = await openTestInbox({ ...connection(), keepOnFailure: true }, bridge);

@@ -1,0 +1,170 @@
+// A deliberately failing Vitest run in a child process (test/vitest/inner/),
+// and what it prints: each failure names the address, the filter, the budget
+// and the subjects it saw and rejected; kept and undeletable mailboxes are
+// named too; and the reporter receives mailroom's annotations.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import { beforeAll, describe, expect, inject, test } from 'vitest';
+import type { TestAnnotation } from 'vitest';
+import { apiURL, stats } from './support/env.js';
+
+interface ReportedTest {
+  readonly name: string;
+  readonly state: string;
+  readonly meta: { readonly mailroom?: { readonly address: string } };
+  readonly annotations: readonly TestAnnotation[];
+}
+
+interface InnerRun {
+  readonly exitCode: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly tests: readonly ReportedTest[];
+}
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+async function runInner(): Promise<InnerRun> {
+  const dir = await mkdtemp(join(tmpdir(), 'mailroom-inner-'));
+  const reportPath = join(dir, 'report.json');
+  // A clean environment: nothing of the outer Vitest worker leaks in.
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NO_COLOR: '1',
+    CI: '1',
+    MAILROOM_API_URL: apiURL(),
+    MAILROOM_DOMAIN: inject('mailroom')?.domain,
+    DEMO_APP_URL: inject('demoAppURL'),
+    MAILROOM_INNER_REPORT: reportPath,
+  };
+  try {
+    const vitest = join(ROOT, 'node_modules/vitest/vitest.mjs');
+    const result = await new Promise<{ exitCode: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile(process.execPath, [vitest, 'run', '--config', 'test/vitest/inner/vitest.config.ts'], { cwd: ROOT, env, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+        resolve({ exitCode: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+      });
+    });
+    const tests = JSON.parse(await readFile(reportPath, 'utf8')) as ReportedTest[];
+    return { ...result, tests };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+let run: InnerRun;
+let output: string;
+beforeAll(async () => {
+  run = await runInner();
+  output = `${run.stdout}\n${run.stderr}`;
+}, 120_000);
+
+function reported(name: string): ReportedTest & { address: string } {
+  const found = run.tests.find((t) => t.name === name);
+  if (!found) throw new Error(`The inner run reported no test named ${JSON.stringify(name)}; it printed:\n${output}`);
+  const address = found.meta.mailroom?.address;
+  if (!address && name !== 'fails in setup, naming the option') throw new Error(`No mailroom address in the meta of ${name}`);
+  return { ...found, address: address ?? '' };
+}
+
+/** The lines Vitest prints for one failed test: from its FAIL header to the next divider. */
+function failureBlock(name: string): string {
+  const header = output.split('\n').findIndex((line) => line.includes(' FAIL ') && line.endsWith(`> ${name}`));
+  expect(header, `no FAIL header for ${name} in:\n${output}`).toBeGreaterThanOrEqual(0);
+  const lines = output.split('\n').slice(header);
+  const end = lines.findIndex((line, i) => i > 0 && /⎯{5,}/.test(line));
+  return lines.slice(0, end === -1 ? undefined : end).join('\n');
+}
+
+async function listed(address: string): Promise<string[]> {
+  const res = await request(`${apiURL()}/api/v1/mailbox?address=${encodeURIComponent(address)}`);
+  const body = (await res.body.json()) as { messages: { subject: string }[] };
+  return body.messages.map((m) => m.subject).sort();
+}
+
+describe('a failing inner Vitest run', () => {
+  test('fails four tests and passes two', () => {
+    expect(run.exitCode, output).toBe(1);
+    expect(run.stdout).toMatch(/Tests\s+4 failed \| 2 passed \(6\)/);
+    expect(run.tests.map((t) => [t.name, t.state]).sort()).toEqual([
+      ['expects no welcome mail, but one comes', 'failed'],
+      ['fails in setup, naming the option', 'failed'],
+      ['has a shorter timeout than the mail budget', 'failed'],
+      ['passes, and its mailbox is deleted', 'passed'],
+      ['passes, though deleting its mailbox fails', 'passed'],
+      ['waits for an invoice that never comes', 'failed'],
+    ]);
+  });
+
+  test('a toReceiveMail timeout names the address, the filter, the budget and the rejected subjects', () => {
+    const { address } = reported('waits for an invoice that never comes');
+    const block = failureBlock('waits for an invoice that never comes');
+    expect(block).toContain('expect(inbox).toReceiveMail(filter)');
+    expect(block).toMatch(new RegExp(`No mail matching subject ~ "Invoice" arrived at ${address.replace(/[.]/g, '\\.')} within 4 s \\(\\d+ checks\\)\\. Seen and rejected: `));
+    expect(block).toContain('"Confirm your email" from Acme <hello@acme.example>');
+    expect(block).toContain('"Welcome to Acme" from Acme <hello@acme.example>');
+    // The annotation Vitest prints under the failure.
+    expect(block).toContain('mail seen and rejected');
+  });
+
+  test('keepOnFailure keeps that mailbox and says where it is', async () => {
+    const { address } = reported('waits for an invoice that never comes');
+    expect(run.stderr).toContain(
+      `mailroom kept the mailbox of this failed test: ${address} (test: test/vitest/inner/failing.inner.ts > deliberately failing > kept on failure > waits for an invoice that never comes)`,
+    );
+    expect(await listed(address)).toEqual(['Confirm your email', 'Welcome to Acme']);
+    expect(await stats(address)).toMatchObject({ deleteMailbox: 0 });
+  });
+
+  test('a failing not.toReceiveMail names the mail that arrived', async () => {
+    const { address } = reported('expects no welcome mail, but one comes');
+    const block = failureBlock('expects no welcome mail, but one comes');
+    expect(block).toContain('expect(inbox).not.toReceiveMail(filter)');
+    expect(block).toContain(`Expected no mail matching subject ~ "Welcome" at ${address} for 5 s, but "Welcome to Acme" from Acme <hello@acme.example>`);
+    // Without keepOnFailure a failed test's mailbox is deleted like any other.
+    expect(await stats(address)).toMatchObject({ deleteMailbox: 1 });
+  });
+
+  test("a wait longer than the test's timeout ends first, with its own message", () => {
+    const { address } = reported('has a shorter timeout than the mail budget');
+    const block = failureBlock('has a shorter timeout than the mail budget');
+    expect(block).toContain(`No mail matching subject ~ "Never" arrived at ${address}`);
+    expect(block).toMatch(/cut short of its 30 s budget \(the test's own timeout was \d(\.\d)? s away\)/);
+    expect(output).not.toContain('Test timed out');
+  });
+
+  test('a misspelt option fails the test in setup, naming the option', () => {
+    const block = failureBlock('fails in setup, naming the option');
+    expect(block).toContain('TypeError: Unknown `mailroom` option `timout`; expected one of apiURL, domain, token, timeout, keepOnFailure, attach');
+  });
+
+  test('a passing test leaves no mailbox behind, and its mail is in the report', async () => {
+    const test = reported('passes, and its mailbox is deleted');
+    expect(await stats(test.address)).toMatchObject({ deleteMailbox: 1 });
+    expect(await listed(test.address)).toEqual([]);
+    const confirm = `mail "Confirm your email" to ${test.address}`;
+    expect(test.annotations.map((a) => [a.type, a.message, a.attachment?.contentType])).toEqual([
+      ['mailroom', `${confirm}.html`, 'text/html'],
+      ['mailroom', `${confirm}.txt`, 'text/plain'],
+    ]);
+    expect(test.annotations[1]?.attachment?.body).toMatch(/Codes: \d{6}/);
+  });
+
+  test('the report of a failed wait carries what was seen', () => {
+    const test = reported('waits for an invoice that never comes');
+    const seen = test.annotations.find((a) => a.message === 'mail seen and rejected');
+    expect(seen?.attachment?.contentType).toBe('text/plain');
+    expect(seen?.attachment?.body).toContain(`at ${test.address} for subject ~ "Invoice".`);
+    expect(seen?.attachment?.body).toMatch(/- "Confirm your email" from Acme <hello@acme\.example> at [\d:]+ \(id \w+\)/);
+  });
+
+  test('a teardown that cannot delete the mailbox says so, and the test still passes', () => {
+    const test = reported('passes, though deleting its mailbox fails');
+    expect(test.state).toBe('passed');
+    expect(run.stderr).toContain(`mailroom could not delete the mailbox ${test.address} after the test: `);
+  });
+});

@@ -1,0 +1,60 @@
+// Deliberately failing tests (and two passing ones), run as a child process
+// by test/vitest/failure-output.test.ts, which asserts on what this run
+// prints. Each test is a way a mail test goes wrong in real life.
+import { request } from 'undici';
+import { describe } from 'vitest';
+import { expect, test } from '../../../src/vitest.js';
+
+async function signup(email: string): Promise<void> {
+  const app = process.env.DEMO_APP_URL;
+  if (!app) throw new Error('Set DEMO_APP_URL to the demo app');
+  const res = await request(new URL('/api/signup', app), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
+  await res.body.dump();
+  if (res.statusCode !== 202) throw new Error(`signup answered ${res.statusCode}`);
+}
+
+describe.concurrent('deliberately failing', () => {
+  describe('kept on failure', () => {
+    test.override({ mailroom: { keepOnFailure: true } });
+
+    test('waits for an invoice that never comes', async ({ inbox }) => {
+      await signup(inbox.address);
+      await expect(inbox).toReceiveMail({ subject: 'Invoice' }, { timeout: 4_000 });
+    });
+  });
+
+  test('expects no welcome mail, but one comes', async ({ inbox }) => {
+    await signup(inbox.address);
+    await expect(inbox).not.toReceiveMail({ subject: 'Welcome' }, { within: 5_000 });
+  });
+
+  // The mail budget (30 s by default) is longer than the test's 6 s: the
+  // wait ends first, with its own message instead of Vitest's "Test timed out".
+  test('has a shorter timeout than the mail budget', { timeout: 6_000 }, async ({ inbox }) => {
+    await inbox.expectMail({ subject: 'Never' });
+  });
+
+  describe('with a misspelt option', () => {
+    test.override({ mailroom: { timout: 5_000 } as never });
+
+    test('fails in setup, naming the option', async ({ inbox }) => {
+      await inbox.expectMail();
+    });
+  });
+
+  test('passes, and its mailbox is deleted', async ({ inbox }) => {
+    await signup(inbox.address);
+    await inbox.expectMail({ subject: 'Confirm your email' });
+  });
+
+  test('passes, though deleting its mailbox fails', async ({ inbox }) => {
+    // Every call for this address from now on answers 503, teardown's delete too.
+    const faults = await request(`${process.env.MAILROOM_API_URL}/_mailroom/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address: inbox.address, route: 'any', times: 1_000, fault: { kind: 'status', status: 503 } }),
+    });
+    await faults.body.dump();
+    expect(faults.statusCode).toBe(200);
+  });
+});

@@ -1,0 +1,98 @@
+// The `mailroom` option: provided for the whole run by the global setup,
+// overridden key by key in a file or describe, validated at the edge. And
+// the types: `inbox` is an Inbox, toReceiveMail only compiles on one.
+import { describe, expectTypeOf, inject, vi } from 'vitest';
+import { Inbox, Mail } from '../../src/index.js';
+import { expect, test, type MailroomTestOptions, type ToReceiveMailExpectsAnInbox } from '../../src/vitest.js';
+import { send, stats } from './support/env.js';
+
+describe.concurrent('the provided value', () => {
+  test('reaches the mailroom fixture and the inbox', ({ mailroom, inbox, expect }) => {
+    const provided = inject('mailroom');
+    expect(provided?.apiURL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(mailroom).toEqual(provided);
+    expect(inbox.client.apiURL).toBe(provided?.apiURL);
+    expect(inbox.timeout).toBe(30_000);
+  });
+});
+
+describe.concurrent('test.override in a describe', () => {
+  test.override({ mailroom: { timeout: 1_500 } });
+
+  test('layers its keys over the provided ones', ({ mailroom, inbox, expect }) => {
+    expect(mailroom).toEqual({ timeout: 1_500 });
+    expect(inbox.timeout).toBe(1_500);
+    // The API address still comes from the provided value.
+    expect(inbox.client.apiURL).toBe(inject('mailroom')?.apiURL);
+  });
+
+  test('is the budget of toReceiveMail', async ({ inbox, expect }) => {
+    const started = performance.now();
+    await expect(expect(inbox).toReceiveMail({ subject: 'Never' })).rejects.toThrow(`arrived at ${inbox.address} within 1.5 s`);
+    expect(performance.now() - started).toBeLessThan(15_000);
+  });
+});
+
+describe.concurrent('reports', () => {
+  test('a received mail is annotated with its HTML and text', async ({ inbox, task, expect }) => {
+    await send(inbox.address, { subject: 'Your code', text: 'Your code is 482913', html: '<p>Your code is <b>482913</b></p>' });
+    await inbox.expectMail({ subject: 'Your code' });
+    // Annotations are recorded asynchronously; the runner awaits them before the test ends.
+    await vi.waitFor(() => expect(task.annotations).toHaveLength(2));
+    const name = `mail "Your code" to ${inbox.address}`;
+    expect(task.annotations.map((a) => [a.type, a.message, a.attachment?.contentType])).toEqual([
+      ['mailroom', `${name}.html`, 'text/html'],
+      ['mailroom', `${name}.txt`, 'text/plain'],
+    ]);
+    expect(task.annotations[0]?.attachment?.body).toContain('<p>Your code is <b>482913</b></p>');
+    expect(task.annotations[1]?.attachment?.body).toContain('Codes: 482913');
+    expect(task.meta.mailroom).toEqual({ address: inbox.address });
+  });
+
+  describe('with attach: false', () => {
+    test.override({ mailroom: { attach: false } });
+
+    test('nothing is annotated', async ({ inbox, task, expect }) => {
+      await send(inbox.address, { subject: 'Quiet' });
+      await inbox.expectMail({ subject: 'Quiet' });
+      // Give a stray annotation every chance to land before looking.
+      await expect(inbox).not.toReceiveMail(undefined, { within: 1_000 });
+      expect(task.annotations).toEqual([]);
+    });
+  });
+});
+
+describe.concurrent('types', () => {
+  test('inbox is an Inbox and a wait gives a Mail', async ({ inbox, mailroom, expect }) => {
+    expectTypeOf(inbox).toEqualTypeOf<Inbox>();
+    expectTypeOf(mailroom).toEqualTypeOf<MailroomTestOptions>();
+    expectTypeOf(inbox.expectMail).returns.resolves.toEqualTypeOf<Mail>();
+    expect(inbox).toBeInstanceOf(Inbox);
+  });
+
+  test('toReceiveMail refuses anything but an Inbox, at compile time and at run time', async ({ expect }) => {
+    // The compiler says so by name: "Type 'ToReceiveMailExpectsAnInbox' has no call signatures."
+    expectTypeOf(expect(42).toReceiveMail).toEqualTypeOf<ToReceiveMailExpectsAnInbox>();
+    expectTypeOf(expect.soft(42).not.toReceiveMail).toEqualTypeOf<ToReceiveMailExpectsAnInbox>();
+    // @ts-expect-error toReceiveMail is only typed for an Inbox receiver
+    await expect(expect(42).toReceiveMail()).rejects.toThrow('toReceiveMail expects an Inbox (the `inbox` fixture or the result of createInbox()), got number');
+    // @ts-expect-error not with .not either
+    await expect(expect({ address: 'a@mailroom.test' }).not.toReceiveMail()).rejects.toThrow('got Object');
+  });
+});
+
+describe.concurrent('retries', () => {
+  const attempts: string[] = [];
+
+  test('a retried test gets a fresh inbox', { retry: 1 }, async ({ inbox, task, expect }) => {
+    attempts.push(inbox.address);
+    await send(inbox.address, { subject: `Attempt ${attempts.length}` });
+    // The first attempt fails on purpose; the retry must not see its mail.
+    expect(task.result?.retryCount, 'first attempt').toBe(1);
+    expect(attempts).toHaveLength(2);
+    expect(attempts[1]).not.toBe(attempts[0]);
+    await expect(inbox).toReceiveMail({ subject: 'Attempt 2' });
+    // The failed attempt's teardown ran before the retry, and deleted its mailbox.
+    expect(await stats(attempts[0]!)).toMatchObject({ deleteMailbox: 1 });
+  });
+});
