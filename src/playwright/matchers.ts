@@ -26,7 +26,16 @@ export const mailroomMatchers = {
       name: result.name,
       expected: result.expected,
       actual: result.actual,
-      message: () => `${hint}\n\n${result.message()}\n\nExpected: ${expected}\nReceived: ${result.actual}`,
+      message: () => `${hint}\n\n${result.message()}\n\nExpected: ${expected}\nReceived: ${endSentence(result.actual)}`,
     };
   },
 };
+
+/**
+ * Playwright reads every line of an error that ends like `file:12:34` as a
+ * stack frame, and a list of mails ends with a time (`at 16:49:08`): a full
+ * stop keeps the line in the message.
+ */
+function endSentence(text: string): string {
+  return /[\d)]$/.test(text) ? `${text}.` : text;
+}

@@ -1,0 +1,63 @@
+// A deliberately failing inner run (e2e/inner/failing.inner.ts, a child
+// process against the same servers): what a person reads at 3 a.m. must
+// name the address, the filter, the budget and the mail that was rejected.
+import { stripVTControlCharacters } from 'node:util';
+import { test, expect } from '@playwright/test';
+import { printedAddresses, runInner, type InnerResult } from './support/inner-run.js';
+import { deleteMailbox, subjectsAt } from './support/mailbox.js';
+
+test('a failing inner run explains each failure', async () => {
+  test.setTimeout(180_000);
+  const run = await runInner(['failing.inner.ts']);
+  expect(run.code, run.output).toBe(1);
+  expect(run.report.stats).toMatchObject({ expected: 0, unexpected: 4 });
+
+  const byTitle = (title: string): { result: InnerResult; address: string; error: string } => {
+    const result = run.results.find((r) => r.title === title);
+    if (!result) throw new Error(`no result for "${title}" in:\n${run.output}`);
+    const [address] = printedAddresses(result);
+    expect(address, `"${title}" printed its inbox`).toMatch(/@mailroom\.test$/);
+    return { result, address: address!, error: result.error };
+  };
+
+  // The positive matcher: address, filter, budget, and both rejected subjects.
+  const invoice = byTitle('waits for an invoice that never comes');
+  expect(invoice.address).toMatch(/^waits-for-an-invoice-that-never-[a-z2-7]{16}@mailroom\.test$/);
+  expect(invoice.error).toContain('expect(inbox).toReceiveMail(filter)');
+  expect(invoice.error).toContain(`No mail matching subject ~ "Invoice" arrived at ${invoice.address} within 3 s (`);
+  expect(invoice.error).toMatch(/Seen and rejected: .*"Confirm your email" from Acme <hello@acme\.example> at \d\d:\d\d:\d\d/);
+  expect(invoice.error).toMatch(/Seen and rejected: .*"Welcome to Acme" from Acme <hello@acme\.example> at \d\d:\d\d:\d\d/);
+  expect(invoice.error).toContain('Expected: mail matching subject ~ "Invoice"');
+  expect(invoice.error).toMatch(/Received: rejected: .*"Welcome to Acme"/);
+  expect(invoice.result.result.attachments.map((a) => a.name)).toContain('mail seen and rejected');
+  // The same story in the run's printed output, where CI logs show it.
+  expect(run.output).toContain(`No mail matching subject ~ "Invoice" arrived at ${invoice.address} within 3 s`);
+
+  // The negated matcher: the mail that should not have come.
+  const welcome = byTitle('expects no welcome mail');
+  expect(welcome.error).toContain('expect(inbox).not.toReceiveMail(filter)');
+  expect(welcome.error).toMatch(new RegExp(`Expected no mail matching subject ~ "Welcome" at ${welcome.address.replace(/\./g, '\\.')} for 3 s, but "Welcome to Acme" from Acme <hello@acme\\.example> at \\d\\d:\\d\\d:\\d\\d arrived`));
+  expect(welcome.error).toContain('Expected: no mail matching subject ~ "Welcome"');
+
+  // A mail budget longer than the test: mailroom's own message, not Playwright's timeout.
+  const late = byTitle('runs out of test time before the mail budget');
+  expect(late.result.result.status).toBe('failed');
+  expect(late.error).toContain(`No mail matching subject ~ "Invoice" arrived at ${late.address}`);
+  expect(late.error).toMatch(/when the wait was cut short of its 30 s budget \(the test's own timeout was [\d.]+ s away\)/);
+  expect(late.error).toContain('Seen and rejected: ');
+  expect(late.error).not.toContain('Test timeout of');
+
+  // No stack frame made out of a message line (a time at a line's end looks like one).
+  for (const { result } of [invoice, welcome, late]) {
+    expect(stripVTControlCharacters(result.result.error?.stack ?? '')).not.toMatch(/^\s+at (Received|No mail|Expected)/m);
+  }
+
+  // keepOnFailure keeps the mailbox and says where it is; the others are deleted.
+  const kept = byTitle('with keepOnFailure › keeps the mailbox of a failed test');
+  const note = `mailroom kept the mailbox of this failed test: ${kept.address}`;
+  expect(kept.result.result.annotations).toContainEqual({ type: 'mailroom', description: note });
+  expect(kept.result.stderr).toContain(note);
+  expect(await subjectsAt(kept.address)).toEqual(['Confirm your email', 'Welcome to Acme']);
+  await deleteMailbox(kept.address);
+  for (const { address } of [invoice, welcome, late]) expect(await subjectsAt(address)).toEqual([]);
+});
