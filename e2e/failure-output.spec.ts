@@ -10,7 +10,7 @@ test('a failing inner run explains each failure', async () => {
   test.setTimeout(180_000);
   const run = await runInner(['failing.inner.ts']);
   expect(run.code, run.output).toBe(1);
-  expect(run.report.stats).toMatchObject({ expected: 0, unexpected: 4 });
+  expect(run.report.stats).toMatchObject({ expected: 0, unexpected: 5 });
 
   const byTitle = (title: string): { result: InnerResult; address: string; error: string } => {
     const result = run.results.find((r) => r.title === title);
@@ -60,4 +60,31 @@ test('a failing inner run explains each failure', async () => {
   expect(await subjectsAt(kept.address)).toEqual(['Confirm your email', 'Welcome to Acme']);
   await deleteMailbox(kept.address);
   for (const { address } of [invoice, welcome, late]) expect(await subjectsAt(address)).toEqual([]);
+
+  // A misspelt option fails the test at setup, naming the key.
+  const misspelt = run.results.find((r) => r.title === 'with a misspelt option › never gets an inbox');
+  expect(misspelt?.error).toContain('Unknown `mailroom` option `timout`; expected one of apiURL, domain, token, timeout, keepOnFailure, attach');
+  expect(misspelt && printedAddresses(misspelt)).toEqual([]);
+});
+
+test('a teardown that cannot delete the mailbox never replaces the test\'s result', async () => {
+  test.setTimeout(180_000);
+  const run = await runInner(['teardown.inner.ts']);
+  expect(run.report.stats, run.output).toMatchObject({ expected: 1, unexpected: 1 });
+
+  for (const [title, status] of [
+    ['passes although its mailbox cannot be deleted', 'passed'],
+    ['fails with its own error although its mailbox cannot be deleted', 'failed'],
+  ] as const) {
+    const result = run.results.find((r) => r.title === title);
+    expect(result?.result.status, run.output).toBe(status);
+    const [address] = printedAddresses(result!);
+    const note = result!.result.annotations.find((a) => a.type === 'mailroom')?.description;
+    expect(note).toContain(`mailroom could not delete the mailbox ${address} after the test:`);
+    expect(note).toContain('503 unavailable');
+    if (status === 'failed') {
+      expect(result!.error).toContain('fails on purpose');
+      expect(result!.error).not.toContain('could not delete');
+    }
+  }
 });

@@ -38,3 +38,12 @@ test.describe('with keepOnFailure', () => {
     expect(1, 'fails on purpose').toBe(2);
   });
 });
+
+test.describe('with a misspelt option', () => {
+  // @ts-expect-error the typo is the point: it must fail at setup, naming the key
+  test.use({ mailroom: { timout: 5_000 } });
+
+  test('never gets an inbox', ({ inbox }) => {
+    console.log(`inbox: ${inbox.address}`);
+  });
+});
