@@ -1,7 +1,8 @@
 // Compile-time checks of mailroom/playwright's types, run by `npm run
 // typecheck` (never executed: not a spec file). Each `@ts-expect-error`
 // fails the typecheck if the line below it starts to compile.
-import { test, expect, type Inbox, type Mail } from 'mailroom/playwright';
+import { test as playwrightTest, expect as playwrightExpect, mergeTests, mergeExpects } from '@playwright/test';
+import { test, expect, mailroomFixtures, mailroomMatchers, type Inbox, type Mail } from 'mailroom/playwright';
 
 test('types', async ({ inbox, page }) => {
   const typed: Inbox = inbox;
@@ -26,3 +27,26 @@ test('types', async ({ inbox, page }) => {
   // Playwright's own matchers stay available on an inbox
   expect(inbox).toBeDefined();
 });
+
+// Composing with a project's own fixtures and matchers.
+
+const own = playwrightTest.extend<{ user: string }>({ user: async ({}, use) => use('ada') });
+const merged = mergeTests(own, test);
+const mergedExpect = mergeExpects(playwrightExpect, expect);
+const extended = own.extend(mailroomFixtures);
+const extendedExpect = playwrightExpect.extend(mailroomMatchers);
+
+merged('merged', async ({ inbox, user, mailroom }) => {
+  const timeout: number | undefined = mailroom.timeout;
+  void [user, timeout];
+  await mergedExpect(inbox).toReceiveMail({ subject: 'Welcome' });
+  // @ts-expect-error still only an Inbox
+  await mergedExpect('inbox').toReceiveMail();
+});
+extended('extended', async ({ inbox, user }) => {
+  void user;
+  await extendedExpect(inbox).not.toReceiveMail({ from: /acme/ }, { within: 1_000 });
+});
+extended.use({ mailroom: { keepOnFailure: true } });
+// @ts-expect-error options are checked
+extended.use({ mailroom: { keepOnFailure: 'yes' } });
