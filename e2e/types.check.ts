@@ -50,3 +50,9 @@ extended('extended', async ({ inbox, user }) => {
 extended.use({ mailroom: { keepOnFailure: true } });
 // @ts-expect-error options are checked
 extended.use({ mailroom: { keepOnFailure: 'yes' } });
+
+test('private fixtures stay private', async ({ inbox }) => {
+  void inbox;
+});
+// @ts-expect-error the deadline clock is not part of the public fixtures
+test('no private fixture', async ({ _mailroomTimeLeft }) => void _mailroomTimeLeft);

@@ -22,7 +22,7 @@ test('expects no welcome mail', async ({ inbox, request }) => {
 });
 
 test('runs out of test time before the mail budget', async ({ inbox, request }) => {
-  test.setTimeout(4_000);
+  test.setTimeout(8_000);
   console.log(`inbox: ${inbox.address}`);
   await signUp(request, inbox.address);
   await expect(inbox).toReceiveMail({ subject: 'Invoice' });

@@ -22,16 +22,12 @@ export interface MailroomFixtures {
   inbox: Inbox;
 }
 
-/** @internal Time left before Playwright's own test timeout. */
-export interface MailroomPrivateFixtures {
+/** Time left before Playwright's own test timeout; private, so not in the public types. */
+interface MailroomPrivateFixtures {
   _mailroomTimeLeft: () => number | undefined;
 }
 
-/**
- * The fixtures on their own: `yourTest.extend(mailroomFixtures)`.
- * (`mergeTests(yourTest, test)` with this module's `test` works too.)
- */
-export const mailroomFixtures: Fixtures<MailroomFixtures & MailroomOptions & MailroomPrivateFixtures> = {
+const fixtures: Fixtures<MailroomFixtures & MailroomOptions & MailroomPrivateFixtures> = {
   // Declared the way Playwright declares its own options. The empty default
   // lets the core resolve the environment and built-in defaults, in one place.
   mailroom: [{}, { option: true, box: true }],
@@ -47,6 +43,12 @@ export const mailroomFixtures: Fixtures<MailroomFixtures & MailroomOptions & Mai
     await close({ failed: testInfo.status !== testInfo.expectedStatus });
   },
 };
+
+/**
+ * The fixtures on their own: `yourTest.extend(mailroomFixtures)`.
+ * (`mergeTests(yourTest, test)` with this module's `test` works too.)
+ */
+export const mailroomFixtures = fixtures as Fixtures<MailroomFixtures & MailroomOptions>;
 
 /**
  * Milliseconds left before Playwright fails the test with its own timeout.

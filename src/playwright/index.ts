@@ -1,11 +1,11 @@
 // mailroom/playwright: the `inbox` fixture and `toReceiveMail` for
 // Playwright Test. Every export is listed explicitly.
 import { test as base, expect as baseExpect } from '@playwright/test';
-import { mailroomFixtures, type MailroomFixtures, type MailroomOptions, type MailroomPrivateFixtures } from './fixtures.js';
+import { mailroomFixtures, type MailroomFixtures, type MailroomOptions } from './fixtures.js';
 import { mailroomMatchers } from './matchers.js';
 
 /** Playwright's `test` with the `mailroom` option and the `inbox` fixture. */
-export const test = base.extend<MailroomFixtures & MailroomOptions & MailroomPrivateFixtures>(mailroomFixtures);
+export const test = base.extend<MailroomFixtures & MailroomOptions>(mailroomFixtures);
 
 /** Playwright's `expect` with `toReceiveMail`. */
 export const expect = baseExpect.extend(mailroomMatchers);
