@@ -10,7 +10,7 @@ test('a failing inner run explains each failure', async () => {
   test.setTimeout(180_000);
   const run = await runInner(['failing.inner.ts']);
   expect(run.code, run.output).toBe(1);
-  expect(run.report.stats).toMatchObject({ expected: 0, unexpected: 5 });
+  expect(run.report.stats).toMatchObject({ expected: 0, unexpected: 6 });
 
   const byTitle = (title: string): { result: InnerResult; address: string; error: string } => {
     const result = run.results.find((r) => r.title === title);
@@ -60,6 +60,11 @@ test('a failing inner run explains each failure', async () => {
   expect(await subjectsAt(kept.address)).toEqual(['Confirm your email', 'Welcome to Acme']);
   await deleteMailbox(kept.address);
   for (const { address } of [invoice, welcome, late]) expect(await subjectsAt(address)).toEqual([]);
+
+  // The `mailroom.timeout` option is the matcher's default budget.
+  const optionBudget = byTitle('with a 2 s mail budget › waits the option\'s budget');
+  expect(optionBudget.error).toContain(`No mail matching subject ~ "Invoice" arrived at ${optionBudget.address} within 2 s (`);
+  expect(optionBudget.error).toContain('Nothing arrived at all.');
 
   // A misspelt option fails the test at setup, naming the key.
   const misspelt = run.results.find((r) => r.title === 'with a misspelt option › never gets an inbox');

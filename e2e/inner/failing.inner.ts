@@ -47,3 +47,12 @@ test.describe('with a misspelt option', () => {
     console.log(`inbox: ${inbox.address}`);
   });
 });
+
+test.describe('with a 2 s mail budget', () => {
+  test.use({ mailroom: { timeout: 2_000 } });
+
+  test('waits the option\'s budget', async ({ inbox }) => {
+    console.log(`inbox: ${inbox.address}`);
+    await expect(inbox).toReceiveMail({ subject: 'Invoice' });
+  });
+});
