@@ -1,18 +1,26 @@
 import { defineConfig } from '@playwright/test';
+import { mailroomWebServer, type MailroomOptions } from 'mailroom/playwright';
 import { chromiumLaunchOptions } from './e2e/chromium.js';
+import { API_URL, APP_URL, HTTP_PORT, SMTP_PORT, demoAppWebServer } from './e2e/servers.js';
 
-// Each spec starts what it needs (the demo app, an SMTP server) on port 0,
-// so no webServer is declared here.
-export default defineConfig({
+// One mailroom server and one Acme demo app for the whole run, started by
+// Playwright before the first test (see e2e/servers.ts for the ports).
+// e2e/inner/ holds the suites that specs run as child processes (shards, a
+// deliberately failing run); they are not part of this run.
+export default defineConfig<MailroomOptions>({
   testDir: 'e2e',
+  testIgnore: ['inner/**'],
   workers: 4,
   fullyParallel: true,
   forbidOnly: Boolean(process.env.CI),
   reporter: [['list'], ['html', { outputFolder: 'playwright-report', open: 'never' }]],
+  webServer: [mailroomWebServer({ smtpPort: SMTP_PORT, httpPort: HTTP_PORT }), demoAppWebServer],
   use: {
     browserName: 'chromium',
     headless: true,
     launchOptions: chromiumLaunchOptions(),
     trace: 'retain-on-failure',
+    baseURL: APP_URL,
+    mailroom: { apiURL: API_URL },
   },
 });

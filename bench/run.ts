@@ -1,6 +1,7 @@
 // `npm run bench`: runs every benchmark section, or the ones named on the
 // command line (`npm run bench -- server`). Speed is proven here, not in
 // timed unit tests. Each section prints its own table with its targets.
+import { fixtureBench } from './fixture.js';
 import { serverBench } from './server.js';
 import { serverWaitBench } from './server-wait.js';
 import { waitBench } from './wait.js';
@@ -11,7 +12,7 @@ export interface BenchSection {
   run(): Promise<void>;
 }
 
-const sections: readonly BenchSection[] = [serverBench, waitBench, serverWaitBench];
+const sections: readonly BenchSection[] = [serverBench, waitBench, serverWaitBench, fixtureBench];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((name) => !sections.some((s) => s.name === name));

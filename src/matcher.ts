@@ -39,6 +39,7 @@ export interface ReceiveMailResult {
  */
 export async function matchReceiveMail(received: unknown, filter: MailFilter | undefined, options: ReceiveMailOptions = {}, context: { readonly isNot?: boolean } = {}): Promise<ReceiveMailResult> {
   const inbox = assertInbox(received);
+  assertMatcherOptions(options, context.isNot === true);
   const expected = describeFilter(filter);
   if (context.isNot) {
     const within = options.within ?? options.timeout ?? DEFAULT_QUIET_MS;
@@ -66,6 +67,20 @@ function assertInbox(value: unknown): Inbox {
     throw new TypeError(`toReceiveMail expects an Inbox (the \`inbox\` fixture or the result of createInbox()), got ${got}`);
   }
   return value;
+}
+
+const MATCHER_OPTION_KEYS = new Set(['timeout', 'within', 'signal']);
+
+/** A misspelt budget must not silently fall back to the default one. */
+function assertMatcherOptions(options: unknown, isNot: boolean): void {
+  if (options === undefined) return;
+  if (options === null || typeof options !== 'object') throw new TypeError(`Expected toReceiveMail options to be an object like { ${isNot ? 'within' : 'timeout'}: 10_000 }`);
+  for (const key of Object.keys(options)) {
+    if (!MATCHER_OPTION_KEYS.has(key)) throw new TypeError(`Unknown toReceiveMail option \`${key}\` (expected \`${isNot ? 'within' : 'timeout'}\`)`);
+  }
+  if (!isNot && (options as ReceiveMailOptions).within !== undefined) {
+    throw new TypeError('`within` is the quiet period of `.not.toReceiveMail`; the budget of `toReceiveMail` is `timeout`');
+  }
 }
 
 function result(pass: boolean, message: () => string, expected: string, actual: string, mail: Mail | undefined, error: MailTimeoutError | UnexpectedMailError | undefined): ReceiveMailResult {

@@ -278,6 +278,13 @@ describe.concurrent('hooks for runner adapters', () => {
     expect(notFail.message()).toContain('but "Error" from Acme <hello@acme.example>');
     await expect(matchReceiveMail(42, {})).rejects.toThrow('toReceiveMail expects an Inbox');
   });
+
+  it('names a misspelt or misplaced matcher option instead of waiting the default budget', async () => {
+    const { inbox } = await observedInbox(server);
+    await expect(matchReceiveMail(inbox, {}, { timout: 5 } as never)).rejects.toThrow('Unknown toReceiveMail option `timout` (expected `timeout`)');
+    await expect(matchReceiveMail(inbox, {}, { whithin: 5 } as never, { isNot: true })).rejects.toThrow('Unknown toReceiveMail option `whithin` (expected `within`)');
+    await expect(matchReceiveMail(inbox, {}, { within: 5 })).rejects.toThrow('`within` is the quiet period of `.not.toReceiveMail`; the budget of `toReceiveMail` is `timeout`');
+  });
 });
 
 describe.concurrent('exactly once across restarts', () => {

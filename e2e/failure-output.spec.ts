@@ -1,0 +1,95 @@
+// A deliberately failing inner run (e2e/inner/failing.inner.ts, a child
+// process against the same servers): what a person reads at 3 a.m. must
+// name the address, the filter, the budget and the mail that was rejected.
+import { stripVTControlCharacters } from 'node:util';
+import { test, expect } from '@playwright/test';
+import { printedAddresses, runInner, type InnerResult } from './support/inner-run.js';
+import { deleteMailbox, subjectsAt } from './support/mailbox.js';
+
+test('a failing inner run explains each failure', async () => {
+  test.setTimeout(180_000);
+  const run = await runInner(['failing.inner.ts']);
+  expect(run.code, run.output).toBe(1);
+  expect(run.report.stats).toMatchObject({ expected: 0, unexpected: 6 });
+
+  const byTitle = (title: string): { result: InnerResult; address: string; error: string } => {
+    const result = run.results.find((r) => r.title === title);
+    if (!result) throw new Error(`no result for "${title}" in:\n${run.output}`);
+    const [address] = printedAddresses(result);
+    expect(address, `"${title}" printed its inbox`).toMatch(/@mailroom\.test$/);
+    return { result, address: address!, error: result.error };
+  };
+
+  // The positive matcher: address, filter, budget, and both rejected subjects.
+  const invoice = byTitle('waits for an invoice that never comes');
+  expect(invoice.address).toMatch(/^waits-for-an-invoice-that-never-[a-z2-7]{16}@mailroom\.test$/);
+  expect(invoice.error).toContain('expect(inbox).toReceiveMail(filter)');
+  expect(invoice.error).toContain(`No mail matching subject ~ "Invoice" arrived at ${invoice.address} within 3 s (`);
+  expect(invoice.error).toMatch(/Seen and rejected: .*"Confirm your email" from Acme <hello@acme\.example> at \d\d:\d\d:\d\d/);
+  expect(invoice.error).toMatch(/Seen and rejected: .*"Welcome to Acme" from Acme <hello@acme\.example> at \d\d:\d\d:\d\d/);
+  expect(invoice.error).toContain('Expected: mail matching subject ~ "Invoice"');
+  expect(invoice.error).toMatch(/Received: rejected: .*"Welcome to Acme"/);
+  expect(invoice.result.result.attachments.map((a) => a.name)).toContain('mail seen and rejected');
+  // The same story in the run's printed output, where CI logs show it.
+  expect(run.output).toContain(`No mail matching subject ~ "Invoice" arrived at ${invoice.address} within 3 s`);
+
+  // The negated matcher: the mail that should not have come.
+  const welcome = byTitle('expects no welcome mail');
+  expect(welcome.error).toContain('expect(inbox).not.toReceiveMail(filter)');
+  expect(welcome.error).toMatch(new RegExp(`Expected no mail matching subject ~ "Welcome" at ${welcome.address.replace(/\./g, '\\.')} for 3 s, but "Welcome to Acme" from Acme <hello@acme\\.example> at \\d\\d:\\d\\d:\\d\\d arrived`));
+  expect(welcome.error).toContain('Expected: no mail matching subject ~ "Welcome"');
+
+  // A mail budget longer than the test: mailroom's own message, not Playwright's timeout.
+  const late = byTitle('runs out of test time before the mail budget');
+  expect(late.result.result.status).toBe('failed');
+  expect(late.error).toContain(`No mail matching subject ~ "Invoice" arrived at ${late.address}`);
+  expect(late.error).toMatch(/when the wait was cut short of its 30 s budget \(the test's own timeout was [\d.]+ s away\)/);
+  expect(late.error).toContain('Seen and rejected: ');
+  expect(late.error).not.toContain('Test timeout of');
+
+  // No stack frame made out of a message line (a time at a line's end looks like one).
+  for (const { result } of [invoice, welcome, late]) {
+    expect(stripVTControlCharacters(result.result.error?.stack ?? '')).not.toMatch(/^\s+at (Received|No mail|Expected)/m);
+  }
+
+  // keepOnFailure keeps the mailbox and says where it is; the others are deleted.
+  const kept = byTitle('with keepOnFailure › keeps the mailbox of a failed test');
+  const note = `mailroom kept the mailbox of this failed test: ${kept.address}`;
+  expect(kept.result.result.annotations).toContainEqual({ type: 'mailroom', description: note });
+  expect(kept.result.stderr).toContain(note);
+  expect(await subjectsAt(kept.address)).toEqual(['Confirm your email', 'Welcome to Acme']);
+  await deleteMailbox(kept.address);
+  for (const { address } of [invoice, welcome, late]) expect(await subjectsAt(address)).toEqual([]);
+
+  // The `mailroom.timeout` option is the matcher's default budget.
+  const optionBudget = byTitle('with a 2 s mail budget › waits the option\'s budget');
+  expect(optionBudget.error).toContain(`No mail matching subject ~ "Invoice" arrived at ${optionBudget.address} within 2 s (`);
+  expect(optionBudget.error).toContain('Nothing arrived at all.');
+
+  // A misspelt option fails the test at setup, naming the key.
+  const misspelt = run.results.find((r) => r.title === 'with a misspelt option › never gets an inbox');
+  expect(misspelt?.error).toContain('Unknown `mailroom` option `timout`; expected one of apiURL, domain, token, timeout, keepOnFailure, attach');
+  expect(misspelt && printedAddresses(misspelt)).toEqual([]);
+});
+
+test('a teardown that cannot delete the mailbox never replaces the test\'s result', async () => {
+  test.setTimeout(180_000);
+  const run = await runInner(['teardown.inner.ts']);
+  expect(run.report.stats, run.output).toMatchObject({ expected: 1, unexpected: 1 });
+
+  for (const [title, status] of [
+    ['passes although its mailbox cannot be deleted', 'passed'],
+    ['fails with its own error although its mailbox cannot be deleted', 'failed'],
+  ] as const) {
+    const result = run.results.find((r) => r.title === title);
+    expect(result?.result.status, run.output).toBe(status);
+    const [address] = printedAddresses(result!);
+    const note = result!.result.annotations.find((a) => a.type === 'mailroom')?.description;
+    expect(note).toContain(`mailroom could not delete the mailbox ${address} after the test:`);
+    expect(note).toContain('503 unavailable');
+    if (status === 'failed') {
+      expect(result!.error).toContain('fails on purpose');
+      expect(result!.error).not.toContain('could not delete');
+    }
+  }
+});

@@ -1,0 +1,24 @@
+// The suites under e2e/inner/ run as child processes of outer specs
+// (shards, retries, a deliberately failing run), never in the outer run.
+// They reach the outer run's servers: the demo app through the same port
+// variables, the mailbox API through MAILROOM_API_URL only (no `mailroom`
+// option here), as a CI job pointed at a server would.
+import { defineConfig } from '@playwright/test';
+import type { MailroomOptions } from 'mailroom/playwright';
+import { chromiumLaunchOptions } from '../chromium.js';
+import { APP_URL } from '../servers.js';
+
+export default defineConfig<MailroomOptions>({
+  testDir: '.',
+  testMatch: '*.inner.ts',
+  outputDir: process.env.MAILROOM_INNER_OUTPUT ?? '../../test-results/inner',
+  workers: 2,
+  fullyParallel: true,
+  reporter: [['list'], ['json', { outputFile: process.env.MAILROOM_INNER_REPORT ?? '../../test-results/inner-report.json' }]],
+  use: {
+    browserName: 'chromium',
+    headless: true,
+    launchOptions: chromiumLaunchOptions(),
+    baseURL: APP_URL,
+  },
+});

@@ -1,0 +1,38 @@
+// Where the e2e suite's servers listen. One mailroom server and one demo app
+// serve every worker, every shard and every inner run (child processes read
+// the same variables). The defaults are fixed ports away from mailroom's own
+// (2525/8025) and the demo app's (3000), so a developer's `mailroom serve`
+// keeps running; set the variables to move them.
+import { fileURLToPath } from 'node:url';
+
+function portFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name]?.trim();
+  if (!raw) return fallback;
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port < 1 || port > 65535) throw new TypeError(`Expected ${name} to be a port from 1 to 65535, got "${raw}"`);
+  return port;
+}
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export const SMTP_PORT = portFromEnv('MAILROOM_E2E_SMTP_PORT', 2626);
+export const HTTP_PORT = portFromEnv('MAILROOM_E2E_HTTP_PORT', 8126);
+export const APP_PORT = portFromEnv('MAILROOM_E2E_APP_PORT', 3126);
+
+/** The mailbox API the tests read, as `use: { mailroom: { apiURL } }`. */
+export const API_URL = `http://127.0.0.1:${HTTP_PORT}`;
+/** The Acme demo app, as `use: { baseURL }`. */
+export const APP_URL = `http://127.0.0.1:${APP_PORT}`;
+
+/** The demo app as a `webServer` entry, sending its mail to the e2e mailroom server. */
+export const demoAppWebServer = {
+  name: 'acme',
+  command: `${JSON.stringify(process.execPath)} --import tsx fixtures/demo-app/main.ts`,
+  cwd: ROOT,
+  url: `${APP_URL}/healthz`,
+  env: { DEMO_PORT: String(APP_PORT), MAILROOM_SMTP_PORT: String(SMTP_PORT) },
+  reuseExistingServer: !process.env.CI,
+  stdout: 'pipe',
+  timeout: 30_000,
+  gracefulShutdown: { signal: 'SIGTERM', timeout: 5_000 },
+} as const;

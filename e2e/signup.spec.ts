@@ -1,0 +1,83 @@
+// The signup flow of the Acme demo app through real Chromium, with the
+// `inbox` fixture and `toReceiveMail` exactly as a user writes them.
+import { test, expect, MailTimeoutError } from 'mailroom/playwright';
+
+test('signs up, confirms with the link, and gets the welcome mail', async ({ page, inbox }) => {
+  await page.goto('/');
+  await page.getByLabel('Email').fill(inbox.address);
+  await page.getByRole('button', { name: 'Sign up' }).click();
+  await expect(page.getByRole('heading', { name: 'Check your inbox' })).toBeVisible();
+
+  const mail = await inbox.expectMail({ subject: 'Confirm' });
+  expect(mail.to).toEqual([inbox.address]);
+  expect(mail.links).toHaveLength(1);
+  await page.goto(mail.links[0]!);
+  await expect(page.getByRole('heading', { name: 'Email confirmed' })).toBeVisible();
+  await expect(page.getByText(`${inbox.address} is confirmed`)).toBeVisible();
+
+  await expect(inbox).toReceiveMail({ subject: 'Welcome' });
+  await expect(inbox).not.toReceiveMail({ subject: 'Error' }, { within: 2_000 });
+});
+
+test('the code from the mail verifies the address', async ({ page, inbox }) => {
+  await page.goto('/');
+  await page.getByLabel('Email').fill(inbox.address);
+  await page.getByRole('button', { name: 'Sign up' }).click();
+  await page.getByRole('link', { name: 'Enter the code instead' }).click();
+
+  const mail = await inbox.expectMail({ subject: 'Confirm your email', from: 'acme.example' });
+  // The code sits past the preview: only the fetched body has it.
+  expect(mail.preview).not.toMatch(/\d{6}/);
+  expect(mail.codes).toHaveLength(1);
+  await expect(page.getByLabel('Email')).toHaveValue(inbox.address);
+  await page.getByLabel('Code').fill(mail.codes[0]!);
+  await page.getByRole('button', { name: 'Verify' }).click();
+  await expect(page.getByRole('heading', { name: 'Code accepted' })).toBeVisible();
+});
+
+test('signing up twice warns the owner and sends no second confirmation', async ({ page, inbox }) => {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    await page.goto('/');
+    await page.getByLabel('Email').fill(inbox.address);
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await expect(page.getByRole('heading', { name: 'Check your inbox' })).toBeVisible();
+  }
+  // The first signup's two mails, then the warning: each wait takes the next one.
+  await expect(inbox).toReceiveMail({ subject: 'Confirm' });
+  await expect(inbox).toReceiveMail({ subject: 'Welcome' });
+  await expect(inbox).toReceiveMail({ subject: /someone tried/i });
+  // Mail did arrive after the watermark, but none of it is a second confirmation.
+  await expect(inbox).not.toReceiveMail({ subject: 'Confirm' }, { within: 1_500 });
+  expect((await inbox.messages()).map((m) => m.subject).sort()).toEqual(['Confirm your email', 'Someone tried to sign up with your address', 'Welcome to Acme']);
+});
+
+test('received mail is attached to the report, HTML and text', async ({ page, inbox }, testInfo) => {
+  await page.goto('/');
+  await page.getByLabel('Email').fill(inbox.address);
+  await page.getByRole('button', { name: 'Sign up' }).click();
+  await inbox.expectMail({ subject: 'Confirm' });
+
+  const attached = testInfo.attachments.map((a) => [a.name, a.contentType]);
+  expect(attached).toEqual([
+    [`mail "Confirm your email" to ${inbox.address}.html`, 'text/html'],
+    [`mail "Confirm your email" to ${inbox.address}.txt`, 'text/plain'],
+  ]);
+  expect(testInfo.attachments[1]?.body?.toString()).toMatch(/^Codes: \d{6}$/m);
+});
+
+test('a wait longer than the test has left ends first, with its own message', async ({ inbox }) => {
+  // 8 s: the cut comes 800 ms before the deadline, room enough on a loaded machine.
+  test.setTimeout(8_000);
+  const started = performance.now();
+  const error = await inbox.expectMail({ subject: 'Never sent' }).catch((e: unknown) => e);
+  const waited = performance.now() - started;
+
+  expect(error).toBeInstanceOf(MailTimeoutError);
+  const timeout = error as MailTimeoutError;
+  expect(timeout.budgetMs).toBe(30_000);
+  expect(timeout.cutShort).toBe(true);
+  expect(timeout.message).toContain(`No mail matching subject ~ "Never sent" arrived at ${inbox.address}`);
+  expect(timeout.message).toMatch(/cut short of its 30 s budget \(the test's own timeout was [\d.]+ s away\)/);
+  // Ended inside the test's 8 s, with room left to report it.
+  expect(waited).toBeLessThan(8_000);
+});

@@ -1,0 +1,58 @@
+// Compile-time checks of mailroom/playwright's types, run by `npm run
+// typecheck` (never executed: not a spec file). Each `@ts-expect-error`
+// fails the typecheck if the line below it starts to compile.
+import { test as playwrightTest, expect as playwrightExpect, mergeTests, mergeExpects } from '@playwright/test';
+import { test, expect, mailroomFixtures, mailroomMatchers, type Inbox, type Mail } from 'mailroom/playwright';
+
+test('types', async ({ inbox, page }) => {
+  const typed: Inbox = inbox;
+  const mail: Mail = await inbox.expectMail({ subject: /confirm/i });
+  const link: string | undefined = mail.links[0];
+  void [typed, link];
+
+  await expect(inbox).toReceiveMail();
+  await expect(inbox).toReceiveMail({ subject: 'Welcome' }, { timeout: 10_000 });
+  await expect(inbox).not.toReceiveMail({ subject: 'Error' }, { within: 2_000 });
+
+  // @ts-expect-error toReceiveMail takes an Inbox, not a number
+  await expect(42).toReceiveMail();
+  // @ts-expect-error nor a page
+  await expect(page).toReceiveMail();
+  // @ts-expect-error nor a mail
+  await expect(mail).toReceiveMail();
+  // @ts-expect-error filters name from, to, subject or where
+  await expect(inbox).toReceiveMail({ title: 'Welcome' });
+  // @ts-expect-error the budget is in milliseconds
+  await expect(inbox).toReceiveMail({}, { timeout: '10s' });
+  // Playwright's own matchers stay available on an inbox
+  expect(inbox).toBeDefined();
+});
+
+// Composing with a project's own fixtures and matchers.
+
+const own = playwrightTest.extend<{ user: string }>({ user: async ({}, use) => use('ada') });
+const merged = mergeTests(own, test);
+const mergedExpect = mergeExpects(playwrightExpect, expect);
+const extended = own.extend(mailroomFixtures);
+const extendedExpect = playwrightExpect.extend(mailroomMatchers);
+
+merged('merged', async ({ inbox, user, mailroom }) => {
+  const timeout: number | undefined = mailroom.timeout;
+  void [user, timeout];
+  await mergedExpect(inbox).toReceiveMail({ subject: 'Welcome' });
+  // @ts-expect-error still only an Inbox
+  await mergedExpect('inbox').toReceiveMail();
+});
+extended('extended', async ({ inbox, user }) => {
+  void user;
+  await extendedExpect(inbox).not.toReceiveMail({ from: /acme/ }, { within: 1_000 });
+});
+extended.use({ mailroom: { keepOnFailure: true } });
+// @ts-expect-error options are checked
+extended.use({ mailroom: { keepOnFailure: 'yes' } });
+
+test('private fixtures stay private', async ({ inbox }) => {
+  void inbox;
+});
+// @ts-expect-error the deadline clock is not part of the public fixtures
+test('no private fixture', async ({ _mailroomTimeLeft }) => void _mailroomTimeLeft);

@@ -1,0 +1,88 @@
+// The `mailroom` option and the `inbox` fixture. Everything an inbox does
+// around a test (steps, attachments, the deadline cap, teardown) lives in
+// the core's openTestInbox; this file only translates Playwright's TestInfo
+// into the core's TestRunnerBridge.
+import { test as base, type Fixtures, type TestInfo } from '@playwright/test';
+import type { Inbox } from '../inbox.js';
+import { openTestInbox, type MailroomTestOptions, type TestRunnerBridge } from '../test-inbox.js';
+
+/** The option fixture, set in the config's `use` or with `test.use`. */
+export interface MailroomOptions {
+  /**
+   * Where the mail server is and how waits behave. Unset keys fall back to
+   * the `MAILROOM_*` environment variables, then to the embedded server's
+   * defaults (`http://127.0.0.1:8025`, `mailroom.test`, 30 s).
+   */
+  mailroom: MailroomTestOptions;
+}
+
+/** The test-scoped fixtures. */
+export interface MailroomFixtures {
+  /** A fresh address for this test, its watermark read before the test body runs. */
+  inbox: Inbox;
+}
+
+/** Time left before Playwright's own test timeout; private, so not in the public types. */
+interface MailroomPrivateFixtures {
+  _mailroomTimeLeft: () => number | undefined;
+}
+
+const fixtures: Fixtures<MailroomFixtures & MailroomOptions & MailroomPrivateFixtures> = {
+  // Declared the way Playwright declares its own options. The empty default
+  // lets the core resolve the environment and built-in defaults, in one place.
+  mailroom: [{}, { option: true, box: true }],
+
+  // Auto, so it is set up before the test's other fixtures (page, context…)
+  // and its clock starts about where Playwright's test timeout does.
+  // eslint-disable-next-line no-empty-pattern
+  _mailroomTimeLeft: [async ({}, use, testInfo) => use(timeLeftClock(testInfo, performance.now())), { auto: true, box: true }],
+
+  inbox: async ({ mailroom, _mailroomTimeLeft }, use, testInfo) => {
+    const { inbox, close } = await openTestInbox(mailroom, bridgeFor(testInfo, _mailroomTimeLeft));
+    await use(inbox);
+    await close({ failed: testInfo.status !== testInfo.expectedStatus });
+  },
+};
+
+/**
+ * The fixtures on their own: `yourTest.extend(mailroomFixtures)`.
+ * (`mergeTests(yourTest, test)` with this module's `test` works too.)
+ */
+export const mailroomFixtures = fixtures as Fixtures<MailroomFixtures & MailroomOptions>;
+
+/**
+ * Milliseconds left before Playwright fails the test with its own timeout.
+ *
+ * `testInfo.timeout` is read at every call: `test.setTimeout()` and
+ * `test.slow()` change it while the test runs, and 0 means no timeout.
+ * Playwright has no public clock for the time already spent, so it is
+ * counted from this fixture's setup, which comes before the test's other
+ * fixtures. That count is never short of Playwright's own, so a wait is
+ * cut early rather than late: it also includes time Playwright does not
+ * charge to the test (a worker fixture such as the browser, launched for a
+ * worker's first test).
+ */
+export function timeLeftClock(testInfo: Pick<TestInfo, 'timeout' | 'duration'>, startedAt: number): () => number | undefined {
+  return () => {
+    const timeout = testInfo.timeout;
+    if (!timeout) return undefined;
+    // Once the body has finished (`duration` is set), afterEach hooks and
+    // fixture teardown run on a separate budget of their own.
+    if (testInfo.duration > 0) return undefined;
+    return timeout - (performance.now() - startedAt);
+  };
+}
+
+function bridgeFor(testInfo: TestInfo, timeLeft: () => number | undefined): TestRunnerBridge {
+  return {
+    title: testInfo.title,
+    // Boxed: a failed wait points at the test's line, not at mailroom's code.
+    step: (title, run) => base.step(title, run, { box: true }),
+    attach: ({ name, contentType, body }) => testInfo.attach(name, { contentType, body }),
+    note: (message) => {
+      testInfo.annotations.push({ type: 'mailroom', description: message });
+      console.error(message);
+    },
+    timeLeft,
+  };
+}

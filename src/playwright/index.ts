@@ -1,0 +1,26 @@
+// mailroom/playwright: the `inbox` fixture and `toReceiveMail` for
+// Playwright Test. Every export is listed explicitly.
+import { test as base, expect as baseExpect } from '@playwright/test';
+import { mailroomFixtures, type MailroomFixtures, type MailroomOptions } from './fixtures.js';
+import { mailroomMatchers } from './matchers.js';
+
+/** Playwright's `test` with the `mailroom` option and the `inbox` fixture. */
+export const test = base.extend<MailroomFixtures & MailroomOptions>(mailroomFixtures);
+
+/** Playwright's `expect` with `toReceiveMail`. */
+export const expect = baseExpect.extend(mailroomMatchers);
+
+export { mailroomFixtures } from './fixtures.js';
+export type { MailroomFixtures, MailroomOptions } from './fixtures.js';
+export { mailroomMatchers } from './matchers.js';
+export type { ToReceiveMailOptions } from './matchers.js';
+export { mailroomWebServer } from './web-server.js';
+export type { MailroomWebServerOptions } from './web-server.js';
+
+// The types a test touches, so one import is enough.
+export type { Inbox } from '../inbox.js';
+export type { Mail, MailAttachment } from '../mail.js';
+export type { MailFilter, TextMatcher } from '../filter.js';
+export type { MailSummary } from '../summary.js';
+export type { MailroomTestOptions } from '../test-inbox.js';
+export { MailTimeoutError, UnexpectedMailError, MailroomError } from '../errors.js';

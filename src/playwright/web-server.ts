@@ -1,0 +1,66 @@
+// A `webServer` entry for playwright.config.ts that runs `mailroom serve`
+// for the length of the test run and waits for its /healthz.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { PlaywrightTestConfig } from '@playwright/test';
+
+type WebServer = Exclude<NonNullable<PlaywrightTestConfig['webServer']>, readonly unknown[]>;
+
+export interface MailroomWebServerOptions {
+  /** SMTP port (default 2525). */
+  readonly smtpPort?: number | undefined;
+  /** HTTP API port (default 8025); readiness is `GET /healthz` there. */
+  readonly httpPort?: number | undefined;
+  /** Interface both listeners bind to (default 127.0.0.1). */
+  readonly host?: string | undefined;
+  /** Domains whose mail is accepted (default `mailroom.test`). */
+  readonly domains?: readonly string[] | undefined;
+  /** Use a server already listening there instead of starting one (default: yes, except on CI). */
+  readonly reuseExistingServer?: boolean | undefined;
+  /** How long to wait for /healthz, in ms (default 30 s). */
+  readonly timeout?: number | undefined;
+}
+
+/**
+ * `webServer: [mailroomWebServer({ smtpPort: 2626, httpPort: 8126 })]`
+ * starts the embedded mail server before the tests and stops it after.
+ * Point the tests at it with `use: { mailroom: { apiURL: 'http://127.0.0.1:8126' } }`.
+ */
+export function mailroomWebServer(options: MailroomWebServerOptions = {}): WebServer {
+  if (options === null || typeof options !== 'object') throw new TypeError('Expected mailroomWebServer options to be an object like { smtpPort: 2525, httpPort: 8025 }');
+  const smtpPort = port('smtpPort', options.smtpPort ?? 2525);
+  const httpPort = port('httpPort', options.httpPort ?? 8025);
+  const host = options.host ?? '127.0.0.1';
+  if (typeof host !== 'string' || host === '') throw new TypeError(`Expected \`host\` to be an interface address like "127.0.0.1", got ${JSON.stringify(host)}`);
+  const domains = options.domains ?? [];
+  if (!Array.isArray(domains) || domains.some((d) => typeof d !== 'string' || d === '')) throw new TypeError('Expected `domains` to be an array of domain names');
+  const timeout = options.timeout ?? 30_000;
+  if (typeof timeout !== 'number' || !(timeout > 0)) throw new TypeError(`Expected \`timeout\` to be a positive number of milliseconds, got ${String(timeout)}`);
+
+  const cli = fileURLToPath(new URL('../cli.js', import.meta.url));
+  if (!existsSync(cli)) throw new Error(`mailroomWebServer: the mailroom CLI is missing at ${cli}; is the package built (npm run build)?`);
+  const args = ['serve', '--smtp-port', String(smtpPort), '--http-port', String(httpPort), '--host', host, ...domains.flatMap((d) => ['--domain', d])];
+  const readyHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return {
+    name: 'mailroom',
+    command: [process.execPath, cli, ...args].map(shellQuote).join(' '),
+    url: `http://${readyHost}:${httpPort}/healthz`,
+    reuseExistingServer: options.reuseExistingServer ?? !process.env.CI,
+    timeout,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 5_000 },
+  };
+}
+
+function port(name: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 65535) {
+    throw new TypeError(`Expected \`${name}\` to be a port from 1 to 65535, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** Quotes for `sh -c` (and cmd.exe, which takes double quotes). */
+function shellQuote(word: string): string {
+  return /^[\w./:@=-]+$/.test(word) ? word : JSON.stringify(word);
+}
