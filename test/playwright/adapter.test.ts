@@ -57,7 +57,7 @@ describe('mailroomWebServer', () => {
         const { statusCode, body } = await request(entry.url!);
         return statusCode === 200 ? body.json() : undefined;
       }, 15_000);
-      expect(answer).toEqual({ ok: true });
+      expect(answer).toMatchObject({ ok: true });
       expect(output).toContain(`SMTP listening on 127.0.0.1:${smtpPort}`);
     } finally {
       child.kill('SIGTERM');
