@@ -1,0 +1,112 @@
+// `npm run test:pack`: the package as a user receives it. Packs mailroom with
+// `npm pack`, installs the tarball into a new project next to vitest and
+// @playwright/test, and runs there a type check, a Vitest signup test and a
+// Playwright signup spec (the templates in test/pack/project) against the
+// Acme demo app. Exits non-zero, with the failing command's output, when any
+// step fails; the project is kept for a post-mortem then.
+import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { findChromium } from '../e2e/chromium.js';
+import { startDemoApp } from '../fixtures/demo-app/index.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const TEMPLATE = join(ROOT, 'test/pack/project');
+
+interface Ran {
+  readonly code: number | null;
+  readonly output: string;
+}
+
+function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, output }));
+  });
+}
+
+async function step(title: string, command: string, args: readonly string[], cwd: string, env?: NodeJS.ProcessEnv, expect?: RegExp): Promise<string> {
+  const started = performance.now();
+  const { code, output } = await run(command, args, cwd, env);
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  if (code !== 0 || (expect && !expect.test(output))) {
+    const why = code !== 0 ? `exited with ${code}` : `printed nothing matching ${expect}`;
+    throw new Error(`pack check: ${title} failed: \`${command} ${args.join(' ')}\` in ${cwd} ${why}.\n--- its output ---\n${output}`);
+  }
+  console.log(`pack check: ${title} (${seconds} s)`);
+  return output;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const own = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+const work = mkdtempSync(join(tmpdir(), 'mailroom-pack-'));
+const project = join(work, 'project');
+let passed = false;
+const app = { close: async () => {} };
+try {
+  const packed = await step('npm pack', 'npm', ['pack', '--pack-destination', work, '--json'], ROOT);
+  const [{ filename, files }] = JSON.parse(packed.slice(packed.indexOf('['))) as [{ filename: string; files: { path: string }[] }];
+  const shipped = new Set(files.map((f) => f.path));
+  for (const path of ['dist/cli.js', 'dist/index.js', 'dist/server/index.js', 'dist/playwright/index.js', 'dist/vitest.js', 'README.md']) {
+    if (!shipped.has(path)) throw new Error(`pack check: the tarball lacks ${path}`);
+  }
+  const strays = [...shipped].filter((p) => !/^(dist\/|README\.md$|package\.json$|LICENSE$)/.test(p));
+  if (strays.length > 0) throw new Error(`pack check: the tarball ships files a user does not need: ${strays.join(', ')}`);
+
+  cpSync(TEMPLATE, project, { recursive: true });
+  const versions = own.devDependencies;
+  writeFileSync(
+    join(project, 'package.json'),
+    `${JSON.stringify(
+      {
+        name: 'mailroom-user',
+        private: true,
+        type: 'module',
+        devDependencies: {
+          mailroom: `file:${join(work, filename)}`,
+          '@playwright/test': versions['@playwright/test'],
+          '@types/node': versions['@types/node'],
+          typescript: versions.typescript,
+          vite: versions.vite,
+          vitest: versions.vitest,
+        },
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  // Everything but the tarball is in npm's cache after `npm ci` here.
+  await step('npm install into a new project', 'npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], project);
+  await step('tsc: the published types (expect(42).toReceiveMail() does not compile)', 'npx', ['tsc', '-p', '.'], project);
+
+  const [smtpPort, httpPort] = [await freePort(), await freePort()];
+  const demo = await startDemoApp({ smtp: { host: '127.0.0.1', port: smtpPort } });
+  app.close = () => demo.close();
+  const env = { ...process.env, PACK_SMTP_PORT: String(smtpPort), PACK_HTTP_PORT: String(httpPort), DEMO_URL: demo.url, MAILROOM_CHROMIUM: findChromium(), CI: '1' };
+  delete env.MAILROOM_API_URL;
+  await step('vitest: a signup test with mailroom/vitest', 'npx', ['vitest', 'run'], project, env, /1 passed/);
+  await step('playwright: the README signup spec with mailroom/playwright in Chromium', 'npx', ['playwright', 'test'], project, env, /1 passed/);
+  passed = true;
+  console.log('pack check: the packed package works in a new project');
+} finally {
+  await app.close();
+  if (passed) rmSync(work, { recursive: true, force: true });
+  else console.error(`pack check: kept ${work} for a look`);
+}
