@@ -12,10 +12,9 @@
 //     other; a test creates its inbox, acts, and its mail is sent 0.2-2 s
 //     after the action (the same delays, from one seed, in both modes), then
 //     waits for it. Goal: wall time at least 40% lower with the server wait.
-import nodemailer from 'nodemailer';
 import { createInbox } from '../src/index.js';
 import type { BenchSection } from './run.js';
-import { percentile, startServerProcess, type Server } from './wait.js';
+import { describe, formatDuration, mailSender, percentile, sleep, startServerProcess, verdict, type ServerProcess } from './support.js';
 
 const MID_WAIT_SAMPLES = Number(process.env.BENCH_SERVER_WAIT_SAMPLES ?? 100);
 const SUITE_TESTS = Number(process.env.BENCH_SUITE_TESTS ?? 200);
@@ -33,12 +32,9 @@ interface Results {
 type Send = (to: string, subject: string) => Promise<number>;
 
 export async function runServerWaitBench(): Promise<Results> {
-  const server = await startServerProcess();
-  const transport = nodemailer.createTransport({ host: '127.0.0.1', port: server.smtpPort, secure: false, ignoreTLS: true, pool: true, maxConnections: 4 });
-  const send: Send = async (to, subject) => {
-    await transport.sendMail({ from: 'Bench <bench@acme.example>', to, subject, text: `${subject}. Your code is 123456.` });
-    return performance.now();
-  };
+  const server = await startServerProcess({ args: ['--enable-faults'] });
+  const sender = mailSender(server.smtpPort);
+  const send: Send = sender.send;
   try {
     // Warm up both paths (JIT, connection pools) before measuring.
     await Promise.all(MODES.map((mode) => midWaitSample(server, send, mode, 200)));
@@ -46,12 +42,12 @@ export async function runServerWaitBench(): Promise<Results> {
     const suite = { polling: await simulatedSuite(server, send, 'polling'), 'server-wait': await simulatedSuite(server, send, 'server-wait') };
     return { midWait, suite };
   } finally {
-    transport.close();
+    sender.close();
     await server.stop();
   }
 }
 
-async function midWaitSample(server: Server, send: Send, mode: Mode, landsAfterMs: number) {
+async function midWaitSample(server: ServerProcess, send: Send, mode: Mode, landsAfterMs: number) {
   const inbox = await createInbox({ apiURL: server.apiURL, prefix: `bench-mid-${mode}`, serverWait: mode === 'server-wait' });
   await sleep(1050); // the watermark read's floor has passed: the wait is the only reader
   const waiting = inbox.expectMail({ subject: 'Arrived' }, { timeout: 30_000 }).then(() => performance.now());
@@ -62,7 +58,7 @@ async function midWaitSample(server: Server, send: Send, mode: Mode, landsAfterM
   return { latencyMs, stats };
 }
 
-async function midWaitLatency(server: Server, send: Send): Promise<Results['midWait']> {
+async function midWaitLatency(server: ServerProcess, send: Send): Promise<Results['midWait']> {
   const results: Results['midWait'] = {
     'server-wait': { latenciesMs: [], rateLimited: 0, listCalls: 0, waits: 0 },
     polling: { latenciesMs: [], rateLimited: 0, listCalls: 0, waits: 0 },
@@ -96,7 +92,7 @@ function delays(count: number, seed = 42): number[] {
   return Array.from({ length: count }, () => 200 + random() * 1800);
 }
 
-async function simulatedSuite(server: Server, send: Send, mode: Mode): Promise<Results['suite'][Mode]> {
+async function simulatedSuite(server: ServerProcess, send: Send, mode: Mode): Promise<Results['suite'][Mode]> {
   const sendDelays = delays(SUITE_TESTS);
   const perTestMs: number[] = [];
   const addresses: string[] = [];
@@ -122,18 +118,6 @@ async function simulatedSuite(server: Server, send: Send, mode: Mode): Promise<R
   return { wallMs, perTestMs, rateLimited };
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function ms(value: number): string {
-  return value >= 1000 ? `${(value / 1000).toFixed(3)} s` : `${value.toFixed(1)} ms`;
-}
-
-function verdict(ok: boolean): string {
-  return ok ? 'MET' : 'MISSED';
-}
-
 export const serverWaitBench: BenchSection = {
   name: 'server-wait',
   description: 'server-side wait vs polling: detection latency mid-wait, a simulated 200-test suite',
@@ -144,8 +128,7 @@ export const serverWaitBench: BenchSection = {
     console.log(`\n1. Mail arriving mid-wait (0.5-4.5 s in), from SMTP 250 to expectMail resolving (message fetched):`);
     for (const mode of MODES) {
       const m = r.midWait[mode];
-      const p = (q: number) => ms(percentile(m.latenciesMs, q));
-      console.log(`   ${mode.padEnd(11)} p50 ${p(50)}, p90 ${p(90)}, p99 ${p(99)}, max ${ms(Math.max(...m.latenciesMs))} (n=${m.latenciesMs.length}); requests: ${m.listCalls} list, ${m.waits} wait; 429s: ${m.rateLimited}`);
+      console.log(`   ${mode.padEnd(11)} ${describe(m.latenciesMs, formatDuration)}; requests: ${m.listCalls} list, ${m.waits} wait; 429s: ${m.rateLimited}`);
     }
     const s = r.midWait['server-wait'].latenciesMs;
     console.log(`   goal with the server wait p50 <= 10 ms: ${verdict(percentile(s, 50) <= 10)}; p99 <= 50 ms: ${verdict(percentile(s, 99) <= 50)}`);
@@ -153,13 +136,13 @@ export const serverWaitBench: BenchSection = {
     console.log(`\n2. ${SUITE_TESTS} tests, ${SUITE_WORKERS} workers, each test's mail sent 0.2-2 s after its action (same delays in both modes):`);
     for (const mode of ['polling', 'server-wait'] as const) {
       const x = r.suite[mode];
-      console.log(`   ${mode.padEnd(11)} wall ${ms(x.wallMs)}; per test p50 ${ms(percentile(x.perTestMs, 50))}, p90 ${ms(percentile(x.perTestMs, 90))}; 429s: ${x.rateLimited}`);
+      console.log(`   ${mode.padEnd(11)} wall ${formatDuration(x.wallMs)}; per test p50 ${formatDuration(percentile(x.perTestMs, 50))}, p90 ${formatDuration(percentile(x.perTestMs, 90))}; 429s: ${x.rateLimited}`);
     }
     const drop = 1 - r.suite['server-wait'].wallMs / r.suite.polling.wallMs;
     const meanDelay = delays(SUITE_TESTS).reduce((a, b) => a + b, 0) / SUITE_TESTS;
     console.log(`   wall time ${(drop * 100).toFixed(1)}% lower with the server wait; goal >= 40%: ${verdict(drop >= 0.4)}`);
     const floorMs = (meanDelay * SUITE_TESTS) / SUITE_WORKERS;
-    console.log(`   the floor: no test ends before its mail is sent, on average ${ms(meanDelay)} after its action, so no wait can make the suite shorter than ${ms(floorMs)};`);
-    console.log(`   the server wait is ${ms(r.suite['server-wait'].wallMs - floorMs)} above it, and the best any wait could do against this polling run is ${((1 - floorMs / r.suite.polling.wallMs) * 100).toFixed(1)}% lower`);
+    console.log(`   the floor: no test ends before its mail is sent, on average ${formatDuration(meanDelay)} after its action, so no wait can make the suite shorter than ${formatDuration(floorMs)};`);
+    console.log(`   the server wait is ${formatDuration(r.suite['server-wait'].wallMs - floorMs)} above it, and the best any wait could do against this polling run is ${((1 - floorMs / r.suite.polling.wallMs) * 100).toFixed(1)}% lower`);
   },
 };

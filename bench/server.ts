@@ -5,17 +5,15 @@
 //     runs in its own process; the sender runs here.
 //  2. List latency over real HTTP (undici, one keep-alive connection) with
 //     100k messages stored across 10k addresses.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { Pool } from 'undici';
 import type { BenchSection } from './run.js';
+import { describe, formatMs, freePort, median, percentile, sleep, startChild, verdict, waitFor, type Child } from './support.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const MESSAGES_PER_ROUND = Number(process.env.BENCH_MESSAGES ?? 2000);
 const WARMUP_MESSAGES = Number(process.env.BENCH_WARMUP ?? 3000);
@@ -23,51 +21,8 @@ const CONNECTIONS = 4;
 
 // --- processes ---------------------------------------------------------------
 
-interface Child {
-  readonly child: ChildProcess;
-  output(): string;
-  stop(): Promise<void>;
-}
-
-function startChild(command: string, args: string[]): Child {
-  const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_ENV: 'production' } });
-  let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (output += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d));
-  return {
-    child,
-    output: () => output,
-    stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      child.once('exit', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      child.kill('SIGTERM');
-    }),
-  };
-}
-
-async function waitFor(what: string, child: Child, check: () => Promise<boolean> | boolean, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (child.child.exitCode !== null) throw new Error(`${what} exited early:\n${child.output()}`);
-    if (Date.now() > deadline) throw new Error(`${what} not ready after ${timeoutMs} ms:\n${child.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
+// The servers this section compares, and the list fixture, run with NODE_ENV=production.
+const PRODUCTION = { ...process.env, NODE_ENV: 'production' };
 
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -92,7 +47,7 @@ const targets: readonly SmtpTarget[] = [
     name: 'mailroom',
     async start() {
       const [port, http] = [await freePort(), await freePort()];
-      const child = startChild(process.execPath, ['dist/cli.js', 'serve', '--smtp-port', String(port), '--http-port', String(http), '--max-messages', 'unlimited']);
+      const child = startChild(process.execPath, ['dist/cli.js', 'serve', '--smtp-port', String(port), '--http-port', String(http), '--max-messages', 'unlimited'], PRODUCTION);
       await waitFor('mailroom', child, () => /HTTP API listening/.test(child.output()));
       return { port, child };
     },
@@ -103,7 +58,7 @@ const targets: readonly SmtpTarget[] = [
       const [port, web] = [await freePort(), await freePort()];
       // maildev keeps every message as a file; give it a directory of its own and remove it after
       const directory = mkdtempSync(join(tmpdir(), 'mailroom-bench-maildev-'));
-      const child = startChild(process.execPath, ['node_modules/maildev/dist/bin/maildev.js', '--smtp', String(port), '--web', String(web), '--ip', '127.0.0.1', '--web-ip', '127.0.0.1', '--mail-directory', directory]);
+      const child = startChild(process.execPath, ['node_modules/maildev/dist/bin/maildev.js', '--smtp', String(port), '--web', String(web), '--ip', '127.0.0.1', '--web-ip', '127.0.0.1', '--mail-directory', directory], PRODUCTION);
       const stop = child.stop;
       await waitFor('maildev', child, () => accepts(port));
       return { port, child: { ...child, stop: () => stop().then(() => rmSync(directory, { recursive: true, force: true })) } };
@@ -113,7 +68,7 @@ const targets: readonly SmtpTarget[] = [
     name: 'null sink',
     async start() {
       const port = await freePort();
-      const child = startChild(process.execPath, ['--import', 'tsx', 'bench/null-sink.ts', String(port)]);
+      const child = startChild(process.execPath, ['--import', 'tsx', 'bench/null-sink.ts', String(port)], PRODUCTION);
       await waitFor('null sink', child, () => /listening/.test(child.output()));
       return { port, child };
     },
@@ -160,11 +115,6 @@ function mail(i: number, mode: SendMode): SendMailOptions {
   };
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)]!;
-}
-
 async function smtpThroughput(): Promise<Map<string, number[]>> {
   // keyed by `${mode} ${server}`
   const rates = new Map<string, number[]>();
@@ -197,18 +147,6 @@ async function smtpThroughput(): Promise<Map<string, number[]>> {
 
 // --- list latency -------------------------------------------------------------
 
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
-function describeLatency(samples: number[]): { p50: number; p99: number; max: number; text: string } {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const p50 = percentile(sorted, 50);
-  const p99 = percentile(sorted, 99);
-  const max = sorted[sorted.length - 1]!;
-  return { p50, p99, max, text: `p50 ${p50.toFixed(2)} ms  p99 ${p99.toFixed(2)} ms  max ${max.toFixed(2)} ms  (n=${samples.length})` };
-}
-
 function shuffled<T>(items: T[]): T[] {
   // a fixed LCG, so every run lists the addresses in the same order
   let seed = 42;
@@ -224,7 +162,7 @@ async function listLatency(): Promise<{ cold: number[]; warm: number[]; hot: num
   const MESSAGES = 100_000;
   const ADDRESSES = 10_000;
   const HOT = 10_000;
-  const fixture = startChild(process.execPath, ['--import', 'tsx', 'bench/list-fixture.ts', String(MESSAGES), String(ADDRESSES), String(HOT)]);
+  const fixture = startChild(process.execPath, ['--import', 'tsx', 'bench/list-fixture.ts', String(MESSAGES), String(ADDRESSES), String(HOT)], PRODUCTION);
   try {
     await waitFor('list fixture', fixture, () => /filled \d+ messages/.test(fixture.output()), 300_000);
     const apiURL = /HTTP (http:\/\/\S+)/.exec(fixture.output())![1]!;
@@ -259,7 +197,7 @@ async function listLatency(): Promise<{ cold: number[]; warm: number[]; hot: num
 
     const hot = [(await timed(listPathOf('hot@mailroom.test'))).ms];
     for (let i = 0; i < 5; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await sleep(1000);
       hot.push((await timed(listPathOf('hot@mailroom.test'))).ms);
     }
 
@@ -276,10 +214,6 @@ async function listLatency(): Promise<{ cold: number[]; warm: number[]; hot: num
 }
 
 // --- the section --------------------------------------------------------------
-
-function verdict(ok: boolean): string {
-  return ok ? 'MET' : 'MISSED';
-}
 
 export const serverBench: BenchSection = {
   name: 'server',
@@ -302,13 +236,12 @@ export const serverBench: BenchSection = {
     if (process.env.BENCH_SKIP_LIST === '1') return;
     console.log('\nList latency over HTTP (undici, one keep-alive connection, limit=25):');
     const { cold, warm, hot, fetch, refusals } = await listLatency();
-    const c = describeLatency(cold);
-    const w = describeLatency(warm);
-    console.log(`  first list of each address (reads its messages):  ${c.text}`);
-    console.log(`  second list of each address (parsed, cached):      ${w.text}`);
-    console.log(`  hot mailbox of 10,000 messages (first + 5 more):   ${describeLatency(hot).text}`);
-    console.log(`  GET message (after the list):                      ${describeLatency(fetch).text}`);
+    const latency = (values: readonly number[]) => describe(values, formatMs(2), [50, 99]);
+    console.log(`  first list of each address (reads its messages):  ${latency(cold)}`);
+    console.log(`  second list of each address (parsed, cached):      ${latency(warm)}`);
+    console.log(`  hot mailbox of 10,000 messages (first + 5 more):   ${latency(hot)}`);
+    console.log(`  GET message (after the list):                      ${latency(fetch)}`);
     console.log(`  non-200 answers: ${refusals}`);
-    console.log(`  list p99 target <= 5 ms: first lists ${verdict(c.p99 <= 5)}, repeat lists ${verdict(w.p99 <= 5)}`);
+    console.log(`  list p99 target <= 5 ms: first lists ${verdict(percentile(cold, 99) <= 5)}, repeat lists ${verdict(percentile(warm, 99) <= 5)}`);
   },
 };

@@ -17,18 +17,13 @@
 //
 // Sections 2 and 3 run while the 90 s wait is in flight; every sample uses
 // its own address, so their budgets are independent.
-import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import nodemailer from 'nodemailer';
-import { request } from 'undici';
 import { createInbox, MailTimeoutError, type Inbox } from '../src/index.js';
 import { pacerFor } from '../src/pacer.js';
 import { pollMailbox } from '../src/wait.js';
 import { FakeClock, seededRandom } from '../test/core/support/fake-clock.js';
 import type { BenchSection } from './run.js';
+import { describe, formatMs, formatSeconds, mailSender, percentile, sleep, startServerProcess, verdict, type ServerProcess } from './support.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FAILING_WAIT_MS = Number(process.env.BENCH_FAILING_WAIT_MS ?? 90_000);
 const MID_WAIT_SAMPLES = Number(process.env.BENCH_MID_WAIT_SAMPLES ?? 40);
 const ALREADY_THERE_SAMPLES = Number(process.env.BENCH_ALREADY_THERE_SAMPLES ?? 30);
@@ -46,20 +41,10 @@ interface Distribution {
   readonly max: number;
 }
 
-export interface Server {
-  readonly apiURL: string;
-  readonly smtpPort: number;
-  stats(address: string): Promise<{ list: number; wait?: number; message: number; rateLimited: number }>;
-  stop(): Promise<void>;
-}
-
 export async function runWaitBench(): Promise<WaitBenchResults> {
-  const server = await startServerProcess();
-  const transport = nodemailer.createTransport({ host: '127.0.0.1', port: server.smtpPort, secure: false, ignoreTLS: true, pool: true, maxConnections: 4 });
-  const send = async (to: string, subject: string) => {
-    await transport.sendMail({ from: 'Bench <bench@acme.example>', to, subject, text: `${subject}. Your code is 123456.` });
-    return performance.now();
-  };
+  const server = await startServerProcess({ args: ['--enable-faults'] });
+  const sender = mailSender(server.smtpPort);
+  const send = sender.send;
   // This section measures the polling loop: the server's long-poll has its
   // own section (bench/server-wait.ts), which compares the two.
   const inboxFor = (prefix: string) => createInbox({ apiURL: server.apiURL, prefix, serverWait: false });
@@ -69,7 +54,7 @@ export async function runWaitBench(): Promise<WaitBenchResults> {
     const midWait = await midWaitLatency(server, inboxFor, send);
     return { failingWait: await failing, midWait, alreadyThere };
   } finally {
-    transport.close();
+    sender.close();
     await server.stop();
   }
 }
@@ -77,7 +62,7 @@ export async function runWaitBench(): Promise<WaitBenchResults> {
 type InboxFor = (prefix: string) => Promise<Inbox>;
 type Send = (to: string, subject: string) => Promise<number>;
 
-async function failingWait(server: Server, inboxFor: InboxFor, send: Send): Promise<WaitBenchResults['failingWait']> {
+async function failingWait(server: ServerProcess, inboxFor: InboxFor, send: Send): Promise<WaitBenchResults['failingWait']> {
   const inbox = await inboxFor('bench-failing');
   await send(inbox.address, 'Welcome to Acme'); // something to reject
   const started = performance.now();
@@ -116,7 +101,7 @@ async function simulateFailingWait(budgetMs: number): Promise<Distribution> {
   return { min: Math.min(...counts), mean: counts.reduce((a, b) => a + b, 0) / counts.length, max: Math.max(...counts) };
 }
 
-async function alreadyThereLatency(server: Server, inboxFor: InboxFor, send: Send): Promise<WaitBenchResults['alreadyThere']> {
+async function alreadyThereLatency(server: ServerProcess, inboxFor: InboxFor, send: Send): Promise<WaitBenchResults['alreadyThere']> {
   const latenciesMs: number[] = [];
   const rightAfterCreateMs: number[] = [];
   let listCalls = 0;
@@ -143,7 +128,7 @@ async function alreadyThereLatency(server: Server, inboxFor: InboxFor, send: Sen
   return { latenciesMs, rightAfterCreateMs, listCalls, fetches };
 }
 
-async function midWaitLatency(server: Server, inboxFor: InboxFor, send: Send): Promise<WaitBenchResults['midWait']> {
+async function midWaitLatency(server: ServerProcess, inboxFor: InboxFor, send: Send): Promise<WaitBenchResults['midWait']> {
   const latenciesMs: number[] = [];
   let rateLimited = 0;
   let listCalls = 0;
@@ -168,20 +153,6 @@ async function midWaitLatency(server: Server, inboxFor: InboxFor, send: Send): P
 
 // --- reporting ------------------------------------------------------------------
 
-export function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
-}
-
-function describe(values: readonly number[], unit: 'ms' | 's'): string {
-  const f = (ms: number) => (unit === 's' ? `${(ms / 1000).toFixed(3)} s` : `${ms.toFixed(1)} ms`);
-  return `p50 ${f(percentile(values, 50))}, p90 ${f(percentile(values, 90))}, max ${f(Math.max(...values))} (n=${values.length})`;
-}
-
-function verdict(ok: boolean): string {
-  return ok ? 'MET' : 'MISSED';
-}
-
 export const waitBench: BenchSection = {
   name: 'wait',
   description: 'wait engine: requests of a failing 90 s wait, detection latency mid-wait, latency when mail is already there',
@@ -198,66 +169,13 @@ export const waitBench: BenchSection = {
 
     const m = r.midWait;
     console.log(`\n2. Mail arriving mid-wait (0.5-4.5 s in), from SMTP 250 to expectMail resolving:`);
-    console.log(`   ${describe(m.latenciesMs, 's')}; 429s: ${m.rateLimited} over ${m.listCalls} list calls`);
+    console.log(`   ${describe(m.latenciesMs, formatSeconds, [50, 90])}; 429s: ${m.rateLimited} over ${m.listCalls} list calls`);
     console.log(`   goal p50 <= 0.8 s and zero 429s: ${verdict(percentile(m.latenciesMs, 50) <= 800 && m.rateLimited === 0)}`);
 
     const a = r.alreadyThere;
     console.log(`\n3. Mail already there, expectMail from call to return:`);
-    console.log(`   floor passed (the usual case): ${describe(a.latenciesMs, 'ms')}; ${a.listCalls} list calls and ${a.fetches} fetches for ${a.latenciesMs.length} waits`);
+    console.log(`   floor passed (the usual case): ${describe(a.latenciesMs, formatMs(1), [50, 90])}; ${a.listCalls} list calls and ${a.fetches} fetches for ${a.latenciesMs.length} waits`);
     console.log(`   goal <= 20 ms (p50): ${verdict(percentile(a.latenciesMs, 50) <= 20)}; p90 <= 20 ms: ${verdict(percentile(a.latenciesMs, 90) <= 20)}`);
-    console.log(`   right after createInbox (the floor holds the first check back): ${describe(a.rightAfterCreateMs, 'ms')}`);
+    console.log(`   right after createInbox (the floor holds the first check back): ${describe(a.rightAfterCreateMs, formatMs(1), [50, 90])}`);
   },
 };
-
-// --- the server process -----------------------------------------------------------
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-export async function startServerProcess(): Promise<Server> {
-  const [smtpPort, httpPort] = [await freePort(), await freePort()];
-  const child = spawn(process.execPath, ['dist/cli.js', 'serve', '--smtp-port', String(smtpPort), '--http-port', String(httpPort), '--enable-faults'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
-  const apiURL = `http://127.0.0.1:${httpPort}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`mailroom serve exited early:\n${output}`);
-    try {
-      const response = await request(`${apiURL}/healthz`);
-      await response.body.text();
-      if (response.statusCode === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`mailroom serve not ready after 30 s:\n${output}`);
-    await sleep(50);
-  }
-  return {
-    apiURL,
-    smtpPort,
-    async stats(address) {
-      const response = await request(`${apiURL}/_mailroom/stats?${new URLSearchParams({ address })}`);
-      return (await response.body.json()) as { list: number; wait?: number; message: number; rateLimited: number };
-    },
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}

@@ -22,12 +22,9 @@
 import { MAX_HOLD_MS } from './client.js';
 import { sleepUntil } from './clock.js';
 import { MailroomApiError, MailroomNetworkError } from './errors.js';
-import { PACING_GUARD_MS } from './pacer.js';
-import { LIST_INTERVAL_MS, scheduleDelay } from './schedule.js';
+import { scheduleDelay } from './schedule.js';
 import type { MailSummary } from './summary.js';
-import { describeReason, MAX_GRACE_MS, pollMailbox, type PollOutcome, type PollPlan, type WaitStrategy } from './wait.js';
-
-const LIST_FLOOR_MS = LIST_INTERVAL_MS + PACING_GUARD_MS;
+import { asError, describeReason, openWaitWindow, pollMailbox, type PollOutcome, type PollPlan, type WaitStrategy } from './wait.js';
 
 /** Slugs after which polling cannot help either: the list call would be refused the same way. */
 const STOP_SLUGS: ReadonlySet<string> = new Set(['invalid_address', 'unknown_domain', 'unauthorized']);
@@ -55,12 +52,8 @@ export function serverWaitStrategy(longPoll: LongPoll): WaitStrategy {
 
 async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<PollOutcome<T>> {
   const { clock, signal } = plan;
-  // Rule 3: one deadline, from the monotonic clock, before the first request.
-  const startedAt = clock.now();
-  const deadline = startedAt + plan.budgetMs;
-  const grace = Math.min(plan.requestTimeout, MAX_GRACE_MS);
-  const hardStop = deadline + grace + (plan.mode === 'quiet' ? LIST_FLOOR_MS : 0);
-  const elapsed = () => clock.now() - startedAt;
+  // Rule 3: the same window as the polling loop's, so a fallback ends with it.
+  const { startedAt, deadline, hardStop, elapsed } = openWaitWindow(plan);
 
   let sinceId = longPoll.sinceId;
   let round = 0;
@@ -135,8 +128,4 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
       sinceId = answer.messages[0]?.id ?? sinceId;
     }
   }
-}
-
-function asError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(String(value));
 }

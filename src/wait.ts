@@ -93,10 +93,22 @@ export const pollingStrategy: WaitStrategy = Object.freeze({
   poll: pollMailbox,
 });
 
-export async function pollMailbox<T>(plan: PollPlan<T>): Promise<PollOutcome<T>> {
-  const { clock, signal } = plan;
-  // Rule 3: the deadline is taken once, from a monotonic clock, before the
-  // first request. Nothing else in the loop changes how long a wait lasts.
+/** When a wait started, when it must end, and when its last request must be done. */
+export interface WaitWindow {
+  readonly startedAt: number;
+  readonly deadline: number;
+  readonly hardStop: number;
+  /** Milliseconds since `startedAt`. */
+  readonly elapsed: () => number;
+}
+
+/**
+ * Rule 3: the deadline is taken once, from a monotonic clock, before the
+ * first request. Nothing else in a wait changes how long it lasts. Every
+ * strategy opens its window here, so they all end at the same moment.
+ */
+export function openWaitWindow(plan: PollPlan<unknown>): WaitWindow {
+  const { clock } = plan;
   const startedAt = clock.now();
   const deadline = startedAt + plan.budgetMs;
   // The closing check may start at the deadline itself, and a match it finds
@@ -108,7 +120,12 @@ export async function pollMailbox<T>(plan: PollPlan<T>): Promise<PollOutcome<T>>
   // room for that too.
   const grace = Math.min(plan.requestTimeout, MAX_GRACE_MS);
   const hardStop = deadline + grace + (plan.mode === 'quiet' ? LIST_FLOOR_MS : 0);
-  const elapsed = () => clock.now() - startedAt;
+  return { startedAt, deadline, hardStop, elapsed: () => clock.now() - startedAt };
+}
+
+export async function pollMailbox<T>(plan: PollPlan<T>): Promise<PollOutcome<T>> {
+  const { clock, signal } = plan;
+  const { startedAt, deadline, hardStop, elapsed } = openWaitWindow(plan);
 
   let round = 0; // schedule index: checks answered or failed; a 429 is not a round (rule 5)
   let checks = 0;
@@ -232,7 +249,7 @@ export async function pollMailbox<T>(plan: PollPlan<T>): Promise<PollOutcome<T>>
   }
 }
 
-function asError(value: unknown): Error {
+export function asError(value: unknown): Error {
   return value instanceof Error ? value : new Error(String(value));
 }
 

@@ -4,6 +4,7 @@
 // where an injected fault decides how (or whether) the answer reaches the wire.
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readBodyUpTo } from './body.js';
 import type { Budget } from './budget.js';
 import { normalizeInjection, type ApiCall, type Fault, type FaultSwitch, type RequestCounter } from './faults.js';
 import { isWellFormedId } from './ids.js';
@@ -128,24 +129,6 @@ function isAuthorized(header: string | undefined, token: string): boolean {
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_ADMIN_BODY) {
-        reject(new Refusal(413, 'invalid_request', `Request body over ${MAX_ADMIN_BODY} bytes`));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 export interface ApiHandler {
   handle(req: IncomingMessage, res: ServerResponse): void;
   /** Cancels answers still held back by a `slow` fault. */
@@ -238,7 +221,9 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
       return json(200, { address: address.toLowerCase(), ...ctx.counter.get(address) });
     }
     if (route.kind === 'faults' && route.method === 'DELETE') return json(200, { cleared: ctx.faults.clear() });
-    const text = await readBody(req);
+    const raw = await readBodyUpTo(req, MAX_ADMIN_BODY);
+    if (raw === undefined) throw new Refusal(413, 'invalid_request', `Request body over ${MAX_ADMIN_BODY} bytes`);
+    const text = raw.toString('utf8');
     let body: unknown;
     try {
       body = JSON.parse(text);

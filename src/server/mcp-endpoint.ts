@@ -17,6 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { readBodyUpTo } from './body.js';
 import type { Logger } from './log.js';
 import { registerMailTools, type MailTools } from './mcp-tools.js';
 import { packageVersion } from './version.js';
@@ -51,24 +52,6 @@ export function createMcpServer(tools: MailTools, domains: readonly string[]): M
   return server;
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        resolve(undefined);
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
 function jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
   if (res.headersSent || res.destroyed) return;
   const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
@@ -80,7 +63,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const open = new Set<() => void>();
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readBody(req);
+    const body = await readBodyUpTo(req, MAX_BODY_BYTES);
     if (body === undefined) return jsonRpcError(res, 413, -32600, `Request body over ${MAX_BODY_BYTES} bytes`);
 
     const accept = req.headers.accept ?? '';

@@ -1,0 +1,166 @@
+// What every bench section shares: child processes (the embedded server among
+// them) on free loopback ports, a sender of real SMTP, and the numbers.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import nodemailer from 'nodemailer';
+import { request } from 'undici';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+// --- processes ---------------------------------------------------------------
+
+export interface Child {
+  readonly child: ChildProcess;
+  /** Everything it printed so far, stdout and stderr. */
+  output(): string;
+  /** SIGTERM, then SIGKILL after 5 s. */
+  stop(): Promise<void>;
+}
+
+export function startChild(command: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Child {
+  const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env });
+  let output = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (output += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d));
+  return {
+    child,
+    output: () => output,
+    stop: () => new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      child.kill('SIGTERM');
+    }),
+  };
+}
+
+/** Polls `check` every 50 ms until it holds; fails with the child's output if it exits or time runs out. */
+export async function waitFor(what: string, child: Child, check: () => Promise<boolean> | boolean, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (child.child.exitCode !== null) throw new Error(`${what} exited early:\n${child.output()}`);
+    if (Date.now() > deadline) throw new Error(`${what} not ready after ${timeoutMs} ms:\n${child.output()}`);
+    await sleep(50);
+  }
+}
+
+// --- the embedded server -------------------------------------------------------
+
+export interface ServerProcess {
+  readonly apiURL: string;
+  readonly smtpPort: number;
+  /** The server's request counts for one address (`/_mailroom/stats`, needs `--enable-faults`). */
+  stats(address: string): Promise<{ list: number; wait?: number; message: number; rateLimited: number }>;
+  stop(): Promise<void>;
+}
+
+export interface ServerProcessOptions {
+  /** More `mailroom serve` arguments, e.g. `['--enable-faults']`. */
+  readonly args?: readonly string[];
+}
+
+/** `mailroom serve` (dist/cli.js) in its own process on free ports, once /healthz answers 200. */
+export async function startServerProcess(options: ServerProcessOptions = {}): Promise<ServerProcess> {
+  const [smtpPort, httpPort] = [await freePort(), await freePort()];
+  const child = startChild(process.execPath, ['dist/cli.js', 'serve', '--smtp-port', String(smtpPort), '--http-port', String(httpPort), ...(options.args ?? [])]);
+  const apiURL = `http://127.0.0.1:${httpPort}`;
+  const healthy = async () => {
+    try {
+      const response = await request(`${apiURL}/healthz`);
+      await response.body.text();
+      return response.statusCode === 200;
+    } catch {
+      return false; // not listening yet
+    }
+  };
+  try {
+    await waitFor('mailroom serve', child, healthy, 30_000);
+  } catch (error) {
+    await child.stop();
+    throw error;
+  }
+  return {
+    apiURL,
+    smtpPort,
+    async stats(address) {
+      const response = await request(`${apiURL}/_mailroom/stats?${new URLSearchParams({ address })}`);
+      return (await response.body.json()) as { list: number; wait?: number; message: number; rateLimited: number };
+    },
+    stop: () => child.stop(),
+  };
+}
+
+/** Real SMTP to one port over a pool of 4 connections. */
+export interface MailSender {
+  /** Resolves at the SMTP 250 (the server answers it once the mail is visible), with performance.now() then. */
+  send(to: string, subject: string): Promise<number>;
+  close(): void;
+}
+
+export function mailSender(smtpPort: number): MailSender {
+  const transport = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true, pool: true, maxConnections: 4 });
+  return {
+    async send(to, subject) {
+      await transport.sendMail({ from: 'Bench <bench@acme.example>', to, subject, text: `${subject}. Your code is 123456.` });
+      return performance.now();
+    },
+    close: () => transport.close(),
+  };
+}
+
+// --- numbers -----------------------------------------------------------------------
+
+/** The nearest-rank percentile (NaN for no values); `values` need not be sorted. */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
+}
+
+/** The lower median: the same value as `percentile(values, 50)`. */
+export function median(values: readonly number[]): number {
+  return percentile(values, 50);
+}
+
+export function verdict(ok: boolean): string {
+  return ok ? 'MET' : 'MISSED';
+}
+
+/** `p50 …, p90 …, max … (n=…)`, each value written by `format`. */
+export function describe(values: readonly number[], format: (ms: number) => string, percentiles: readonly number[] = [50, 90, 99]): string {
+  const max = values.reduce((a, b) => Math.max(a, b), -Infinity);
+  return `${percentiles.map((p) => `p${p} ${format(percentile(values, p))}`).join(', ')}, max ${format(max)} (n=${values.length})`;
+}
+
+/** Milliseconds with a fixed number of decimals: `formatMs(2)(1.5)` is `1.50 ms`. */
+export function formatMs(decimals: number): (ms: number) => string {
+  return (ms) => `${ms.toFixed(decimals)} ms`;
+}
+
+/** `1.500 s` */
+export function formatSeconds(ms: number): string {
+  return `${(ms / 1000).toFixed(3)} s`;
+}
+
+/** Seconds from one second up, milliseconds below: `1.500 s`, `12.3 ms`. */
+export function formatDuration(ms: number): string {
+  return ms >= 1000 ? formatSeconds(ms) : formatMs(1)(ms);
+}
