@@ -103,6 +103,28 @@ export function isTransient(error: unknown): boolean {
   return false;
 }
 
+/**
+ * Why a wait passed over mail above the watermark without looking at its
+ * subject: an earlier wait on this inbox returned it, a concurrent wait on
+ * this inbox took it first, the `handled` store has it, or it was deleted
+ * or expired between the listing and the fetch.
+ */
+export type SkipReason = 'returned' | 'claimed' | 'handled' | 'gone';
+
+/** Mail a wait saw above the watermark and passed over, and why. */
+export interface SkippedMail {
+  readonly summary: MailSummary;
+  readonly reason: SkipReason;
+}
+
+/** How each reason reads in a failure message, in the order they are listed. */
+export const SKIP_REASONS: Readonly<Record<SkipReason, string>> = Object.freeze({
+  returned: 'Already returned by an earlier wait',
+  claimed: 'Taken by a concurrent wait on this inbox',
+  handled: 'Already handled (the handled store has it)',
+  gone: 'Deleted or expired before it could be fetched',
+});
+
 /** What a wait knew when it gave up; the fields of `MailTimeoutError`. */
 export interface WaitFailure {
   readonly address: string;
@@ -123,6 +145,12 @@ export interface WaitFailure {
   readonly received: number;
   /** Matching mail that was listed but could not be fetched in time. */
   readonly unfetched: readonly MailSummary[];
+  /**
+   * Mail above the watermark the wait passed over without matching it
+   * (returned earlier, taken by a concurrent wait, handled, gone), oldest
+   * first. Omitted means none.
+   */
+  readonly skipped?: readonly SkippedMail[] | undefined;
   /** The most recent transient failure, if any check or fetch failed. */
   readonly lastError: Error | undefined;
   /** Set when an AbortSignal ended the wait before its budget did. */
@@ -134,15 +162,21 @@ export interface WaitFailure {
 // The class carries every field of `WaitFailure` (declaration merging keeps
 // the list in one place).
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
-export interface MailTimeoutError extends Omit<WaitFailure, 'address'> {}
+export interface MailTimeoutError extends Omit<WaitFailure, 'address' | 'skipped'> {}
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class MailTimeoutError extends MailroomError {
   override name = 'MailTimeoutError';
   declare readonly address: string;
+  /** Mail above the watermark the wait passed over, and why (empty when none). */
+  declare readonly skipped: readonly SkippedMail[];
 
   constructor(failure: WaitFailure) {
     super(formatWaitFailure(failure), { slug: 'mail_timeout', address: failure.address, cause: failure.lastError });
-    Object.assign(this, failure, { rejected: Object.freeze([...failure.rejected]), unfetched: Object.freeze([...failure.unfetched]) });
+    Object.assign(this, failure, {
+      rejected: Object.freeze([...failure.rejected]),
+      unfetched: Object.freeze([...failure.unfetched]),
+      skipped: Object.freeze((failure.skipped ?? []).map((s) => Object.freeze({ summary: s.summary, reason: s.reason }))),
+    });
   }
 }
 
@@ -165,9 +199,17 @@ export function formatWaitFailure(f: WaitFailure): string {
   if (f.refusals > 0) counts.push(`${f.refusals} refused with 429`);
 
   let text = `${what} at ${f.address} ${within} (${counts.join(', ')}).`;
+  const skipped = f.skipped ?? [];
   if (f.rejected.length > 0) {
     text += ` Seen and rejected: ${formatSummaries(f.rejected)}.`;
-  } else if (f.checks > 0 && f.received === 0) {
+  }
+  for (const reason of Object.keys(SKIP_REASONS) as SkipReason[]) {
+    const these = skipped.filter((s) => s.reason === reason).map((s) => s.summary);
+    if (these.length > 0) text += ` ${SKIP_REASONS[reason]}: ${formatSummaries(these)}.`;
+  }
+  // Only when nothing at all was above the watermark: mail passed over for
+  // a reason, or matching mail that could not be fetched, did arrive.
+  if (f.checks > 0 && f.received === 0 && f.rejected.length === 0 && skipped.length === 0 && f.unfetched.length === 0) {
     text += ' Nothing arrived at all.';
   }
   if (f.unfetched.length > 0) {

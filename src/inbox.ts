@@ -9,7 +9,7 @@
 import { freshAddress } from './address.js';
 import { MAX_LIST_LIMIT, MailroomClient, type CallOptions } from './client.js';
 import { describeWait, type WaitKind } from './describe.js';
-import { MailTimeoutError, MailroomApiError, MailroomError, UnexpectedMailError, isTransient } from './errors.js';
+import { MailTimeoutError, MailroomApiError, MailroomError, UnexpectedMailError, isTransient, type SkippedMail, type SkipReason } from './errors.js';
 import { compileFilter, type CompiledFilter, type MailFilter } from './filter.js';
 import { Mail } from './mail.js';
 import { assertMs, DEFAULT_QUIET_MS, resolveInboxOptions, type ConnectionOptions, type ResolvedInboxOptions } from './options.js';
@@ -233,7 +233,7 @@ export class Inbox {
       this.#emit({ type: 'wait-start', wait: info });
       try {
         const outcome = await this.#poll(info, 'quiet', within, this.#signalFor(options.signal), async (messages) => {
-          const hits = this.#fresh(messages).filter((s) => !this.#isTaken(s.id) && compiled.matches(s));
+          const hits = this.#fresh(messages).filter((s) => this.#skipReason(s.id) === undefined && compiled.matches(s));
           return hits.length > 0 ? hits.reverse() : undefined;
         });
         if (outcome.result) {
@@ -312,6 +312,13 @@ export class Inbox {
     this.#emit({ type: 'wait-start', wait: info });
     const rejected = new Map<string, MailSummary>();
     const unfetched = new Map<string, MailSummary>();
+    // Mail above the watermark passed over without a look at its subject:
+    // a failure names it and why, so it never says "nothing arrived" (rule 9).
+    const skipped = new Map<string, SkippedMail>();
+    const skip = (summary: MailSummary, reason: SkipReason): void => {
+      unfetched.delete(summary.id);
+      skipped.set(summary.id, { summary, reason });
+    };
     const mine = new Set<string>(); // claimed by this wait
     const taken: Mail[] = [];
     let fetchError: Error | undefined;
@@ -322,13 +329,23 @@ export class Inbox {
     const inspect = async (messages: readonly MailSummary[], { hardStop, incomplete }: InspectContext): Promise<Mail[] | undefined> => {
       const candidates: MailSummary[] = [];
       for (const summary of this.#fresh(messages)) {
-        if (mine.has(summary.id) || this.#isTaken(summary.id)) continue;
+        if (mine.has(summary.id)) continue;
+        const reason = this.#skipReason(summary.id);
+        if (reason !== undefined) {
+          skip(summary, reason);
+          continue;
+        }
+        skipped.delete(summary.id);
         if (filter.matches(summary)) candidates.push(summary);
         else rejected.set(summary.id, summary);
       }
       for (const summary of candidates.reverse()) {
         if (taken.length >= info.count) break;
-        if (this.#isTaken(summary.id)) continue; // claimed by a concurrent wait meanwhile
+        const reason = this.#skipReason(summary.id);
+        if (reason !== undefined) {
+          skip(summary, reason); // claimed by a concurrent wait meanwhile
+          continue;
+        }
         this.#claimed.add(summary.id);
         mine.add(summary.id);
         try {
@@ -341,6 +358,7 @@ export class Inbox {
           if (signal?.aborted) return undefined;
           if (error instanceof MailroomApiError && error.status === 404) {
             this.#gone.add(summary.id); // deleted or expired since the listing
+            skip(summary, 'gone');
             continue;
           }
           if (!isTransient(error)) throw error;
@@ -383,6 +401,7 @@ export class Inbox {
         refusals: outcome.refusals,
         rejected: [...rejected.values()].sort(byArrival),
         unfetched: [...unfetched.values()].sort(byArrival),
+        skipped: [...skipped.values()].sort((a, b) => byArrival(a.summary, b.summary)),
         wanted: info.count,
         received: taken.length,
         lastError: outcome.lastError ?? fetchError,
@@ -436,7 +455,7 @@ export class Inbox {
     });
   }
 
-  /** Summaries above the watermark, newest first, minus the ones known gone. */
+  /** Summaries above the watermark, newest first (the ones known gone included). */
   #fresh(messages: readonly MailSummary[]): MailSummary[] {
     const mark = this.#watermark;
     // Walk down to the watermark by id. If it is gone (expired, deleted),
@@ -448,13 +467,18 @@ export class Inbox {
     for (const message of messages) {
       if (markListed && message.id === mark.id) break;
       if (cutAt !== undefined && message.receivedAt.getTime() <= cutAt) break;
-      if (!this.#gone.has(message.id)) fresh.push(message);
+      fresh.push(message);
     }
     return fresh;
   }
 
-  #isTaken(id: string): boolean {
-    return this.#consumed.has(id) || this.#claimed.has(id) || this.#options.handled?.has(this.address, id) === true;
+  /** Why a wait must pass over this message, or undefined when it may take it. */
+  #skipReason(id: string): SkipReason | undefined {
+    if (this.#consumed.has(id)) return 'returned';
+    if (this.#options.handled?.has(this.address, id) === true) return 'handled';
+    if (this.#gone.has(id)) return 'gone';
+    if (this.#claimed.has(id)) return 'claimed';
+    return undefined;
   }
 
   #raw(id: string, signal: AbortSignal | undefined): Promise<string> {

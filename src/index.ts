@@ -28,7 +28,7 @@ export type { MailroomTestOptions, TestRunnerBridge, TestInbox, ReportAttachment
 
 // Errors
 export { MailroomError, MailroomApiError, MailroomNetworkError, MailTimeoutError, UnexpectedMailError, isTransient, FATAL_SLUGS } from './errors.js';
-export type { WaitFailure, UnexpectedMailDetails } from './errors.js';
+export type { WaitFailure, UnexpectedMailDetails, SkippedMail, SkipReason } from './errors.js';
 
 // The HTTP client
 export { MailroomClient } from './client.js';

@@ -7,7 +7,7 @@
 // inside the test's own deadline, and delete the mailbox afterwards without
 // ever masking the test's result. All of that lives here; an adapter only
 // translates its runner's test info into a `TestRunnerBridge`.
-import { MailTimeoutError, UnexpectedMailError } from './errors.js';
+import { MailTimeoutError, SKIP_REASONS, UnexpectedMailError } from './errors.js';
 import { createInbox, type Inbox, type InboxEvent } from './inbox.js';
 import type { Mail } from './mail.js';
 import { assertMs, DEFAULT_TIMEOUT_MS } from './options.js';
@@ -180,8 +180,10 @@ function mailText(mail: Mail): string {
 export function seenAttachment(error: Error): ReportAttachment | undefined {
   let seen: readonly MailSummary[];
   let heading: string;
+  let passedOver: string[] = [];
   if (error instanceof MailTimeoutError) {
     seen = [...error.rejected, ...error.unfetched];
+    passedOver = error.skipped.map(({ summary, reason }) => `- ${formatSummary(summary)} (id ${summary.id}; ${SKIP_REASONS[reason].toLowerCase()})`);
     heading = `Waited ${formatDuration(error.elapsedMs)} of ${formatDuration(error.budgetMs)} at ${error.address} for ${error.filter}.`;
   } else if (error instanceof UnexpectedMailError) {
     seen = error.arrived;
@@ -189,6 +191,7 @@ export function seenAttachment(error: Error): ReportAttachment | undefined {
   } else {
     return undefined;
   }
-  const lines = seen.length > 0 ? seen.map((s) => `- ${formatSummary(s)} (id ${s.id})`) : ['nothing arrived at all'];
+  const lines = [...seen.map((s) => `- ${formatSummary(s)} (id ${s.id})`), ...passedOver];
+  if (lines.length === 0) lines.push('nothing arrived at all');
   return { name: 'mail seen and rejected', contentType: 'text/plain', body: `${heading}\n\n${error.message}\n\n${lines.join('\n')}\n` };
 }

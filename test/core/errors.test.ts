@@ -66,6 +66,27 @@ describe('MailTimeoutError', () => {
   it('names matching mail that arrived but could not be fetched', () => {
     const text = new MailTimeoutError(failure({ unfetched: [seen('Your invoice', 'billing@acme.example', '12:00:05')] })).message;
     expect(text).toContain('Matching mail did arrive but could not be fetched in time: "Your invoice" from billing@acme.example at 12:00:05.');
+    expect(text).not.toContain('Nothing arrived at all');
+  });
+
+  it('names mail it passed over and why, instead of saying nothing arrived', () => {
+    const skipped = [
+      { summary: seen('Your code', 'hello@acme.example', '12:00:01'), reason: 'returned' as const },
+      { summary: seen('Job 1', 'jobs@acme.example', '12:00:02'), reason: 'handled' as const },
+      { summary: seen('Old offer', 'hello@acme.example', '12:00:03'), reason: 'gone' as const },
+      { summary: seen('Your code', 'hello@acme.example', '12:00:04'), reason: 'claimed' as const },
+    ];
+    const error = new MailTimeoutError(failure({ filter: 'subject ~ "code"', skipped }));
+    expect(error.message).toBe(
+      'No mail matching subject ~ "code" arrived at signup-x7@mailroom.test within 30 s (14 checks). ' +
+        'Already returned by an earlier wait: "Your code" from hello@acme.example at 12:00:01. ' +
+        'Taken by a concurrent wait on this inbox: "Your code" from hello@acme.example at 12:00:04. ' +
+        'Already handled (the handled store has it): "Job 1" from jobs@acme.example at 12:00:02. ' +
+        'Deleted or expired before it could be fetched: "Old offer" from hello@acme.example at 12:00:03.',
+    );
+    expect(error.skipped.map((s) => s.reason)).toEqual(['returned', 'handled', 'gone', 'claimed']);
+    expect(Object.isFrozen(error.skipped)).toBe(true);
+    expect(new MailTimeoutError(failure()).skipped).toEqual([]);
   });
 });
 

@@ -112,6 +112,48 @@ describe.concurrent('expectMail', () => {
     expect(server.stats(inbox.address).message).toBe(2);
   });
 
+  it('says which mail an earlier wait already returned instead of "Nothing arrived at all"', async () => {
+    const { inbox } = await observedInbox(server);
+    await send(server, inbox.address, { subject: 'Your code', text: 'Your code is 111111.' });
+    expect((await inbox.expectMail({ subject: 'code' })).codes).toEqual(['111111']);
+    const error = (await inbox.expectMail({ subject: 'code' }, { timeout: 1500 }).catch((e: unknown) => e)) as MailTimeoutError;
+    expect(error).toBeInstanceOf(MailTimeoutError);
+    expect(error.message).toMatch(
+      new RegExp(
+        `^No mail matching subject ~ "code" arrived at ${inbox.address.replace(/[.]/g, '\\.')} within 1\\.5 s \\(\\d+ checks?\\)\\. ` +
+          'Already returned by an earlier wait: "Your code" from Acme <hello@acme\\.example> at \\d\\d:\\d\\d:\\d\\d\\.$',
+      ),
+    );
+    expect(error.message).not.toContain('Nothing arrived at all');
+    expect(error.skipped.map((s) => [s.summary.subject, s.reason])).toEqual([['Your code', 'returned']]);
+    expect(error.rejected).toEqual([]);
+  });
+
+  it('says which mail it passed over because it was deleted, and which a concurrent wait took', async () => {
+    const { inbox } = await observedInbox(server);
+    await send(server, inbox.address, { subject: 'Old offer' });
+    const [offer] = await inbox.messages();
+    await inbox.deleteMessage(offer!);
+    const gone = (await inbox.expectMail({ subject: 'offer' }, { timeout: 1200 }).catch((e: unknown) => e)) as MailTimeoutError;
+    expect(gone).toBeInstanceOf(MailTimeoutError);
+    expect(gone.message).toContain('Deleted or expired before it could be fetched: "Old offer" from Acme <hello@acme.example>');
+    expect(gone.message).not.toContain('Nothing arrived at all');
+
+    // Two waits, one mail: the loser says who took it.
+    await send(server, inbox.address, { subject: 'Only code' });
+    const results = await Promise.allSettled([inbox.expectMail({ subject: 'code' }, { timeout: 2500 }), inbox.expectMail({ subject: 'code' }, { timeout: 2500 })]);
+    const won = results.filter((r) => r.status === 'fulfilled');
+    const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(1);
+    const error = lost[0]!.reason as MailTimeoutError;
+    expect(error).toBeInstanceOf(MailTimeoutError);
+    expect(error.message).toMatch(/(Taken by a concurrent wait on this inbox|Already returned by an earlier wait): "Only code" from/);
+    expect(error.message).not.toContain('Nothing arrived at all');
+    expect(error.skipped.map((s) => s.summary.subject)).toContain('Only code');
+    expect(server.stats(inbox.address).rateLimited).toBe(0);
+  });
+
   it('gives concurrent waits on one inbox distinct mails', async () => {
     const { inbox } = await observedInbox(server);
     const waits = [inbox.expectMail({ subject: 'Part' }, { timeout: 10_000 }), inbox.expectMail({ subject: 'Part' }, { timeout: 10_000 })];
@@ -302,6 +344,12 @@ describe.concurrent('exactly once across restarts', () => {
       const after = await createInbox({ apiURL: server.apiURL, address: inbox.address, watermark: null, handled: openHandledStore(path) });
       expect((await after.expectMail({ subject: 'Job' })).subject).toBe('Job 2');
       await expect(after.expectMail({ subject: 'Job' }, { timeout: 1200 })).rejects.toThrow(MailTimeoutError);
+      // A third consumer with the store and no memory of its own: both jobs are handled, and it says so.
+      const third = await createInbox({ apiURL: server.apiURL, address: inbox.address, watermark: null, handled: openHandledStore(path) });
+      const error = (await third.expectMail({ subject: 'Job' }, { timeout: 1200 }).catch((e: unknown) => e)) as MailTimeoutError;
+      expect(error).toBeInstanceOf(MailTimeoutError);
+      expect(error.message).toMatch(/Already handled \(the handled store has it\): "Job 1" from .* at [\d:]+, "Job 2" from .* at [\d:]+\.$/);
+      expect(error.skipped.map((s) => s.reason)).toEqual(['handled', 'handled']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
