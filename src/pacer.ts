@@ -29,6 +29,8 @@ export class ListPacer {
   readonly #clock: Clock;
   readonly #intervalMs: number;
   #lastSettledAt = Number.NEGATIVE_INFINITY;
+  /** A 429's Retry-After: no list call before this moment. */
+  #notBefore = Number.NEGATIVE_INFINITY;
   #busy: Promise<void> | undefined;
 
   constructor(clock: Clock, intervalMs = LIST_INTERVAL_MS + PACING_GUARD_MS) {
@@ -38,7 +40,7 @@ export class ListPacer {
 
   /** The earliest moment the next list call may start, ignoring calls in flight. */
   earliestStart(): number {
-    return this.#lastSettledAt + this.#intervalMs;
+    return Math.max(this.#lastSettledAt + this.#intervalMs, this.#notBefore);
   }
 
   /** When the last list call for this address settled (-Infinity if none). */
@@ -58,6 +60,14 @@ export class ListPacer {
    */
   note(): void {
     this.#lastSettledAt = Math.max(this.#lastSettledAt, this.#clock.now());
+  }
+
+  /**
+   * Records a 429 on the address's list budget: no list call may start
+   * before `at` (now plus Retry-After), whoever makes it (rule 5).
+   */
+  refusedUntil(at: number): void {
+    this.#notBefore = Math.max(this.#notBefore, at);
   }
 
   /**

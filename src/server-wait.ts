@@ -19,6 +19,11 @@
 //   of the budget to the polling loop, which knows how to ride those out.
 //   Only the slugs that mean "this address can never be listed" stop the wait
 //   at once (rule 6), since the polling loop would be refused the same way.
+// - A 429 (`rate_limited`) is not a failure and not a check (rule 5): the
+//   wait sleeps exactly Retry-After, counts it in `refusals`, tells the
+//   address's pacer (so no list call of any wait goes out sooner), and then
+//   holds again. Falling back to polling would gain nothing: the list call
+//   draws on the same budget and would wait out the same Retry-After.
 import { MAX_HOLD_MS } from './client.js';
 import { sleepUntil } from './clock.js';
 import { MailroomApiError, MailroomNetworkError } from './errors.js';
@@ -59,6 +64,7 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
   let round = 0;
   let checks = 0;
   let failedChecks = 0;
+  let refusals = 0;
   let lastError: Error | undefined;
 
   const outcome = (result: T | undefined, coveredDeadline = false): PollOutcome<T> => ({
@@ -66,7 +72,7 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
     coveredDeadline,
     checks,
     failedChecks,
-    refusals: 0,
+    refusals,
     elapsedMs: elapsed(),
     lastError,
     cutShort: signal?.aborted === true && result === undefined,
@@ -88,6 +94,19 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
       // the service; counting it here too is the safe side (see pacer.ts).
       if (error instanceof MailroomNetworkError) plan.pacer().note();
       if (signal?.aborted) return outcome(undefined);
+      if (error instanceof MailroomApiError && error.status === 429) {
+        refusals++;
+        const retryAfterMs = error.retryAfterMs ?? 1000;
+        plan.onEvent?.({ type: 'refused', retryAfterMs, startedMs: start - startedAt, elapsedMs: elapsed() });
+        const retryAt = clock.now() + retryAfterMs;
+        plan.pacer().refusedUntil(retryAt);
+        // A Retry-After past the end cannot be honoured in time: end now
+        // rather than sleep for nothing (as the polling loop does).
+        if (retryAt > (plan.mode === 'quiet' ? hardStop : deadline)) return outcome(undefined);
+        plan.onEvent?.({ type: 'sleep', reason: 'retry-after', ms: retryAfterMs, elapsedMs: elapsed() });
+        await sleepUntil(clock, retryAt, signal);
+        continue;
+      }
       if (error instanceof MailroomApiError && STOP_SLUGS.has(error.slug)) throw error;
       failedChecks++;
       lastError = asError(error);
@@ -97,6 +116,7 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
         ...rest,
         checks: checks + rest.checks,
         failedChecks: failedChecks + rest.failedChecks,
+        refusals: refusals + rest.refusals,
         elapsedMs: elapsed(),
         lastError: rest.lastError ?? lastError,
       };

@@ -220,6 +220,8 @@ export async function pollMailbox<T>(plan: PollPlan<T>): Promise<PollOutcome<T>>
       refusals++;
       plan.onEvent?.({ type: 'refused', retryAfterMs: answer.retryAfterMs, startedMs, elapsedMs: elapsed() });
       nextAt = clock.now() + answer.retryAfterMs;
+      // Every list call on this address, not only this loop's, waits it out.
+      plan.pacer().refusedUntil(nextAt);
       if (nextAt > deadline && plan.mode === 'until-found') return outcome(undefined);
     } else {
       // 5xx, a reset, a timeout: transient, and the deadline still governs.

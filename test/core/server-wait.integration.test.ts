@@ -138,6 +138,38 @@ describe.concurrent('with the long-poll advertised', () => {
     expect(eventsOf(events, 'check').length).toBeGreaterThanOrEqual(1);
   });
 
+  it('honours a 429 on the long-poll: sleeps exactly Retry-After, counts a refusal, not a failure, and holds again', async () => {
+    const { inbox, events } = await observedInbox(server);
+    await send(server, inbox.address, { subject: 'Confirm' });
+    server.faults.inject({ address: inbox.address, route: 'wait', fault: { kind: 'rate_limit', retryAfter: 2 } });
+    const mail = await inbox.expectMail({ subject: 'Confirm' }, { timeout: 20_000 });
+    expect(mail.subject).toBe('Confirm');
+    const [refused] = eventsOf(events, 'refused');
+    const checks = eventsOf(events, 'check');
+    expect(refused).toMatchObject({ retryAfterMs: 2000 });
+    expect(eventsOf(events, 'check-failed')).toEqual([]);
+    expect(checks).toHaveLength(1);
+    const slept = checks[0]!.startedMs - refused!.elapsedMs;
+    expect(slept).toBeGreaterThanOrEqual(2000);
+    expect(slept).toBeLessThan(2400);
+    // The refused hold, then the one that answered; no list call but the watermark read, and no second 429.
+    expect(server.stats(inbox.address)).toMatchObject({ list: 1, wait: 2, rateLimited: 1, message: 1 });
+  });
+
+  it('fails after 429s on the long-poll naming them as refusals, not as failed checks', async () => {
+    const { inbox } = await observedInbox(server);
+    server.faults.inject({ address: inbox.address, route: 'any', times: 100, fault: { kind: 'rate_limit', retryAfter: 1 } });
+    const error = (await inbox.expectMail({ subject: 'Never' }, { timeout: 2500 }).catch((e: unknown) => e)) as MailTimeoutError;
+    expect(error).toBeInstanceOf(MailTimeoutError);
+    expect(error.failedChecks).toBe(0);
+    expect(error.lastError).toBeUndefined();
+    expect(error.refusals).toBeGreaterThanOrEqual(2);
+    expect(error.message).toMatch(/within 2\.5 s \(0 checks, \d+ refused with 429\)\./);
+    // Retry-After was honoured: one refused call per second, each counted once.
+    expect(server.stats(inbox.address).rateLimited).toBe(error.refusals);
+    expect(error.refusals).toBeLessThanOrEqual(3);
+  });
+
   it('stops at once on a slug that means stop (unknown_domain), like the polling loop', async () => {
     const inbox = await createInbox({ apiURL: server.apiURL, address: 'someone@nowhere.example', watermark: null });
     const started = performance.now();

@@ -116,6 +116,32 @@ describe('serverWaitStrategy', () => {
     expect(h.events.map((e) => e.type)).toEqual(['check-failed', 'check']);
   });
 
+  it('sleeps exactly Retry-After on a 429, counts it as a refusal (not a failure, not a check), and holds again', async () => {
+    const answers = [
+      { after: 5, answer: new MailroomApiError({ status: 429, slug: 'rate_limited', method: 'GET', url: 'http://x/wait', retryAfterMs: 2_000 }) },
+      { after: 10, answer: woken([summary('m1', 'wanted')]) },
+    ];
+    const h = harness((i) => answers[i]!);
+    const outcome = await h.run({ budgetMs: 10_000 });
+    expect(outcome).toMatchObject({ result: 'found', checks: 1, failedChecks: 0, refusals: 1, lastError: undefined });
+    // The second hold starts exactly Retry-After after the refusal arrived; no fallback to polling.
+    expect(h.holds.map((x) => x.at)).toEqual([0, 5 + 2_000]);
+    expect(h.holds.map((x) => x.sinceId)).toEqual(['w0', 'w0']);
+    expect(h.lists).toEqual([]);
+    expect(h.events.map((e) => e.type)).toEqual(['refused', 'sleep', 'check']);
+    expect(h.events[1]).toMatchObject({ reason: 'retry-after', ms: 2_000 });
+  });
+
+  it('tells the pacer about a 429, so a list call on the address waits out Retry-After too', async () => {
+    const refusal = new MailroomApiError({ status: 429, slug: 'rate_limited', method: 'GET', url: 'http://x/wait', retryAfterMs: 3_000 });
+    const h = harness(() => ({ after: 5, answer: refusal }));
+    // Retry-After reaches past the 2 s budget: the wait ends at once, refused, without sleeping.
+    const outcome = await h.run({ budgetMs: 2_000, pacer: () => pacerFor(h.clock, 'told-pacer') });
+    expect(outcome).toMatchObject({ result: undefined, checks: 0, failedChecks: 0, refusals: 1, lastError: undefined });
+    expect(outcome.elapsedMs).toBe(5);
+    expect(pacerFor(h.clock, 'told-pacer').earliestStart()).toBe(h.clock.now() + 3_000);
+  });
+
   it('counts a hold that got no answer on the pacer, so the polling loop keeps the floor from it', async () => {
     const h = harness(() => ({ after: 300, answer: new MailroomNetworkError({ slug: 'network_error', method: 'GET', url: 'http://x/wait', detail: 'socket hang up' }) }));
     const outcome = await h.run({ budgetMs: 10_000 });

@@ -179,6 +179,14 @@ describe('pollMailbox', () => {
     expect(h.clock.now() - h.t0).toBeLessThan(100);
   });
 
+  it('tells the address pacer about a 429, so no list call on the address goes out before Retry-After', async () => {
+    const h = harness(() => ({ answer: refusal(429, 'rate_limited', 60_000) }));
+    const plan = h.plan({ budgetMs: 10_000 });
+    await h.clock.run(pollMailbox(plan));
+    // The refusal arrived 2 ms in; nobody lists this address before 60 s after that.
+    expect(plan.pacer().earliestStart()).toBe(h.t0 + 2 + 60_000);
+  });
+
   it('is cut short by its signal, mid-sleep, with the reason', async () => {
     const h = harness(() => ({ answer: [] }));
     const controller = new AbortController();
