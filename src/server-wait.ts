@@ -111,7 +111,7 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
       failedChecks++;
       lastError = asError(error);
       plan.onEvent?.({ type: 'check-failed', round, error: lastError, startedMs: start - startedAt, elapsedMs: elapsed() });
-      const rest = await pollMailbox({ ...plan, budgetMs: Math.max(0, deadline - clock.now()) });
+      const rest = await pollMailbox({ ...plan, budgetMs: Math.max(0, deadline - clock.now()) }, { attempted: true });
       return {
         ...rest,
         checks: checks + rest.checks,

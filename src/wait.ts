@@ -98,6 +98,8 @@ export interface WaitWindow {
   readonly startedAt: number;
   readonly deadline: number;
   readonly hardStop: number;
+  /** How long the closing check and its fetch may run past the deadline. */
+  readonly grace: number;
   /** Milliseconds since `startedAt`. */
   readonly elapsed: () => number;
 }
@@ -120,12 +122,20 @@ export function openWaitWindow(plan: PollPlan<unknown>): WaitWindow {
   // room for that too.
   const grace = Math.min(plan.requestTimeout, MAX_GRACE_MS);
   const hardStop = deadline + grace + (plan.mode === 'quiet' ? LIST_FLOOR_MS : 0);
-  return { startedAt, deadline, hardStop, elapsed: () => clock.now() - startedAt };
+  return { startedAt, deadline, hardStop, grace, elapsed: () => clock.now() - startedAt };
 }
 
-export async function pollMailbox<T>(plan: PollPlan<T>): Promise<PollOutcome<T>> {
+export interface PollState {
+  /**
+   * An earlier strategy of this wait already made a request (the long-poll
+   * that failed), so the polling loop owes the wait no first look of its own.
+   */
+  readonly attempted?: boolean | undefined;
+}
+
+export async function pollMailbox<T>(plan: PollPlan<T>, state: PollState = {}): Promise<PollOutcome<T>> {
   const { clock, signal } = plan;
-  const { startedAt, deadline, hardStop, elapsed } = openWaitWindow(plan);
+  const { startedAt, deadline, hardStop, grace, elapsed } = openWaitWindow(plan);
 
   let round = 0; // schedule index: checks answered or failed; a 429 is not a round (rule 5)
   let checks = 0;
@@ -170,13 +180,21 @@ export async function pollMailbox<T>(plan: PollPlan<T>): Promise<PollOutcome<T>>
     // closing check may still run.
     if (clock.now() >= deadline && !closing) return outcome(undefined);
 
+    // A wait looks at least once. When the floor (rule 4) holds its first
+    // check past a short budget's deadline - a wait right after the
+    // watermark read - that check still goes out, at the floor: at most one
+    // list interval late, with the grace for it and its fetch from there.
+    // Later checks never start after the deadline but for the closing one.
+    const firstLook = plan.mode === 'until-found' && !state.attempted && checks + failedChecks === 0;
+    let stop = hardStop;
     let startedMs = Number.NaN;
     const answer = await plan.pacer().run(
       async (): Promise<Answer> => {
         const start = clock.now();
         startedMs = start - startedAt;
+        if (firstLook) stop = Math.max(hardStop, start + grace);
         // A slow fetch in `inspect` may have used up the grace already.
-        const timeout = Math.min(plan.requestTimeout, hardStop - start);
+        const timeout = Math.min(plan.requestTimeout, stop - start);
         if (timeout < MIN_REQUEST_MS) return { kind: 'expired' };
         try {
           const messages = await plan.list(timeout, signal);
@@ -193,8 +211,9 @@ export async function pollMailbox<T>(plan: PollPlan<T>): Promise<PollOutcome<T>>
       },
       // Pacing (rule 4) may hold a check back; one that could only start
       // after the deadline (after the grace, for the quiet period's closing
-      // check) is not made at all.
-      { notAfter: plan.mode === 'quiet' ? hardStop - 1 : deadline, signal },
+      // check; after one list interval, for a wait's first look) is not
+      // made at all.
+      { notAfter: plan.mode === 'quiet' ? hardStop - 1 : firstLook ? deadline + LIST_FLOOR_MS : deadline, signal },
     );
     if (signal?.aborted) return outcome(undefined);
     if (answer === TOO_LATE || answer.kind === 'expired') return outcome(undefined);
@@ -205,7 +224,7 @@ export async function pollMailbox<T>(plan: PollPlan<T>): Promise<PollOutcome<T>>
       plan.onEvent?.({ type: 'check', round, checks, startedMs, elapsedMs: elapsed(), listed: answer.messages.length });
       // Every check lists the whole mailbox again, so nothing is needed to
       // see an unfinished match a second time.
-      const result = await plan.inspect(answer.messages, { hardStop, incomplete: () => {} });
+      const result = await plan.inspect(answer.messages, { hardStop: stop, incomplete: () => {} });
       if (result !== undefined) return outcome(result);
       if (checkStartedAt >= deadline) {
         coveredDeadline = true;

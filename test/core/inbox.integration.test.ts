@@ -78,6 +78,24 @@ describe.concurrent('expectMail', () => {
     expect(server.stats(inbox.address).list).toBe(2);
   });
 
+  it('looks at least once with a budget shorter than the floor left by the watermark read', async () => {
+    const { inbox, events } = await observedInbox(server);
+    await send(server, inbox.address, { subject: 'Quick' });
+    const started = performance.now();
+    const mail = await inbox.expectMail({ subject: 'Quick' }, { timeout: 500 });
+    expect(mail.subject).toBe('Quick');
+    // The check went out at the floor, after the 500 ms deadline: late by less than a second, never a 429.
+    expect(performance.now() - started).toBeLessThan(500 + 1000 + 1000);
+    expect(eventsOf(events, 'check')).toHaveLength(1);
+    expect(server.stats(inbox.address)).toMatchObject({ list: 2, message: 1, rateLimited: 0 });
+
+    const { inbox: empty } = await observedInbox(server);
+    const error = (await empty.expectMail({ subject: 'Quick' }, { timeout: 0 }).catch((e: unknown) => e)) as MailTimeoutError;
+    expect(error).toBeInstanceOf(MailTimeoutError);
+    expect(error.message).toContain('within 0 ms (1 check). Nothing arrived at all.');
+    expect(server.stats(empty.address)).toMatchObject({ list: 2, rateLimited: 0 });
+  });
+
   it('finds mail that arrives mid-wait, never earning a 429', async () => {
     const { inbox, events } = await observedInbox(server);
     setTimeout(() => void send(server, inbox.address, { subject: 'Later' }), 1500);

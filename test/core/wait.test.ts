@@ -208,6 +208,39 @@ describe('pollMailbox', () => {
     expect(empty.starts).toEqual([0]);
   });
 
+  it('looks once even when the floor holds its first check past a short deadline, at the floor', async () => {
+    for (const budgetMs of [500, 0]) {
+      const h = harness(() => ({ answer: [mail('wanted')] }));
+      const plan = h.plan({ budgetMs });
+      // The watermark read just listed this address: the floor is 1005 ms away, after the deadline.
+      await h.clock.run(plan.pacer().run(async () => h.clock.sleep(1)));
+      const waitStart = h.clock.now();
+      const outcome = await h.clock.run(pollMailbox(plan));
+      expect(outcome).toMatchObject({ result: 'found', checks: 1 });
+      expect(h.starts).toEqual([waitStart - h.t0 + 1000 + PACING_GUARD_MS]);
+      // Bounded: one list interval late at most, plus the grace for the request.
+      expect(outcome.elapsedMs).toBeLessThanOrEqual(1000 + PACING_GUARD_MS + MAX_GRACE_MS);
+    }
+  });
+
+  it('makes that one late first look the check at the deadline, and stops after it', async () => {
+    const h = harness(() => ({ answer: [mail('other')] }));
+    const plan = h.plan({ budgetMs: 500 });
+    await h.clock.run(plan.pacer().run(async () => h.clock.sleep(1)));
+    const outcome = await h.clock.run(pollMailbox(plan));
+    expect(outcome).toMatchObject({ result: undefined, checks: 1, coveredDeadline: true });
+    expect(h.starts).toHaveLength(1);
+  });
+
+  it('owes no late first look when an earlier strategy of the wait already asked', async () => {
+    const h = harness(() => ({ answer: [mail('wanted')] }));
+    const plan = h.plan({ budgetMs: 500 });
+    await h.clock.run(plan.pacer().run(async () => h.clock.sleep(1)));
+    const outcome = await h.clock.run(pollMailbox(plan, { attempted: true }));
+    expect(outcome).toMatchObject({ result: undefined, checks: 0 });
+    expect(h.starts).toEqual([]);
+  });
+
   describe('quiet mode', () => {
     it('ends with a check at the end of the period and reports that it covered it', async () => {
       const h = harness(() => ({ answer: [] }));
