@@ -23,8 +23,8 @@ export { matchReceiveMail } from './matcher.js';
 export type { ReceiveMailOptions, ReceiveMailResult } from './matcher.js';
 
 // One test's inbox, for runner plugins
-export { openTestInbox, validateTestOptions, deadlineMargin, mailAttachments, seenAttachment } from './test-inbox.js';
-export type { MailroomTestOptions, TestRunnerBridge, TestInbox, ReportAttachment } from './test-inbox.js';
+export { openTestInbox, validateTestOptions, deadlineMargin, timeLeft, mailAttachments, seenAttachment } from './test-inbox.js';
+export type { MailroomTestOptions, TestRunnerBridge, TestInbox, ReportAttachment, TestTimeoutState } from './test-inbox.js';
 
 // Errors
 export { MailroomError, MailroomApiError, MailroomNetworkError, MailTimeoutError, UnexpectedMailError, isTransient, FATAL_SLUGS } from './errors.js';

@@ -71,6 +71,31 @@ export interface TestInbox {
   close(outcome: { readonly failed: boolean }): Promise<void>;
 }
 
+/** What a runner tells about its test's own timeout, for `timeLeft`. */
+export interface TestTimeoutState {
+  /** The test's timeout in ms; undefined, 0 or Infinity means none. */
+  readonly timeoutMs: number | undefined;
+  /** When the runner's timeout clock started (the same scale as `now`). */
+  readonly startedAt: number;
+  readonly now: number;
+  /**
+   * True once the test body has ended: afterEach hooks and fixture teardown
+   * run on budgets of their own, so the test's timeout no longer cuts a wait.
+   */
+  readonly bodyFinished: boolean;
+}
+
+/**
+ * Milliseconds left before the runner fails the test with its own timeout,
+ * or undefined when nothing the wait does can run into it. Both adapters'
+ * `TestRunnerBridge.timeLeft` are this, fed from their runner's test info.
+ */
+export function timeLeft({ timeoutMs, startedAt, now, bodyFinished }: TestTimeoutState): number | undefined {
+  if (bodyFinished) return undefined;
+  if (timeoutMs === undefined || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) return undefined;
+  return timeoutMs - (now - startedAt);
+}
+
 /**
  * How long before the runner's deadline a wait gives up, so it fails with
  * its own message (address, filter, what was seen) and the report still

@@ -7,7 +7,7 @@ import { expect, inject, test as base, type MatcherState, type TestAPI, type Tes
 import type { MailFilter } from './filter.js';
 import type { Inbox } from './inbox.js';
 import { matchReceiveMail, type ReceiveMailOptions } from './matcher.js';
-import { openTestInbox, validateTestOptions, type MailroomTestOptions, type TestRunnerBridge } from './test-inbox.js';
+import { openTestInbox, timeLeft, validateTestOptions, type MailroomTestOptions, type TestRunnerBridge } from './test-inbox.js';
 
 export type { MailroomTestOptions } from './test-inbox.js';
 export type { ReceiveMailOptions } from './matcher.js';
@@ -80,7 +80,12 @@ function vitestBridge({ task, signal, annotate }: BridgeContext, startedAt: numb
       }
       console.warn(`${message} (test: ${fullName(task)})`);
     },
-    timeLeft: () => (task.timeout > 0 && Number.isFinite(task.timeout) ? task.timeout - (performance.now() - startedAt) : undefined),
+    // The body has ended once Vitest set the result (pass or fail); afterEach
+    // hooks run after that, on their own hookTimeout, so the test's timeout
+    // no longer cuts their waits. (An `expect.soft` failure sets `fail`
+    // early too; the test has failed by then, and Vitest's own timeout
+    // still bounds the rest of its body.)
+    timeLeft: () => timeLeft({ timeoutMs: task.timeout, startedAt, now: performance.now(), bodyFinished: !running() }),
   };
 }
 

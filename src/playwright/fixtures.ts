@@ -4,7 +4,7 @@
 // into the core's TestRunnerBridge.
 import { test as base, type Fixtures, type TestInfo } from '@playwright/test';
 import type { Inbox } from '../inbox.js';
-import { openTestInbox, type MailroomTestOptions, type TestRunnerBridge } from '../test-inbox.js';
+import { openTestInbox, timeLeft, type MailroomTestOptions, type TestRunnerBridge } from '../test-inbox.js';
 
 /** The option fixture, set in the config's `use` or with `test.use`. */
 export interface MailroomOptions {
@@ -63,14 +63,9 @@ export const mailroomFixtures = fixtures as Fixtures<MailroomFixtures & Mailroom
  * worker's first test).
  */
 export function timeLeftClock(testInfo: Pick<TestInfo, 'timeout' | 'duration'>, startedAt: number): () => number | undefined {
-  return () => {
-    const timeout = testInfo.timeout;
-    if (!timeout) return undefined;
-    // Once the body has finished (`duration` is set), afterEach hooks and
-    // fixture teardown run on a separate budget of their own.
-    if (testInfo.duration > 0) return undefined;
-    return timeout - (performance.now() - startedAt);
-  };
+  // Once the body has finished (`duration` is set), afterEach hooks and
+  // fixture teardown run on a separate budget of their own.
+  return () => timeLeft({ timeoutMs: testInfo.timeout, startedAt, now: performance.now(), bodyFinished: testInfo.duration > 0 });
 }
 
 function bridgeFor(testInfo: TestInfo, timeLeft: () => number | undefined): TestRunnerBridge {

@@ -3,7 +3,7 @@
 // server, SMTP and HTTP are real.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MailroomServer } from '../../src/server/index.js';
-import { MailTimeoutError, MailroomError, openTestInbox, validateTestOptions, type ReportAttachment, type TestRunnerBridge } from '../../src/index.js';
+import { MailTimeoutError, MailroomError, openTestInbox, timeLeft, validateTestOptions, type ReportAttachment, type TestRunnerBridge } from '../../src/index.js';
 import { send, startTestServer } from './support/server.js';
 
 let server: MailroomServer;
@@ -153,6 +153,18 @@ describe.concurrent('openTestInbox', () => {
     await inbox.expectMail();
     await close({ failed: false });
     expect(attachments).toEqual([]);
+  });
+});
+
+describe('timeLeft', () => {
+  it('counts down from the test timeout while the body runs, and has no deadline after it or without one', () => {
+    expect(timeLeft({ timeoutMs: 5_000, startedAt: 1_000, now: 4_000, bodyFinished: false })).toBe(2_000);
+    expect(timeLeft({ timeoutMs: 5_000, startedAt: 1_000, now: 7_000, bodyFinished: false })).toBe(-1_000);
+    // afterEach hooks and teardown run on budgets of their own.
+    expect(timeLeft({ timeoutMs: 5_000, startedAt: 1_000, now: 5_900, bodyFinished: true })).toBeUndefined();
+    for (const timeoutMs of [0, undefined, Number.POSITIVE_INFINITY]) {
+      expect(timeLeft({ timeoutMs, startedAt: 1_000, now: 2_000, bodyFinished: false })).toBeUndefined();
+    }
   });
 });
 
