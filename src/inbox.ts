@@ -23,6 +23,14 @@ import type { HandledStore } from './handled.js';
 
 /** Setup calls (watermark read, delete, listing) give up after this long. */
 const CALL_BUDGET_MS = 10_000;
+/**
+ * One fetch of a match gets this many attempts, within this many request
+ * timeouts, before the wait moves on to the next match (and tries it again
+ * at the next check): a message whose fetch keeps failing must not hold up
+ * every later match for the whole budget.
+ */
+const FETCH_ATTEMPTS = 3;
+const FETCH_BUDGET_REQUESTS = 3;
 
 export interface InboxOptions extends ConnectionOptions {
   /** Use this address instead of a fresh one. */
@@ -325,7 +333,8 @@ export class Inbox {
 
     // Rule 7 and 8: walk down to the watermark, match on the summary, and
     // fetch only the match - the oldest one first, so successive waits get
-    // mail in arrival order.
+    // mail in arrival order (unless the oldest cannot be fetched: then a
+    // later match is returned rather than none).
     const inspect = async (messages: readonly MailSummary[], { hardStop, incomplete }: InspectContext): Promise<Mail[] | undefined> => {
       const candidates: MailSummary[] = [];
       for (const summary of this.#fresh(messages)) {
@@ -349,7 +358,8 @@ export class Inbox {
         this.#claimed.add(summary.id);
         mine.add(summary.id);
         try {
-          const detail = await callWithRetry((timeout) => this.client.getMessage(this.address, summary.id, { timeout, signal }), { clock, hardStop, requestTimeout, signal });
+          const fetchStop = Math.min(hardStop, clock.now() + FETCH_BUDGET_REQUESTS * requestTimeout);
+          const detail = await callWithRetry((timeout) => this.client.getMessage(this.address, summary.id, { timeout, signal }), { clock, hardStop: fetchStop, requestTimeout, signal, attempts: FETCH_ATTEMPTS });
           taken.push(new Mail(this.address, detail, (rawSignal) => this.#raw(summary.id, rawSignal)));
           unfetched.delete(summary.id);
         } catch (error) {
@@ -363,9 +373,10 @@ export class Inbox {
           }
           if (!isTransient(error)) throw error;
           fetchError = error as Error;
-          unfetched.set(summary.id, summary); // the next check tries again
+          // The next check tries it again; meanwhile a later match may do.
+          unfetched.set(summary.id, summary);
           incomplete();
-          break;
+          continue;
         }
       }
       return taken.length >= info.count ? taken : undefined;

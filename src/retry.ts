@@ -15,11 +15,13 @@ export interface RetryOptions {
   readonly hardStop: number;
   readonly requestTimeout: number;
   readonly signal?: AbortSignal | undefined;
+  /** At most this many attempts (a 429 is not one); 21 by default, the hard stop governs. */
+  readonly attempts?: number | undefined;
 }
 
 /** Runs `call(timeoutMs)` until it succeeds, fails for good, or time is up. */
 export async function callWithRetry<T>(call: (timeoutMs: number) => Promise<T>, options: RetryOptions): Promise<T> {
-  const { clock, hardStop, requestTimeout, signal } = options;
+  const { clock, hardStop, requestTimeout, signal, attempts = 21 } = options;
   let lastError: unknown;
   return pRetry(
     async () => {
@@ -34,7 +36,7 @@ export async function callWithRetry<T>(call: (timeoutMs: number) => Promise<T>, 
       }
     },
     {
-      retries: 20,
+      retries: Math.max(0, attempts - 1),
       minTimeout: 50,
       factor: 2,
       maxTimeout: 1000,

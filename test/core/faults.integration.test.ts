@@ -109,6 +109,22 @@ describe.concurrent('the wait loop under faults', () => {
     expect(error.message).toContain('503 unavailable');
   });
 
+  it('gives a failing fetch a few attempts, then moves on to the next match instead of blocking it for the whole budget', async () => {
+    const { inbox } = await observedInbox(server);
+    await send(server, inbox.address, { subject: 'Invoice 1' });
+    await send(server, inbox.address, { subject: 'Invoice 2' });
+    // The next three fetches fail: all of them land on the older match.
+    server.faults.inject({ address: inbox.address, route: 'message', times: 3, fault: { kind: 'status', status: 503 } });
+    const started = performance.now();
+    const first = await inbox.expectMail({ subject: 'Invoice' }, { timeout: 30_000 });
+    expect(first.subject).toBe('Invoice 2');
+    expect(performance.now() - started).toBeLessThan(5_000);
+    // The older one is not lost: the next wait gets it.
+    const second = await inbox.expectMail({ subject: 'Invoice' }, { timeout: 10_000 });
+    expect(second.subject).toBe('Invoice 1');
+    expect(server.stats(inbox.address)).toMatchObject({ message: 5, faulted: 3, rateLimited: 0 });
+  });
+
   it('honours a 429 on the watermark read too', async () => {
     const address = `reused-${Date.now()}@mailroom.test`;
     server.faults.inject({ address, route: 'list', times: 1, fault: { kind: 'rate_limit', retryAfter: 1 } });
