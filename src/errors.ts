@@ -96,9 +96,13 @@ export class MailroomNetworkError extends MailroomError {
   }
 }
 
-/** True for failures that waiting may cure: 429, 5xx, network trouble. */
+/**
+ * True for failures that waiting may cure: 429, 5xx, network trouble, and a
+ * request that timed out - or had no time left to start (`request_timeout`).
+ */
 export function isTransient(error: unknown): boolean {
   if (error instanceof MailroomNetworkError) return true;
+  if (error instanceof MailroomError && error.slug === 'request_timeout') return true;
   if (error instanceof MailroomApiError) return error.status === 429 || error.status >= 500;
   return false;
 }

@@ -7,7 +7,7 @@
 // at once. Every attempt's timeout is capped by the time left.
 import pRetry, { AbortError } from 'p-retry';
 import type { Clock } from './clock.js';
-import { MailroomApiError, isTransient } from './errors.js';
+import { MailroomApiError, MailroomError, isTransient } from './errors.js';
 
 export interface RetryOptions {
   readonly clock: Clock;
@@ -26,7 +26,11 @@ export async function callWithRetry<T>(call: (timeoutMs: number) => Promise<T>, 
   return pRetry(
     async () => {
       const left = hardStop - clock.now();
-      if (left < 1) throw new AbortError(asError(lastError) ?? new Error('no time left for the call'));
+      // Out of time before a first attempt: a transient condition like a
+      // request timeout that came early, so a wait treats it as a fetch that
+      // did not get through (and fails with its own message), never as a
+      // reason to stop.
+      if (left < 1) throw new AbortError(asError(lastError) ?? outOfTime());
       try {
         return await call(Math.min(requestTimeout, left));
       } catch (error) {
@@ -54,6 +58,10 @@ export async function callWithRetry<T>(call: (timeoutMs: number) => Promise<T>, 
       },
     },
   );
+}
+
+function outOfTime(): MailroomError {
+  return new MailroomError('no time was left for the request: the budget (and its grace) ran out before it could start', { slug: 'request_timeout' });
 }
 
 function isRateLimit(error: unknown): error is MailroomApiError {

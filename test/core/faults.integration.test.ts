@@ -2,7 +2,7 @@
 // make, through real sockets.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MailroomServer } from '../../src/server/index.js';
-import { createInbox, MailroomNetworkError, MailTimeoutError } from '../../src/index.js';
+import { createInbox, MailroomNetworkError, MailTimeoutError, systemClock } from '../../src/index.js';
 import { eventsOf, observedInbox, send, startTestServer } from './support/server.js';
 
 let server: MailroomServer;
@@ -123,6 +123,28 @@ describe.concurrent('the wait loop under faults', () => {
     const second = await inbox.expectMail({ subject: 'Invoice' }, { timeout: 10_000 });
     expect(second.subject).toBe('Invoice 1');
     expect(server.stats(inbox.address)).toMatchObject({ message: 5, faulted: 3, rateLimited: 0 });
+  });
+
+  it('fails with its own message, naming the match, when the budget ran out before the match could be fetched', async () => {
+    // A clock that jumps 10 s the moment a check has answered: the fetch of
+    // the match then has no time left at all.
+    let offset = 0;
+    const clock = { now: () => performance.now() + offset, sleep: systemClock.sleep };
+    const { inbox } = await observedInbox(server, {
+      clock,
+      watermark: null,
+      onEvent: (event) => {
+        if (event.type === 'check') offset += 10_000;
+      },
+    });
+    await send(server, inbox.address, { subject: 'Your invoice' });
+    const error = (await inbox.expectMail({ subject: 'invoice' }, { timeout: 2_000 }).catch((e: unknown) => e)) as MailTimeoutError;
+    expect(error).toBeInstanceOf(MailTimeoutError);
+    expect(error.message).toMatch(new RegExp(`^No mail matching subject ~ "invoice" arrived at ${inbox.address.replace(/[.]/g, '\\.')} within 2 s \\(1 check\\)\\.`));
+    expect(error.unfetched.map((s) => s.subject)).toEqual(['Your invoice']);
+    expect(error.message).toContain('Matching mail did arrive but could not be fetched in time: "Your invoice"');
+    expect(error.message).toContain('no time was left for the request');
+    expect(server.stats(inbox.address).message).toBe(0);
   });
 
   it('honours a 429 on the watermark read too', async () => {
