@@ -273,8 +273,13 @@ export class Inbox {
     return this.#fresh(listing).reverse();
   }
 
-  /** Deletes the whole mailbox; idempotent (a 404 counts as done). Returns how many went. */
-  async delete(options: { signal?: AbortSignal } = {}): Promise<number> {
+  /**
+   * Deletes the whole mailbox; idempotent (a 404 counts as done). Returns how
+   * many went. `timeout`: give up after this many ms, retries included (10 s).
+   */
+  async delete(options: { signal?: AbortSignal; timeout?: number } = {}): Promise<number> {
+    const budget = options.timeout ?? CALL_BUDGET_MS;
+    assertMs('timeout', budget);
     this.#snapshot = undefined;
     return this.#retry(async (timeout) => {
       try {
@@ -283,7 +288,7 @@ export class Inbox {
         if (error instanceof MailroomApiError && error.status === 404) return 0;
         throw error;
       }
-    }, options.signal);
+    }, options.signal, budget);
   }
 
   /** Deletes one message - after acting on it, not before. Idempotent; false if it was already gone. */
@@ -496,9 +501,9 @@ export class Inbox {
     return this.#retry((timeout) => this.client.getRawMessage(this.address, id, { timeout, signal }), signal);
   }
 
-  #retry<T>(call: (timeout: number) => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  #retry<T>(call: (timeout: number) => Promise<T>, signal: AbortSignal | undefined, budgetMs = CALL_BUDGET_MS): Promise<T> {
     const { clock, requestTimeout } = this.#options;
-    return callWithRetry(call, { clock, hardStop: clock.now() + CALL_BUDGET_MS, requestTimeout, signal });
+    return callWithRetry(call, { clock, hardStop: clock.now() + budgetMs, requestTimeout, signal });
   }
 
   #waitInfo(kind: WaitKind, count: number, filter: CompiledFilter, budgetMs: number): WaitInfo {

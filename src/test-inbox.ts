@@ -53,6 +53,14 @@ export interface TestRunnerBridge {
    */
   timeLeft(): number | undefined;
   /**
+   * Milliseconds the runner still allows the test's teardown (afterEach
+   * hooks and fixture teardown) before it fails the test with a timeout of
+   * its own, or undefined when it has no such limit or cannot tell. Asked
+   * when the mailbox is deleted, so the delete gives up in time to say so.
+   * Optional.
+   */
+  teardownTimeLeft?(): number | undefined;
+  /**
    * Aborts when the runner gives up on the test (cancelled run, the test's
    * own timeout): a running wait and the watermark read stop at once
    * instead of polling for a test that is gone. Optional.
@@ -94,6 +102,22 @@ export function timeLeft({ timeoutMs, startedAt, now, bodyFinished }: TestTimeou
   if (bodyFinished) return undefined;
   if (timeoutMs === undefined || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) return undefined;
   return timeoutMs - (now - startedAt);
+}
+
+/**
+ * The teardown's delete gives up after this many request timeouts, and
+ * never after `TEARDOWN_BUDGET_MS`, nor after the time the runner still
+ * allows teardown: a note that the mailbox could not be deleted beats a
+ * passing test turned into a teardown timeout.
+ */
+const TEARDOWN_REQUESTS = 2;
+const TEARDOWN_BUDGET_MS = 10_000;
+
+/** How long the teardown's delete may take, given what the runner still allows (`teardownTimeLeft`). */
+export function teardownBudget(requestTimeout: number, teardownLeft: number | undefined): number {
+  const budget = Math.min(TEARDOWN_BUDGET_MS, TEARDOWN_REQUESTS * requestTimeout);
+  if (teardownLeft === undefined || !Number.isFinite(teardownLeft)) return budget;
+  return Math.max(0, Math.min(budget, teardownLeft - deadlineMargin(teardownLeft)));
 }
 
 /**
@@ -157,7 +181,7 @@ export async function openTestInbox(options: MailroomTestOptions | undefined, br
         return;
       }
       try {
-        await inbox.delete();
+        await inbox.delete({ timeout: teardownBudget(inbox.client.requestTimeout, bridge.teardownTimeLeft?.()) });
       } catch (error) {
         await bridge.note(`mailroom could not delete the mailbox ${inbox.address} after the test: ${error instanceof Error ? error.message : String(error)}`);
       }

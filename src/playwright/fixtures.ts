@@ -22,9 +22,9 @@ export interface MailroomFixtures {
   inbox: Inbox;
 }
 
-/** Time left before Playwright's own test timeout; private, so not in the public types. */
+/** Time left before Playwright's own timeouts; private, so not in the public types. */
 interface MailroomPrivateFixtures {
-  _mailroomTimeLeft: () => number | undefined;
+  _mailroomTimeLeft: Pick<TestRunnerBridge, 'timeLeft' | 'teardownTimeLeft'>;
 }
 
 const fixtures: Fixtures<MailroomFixtures & MailroomOptions & MailroomPrivateFixtures> = {
@@ -34,8 +34,14 @@ const fixtures: Fixtures<MailroomFixtures & MailroomOptions & MailroomPrivateFix
 
   // Auto, so it is set up before the test's other fixtures (page, context…)
   // and its clock starts about where Playwright's test timeout does.
-  // eslint-disable-next-line no-empty-pattern
-  _mailroomTimeLeft: [async ({}, use, testInfo) => use(timeLeftClock(testInfo, performance.now())), { auto: true, box: true }],
+  _mailroomTimeLeft: [
+    // eslint-disable-next-line no-empty-pattern
+    async ({}, use, testInfo) => {
+      const startedAt = performance.now();
+      await use({ timeLeft: timeLeftClock(testInfo, startedAt), teardownTimeLeft: teardownTimeLeftClock(testInfo, startedAt) });
+    },
+    { auto: true, box: true },
+  ],
 
   inbox: async ({ mailroom, _mailroomTimeLeft }, use, testInfo) => {
     const { inbox, close } = await openTestInbox(mailroom, bridgeFor(testInfo, _mailroomTimeLeft));
@@ -68,7 +74,22 @@ export function timeLeftClock(testInfo: Pick<TestInfo, 'timeout' | 'duration'>, 
   return () => timeLeft({ timeoutMs: testInfo.timeout, startedAt, now: performance.now(), bodyFinished: testInfo.duration > 0 });
 }
 
-function bridgeFor(testInfo: TestInfo, timeLeft: () => number | undefined): TestRunnerBridge {
+/**
+ * Milliseconds left of the slot Playwright gives afterEach hooks and fixture
+ * teardown once the body has finished: the larger of the project's and the
+ * test's timeout (none if either is 0), counted from the end of the body.
+ * The body's end is taken as this fixture's setup plus `duration` - never
+ * later than the real end, as above - so the estimate errs early.
+ */
+export function teardownTimeLeftClock(testInfo: Pick<TestInfo, 'timeout' | 'duration'> & { readonly project: { readonly timeout: number } }, startedAt: number): () => number | undefined {
+  return () => {
+    if (!(testInfo.duration > 0)) return undefined;
+    const slot = !testInfo.timeout || !testInfo.project.timeout ? 0 : Math.max(testInfo.timeout, testInfo.project.timeout);
+    return timeLeft({ timeoutMs: slot, startedAt: startedAt + testInfo.duration, now: performance.now(), bodyFinished: false });
+  };
+}
+
+function bridgeFor(testInfo: TestInfo, clocks: Pick<TestRunnerBridge, 'timeLeft' | 'teardownTimeLeft'>): TestRunnerBridge {
   return {
     title: testInfo.title,
     // Boxed: a failed wait points at the test's line, not at mailroom's code.
@@ -78,6 +99,7 @@ function bridgeFor(testInfo: TestInfo, timeLeft: () => number | undefined): Test
       testInfo.annotations.push({ type: 'mailroom', description: message });
       console.error(message);
     },
-    timeLeft,
+    timeLeft: clocks.timeLeft,
+    teardownTimeLeft: clocks.teardownTimeLeft,
   };
 }

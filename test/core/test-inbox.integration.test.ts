@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MailroomServer } from '../../src/server/index.js';
 import { MailTimeoutError, MailroomError, openTestInbox, timeLeft, validateTestOptions, type ReportAttachment, type TestRunnerBridge } from '../../src/index.js';
+import { teardownBudget } from '../../src/test-inbox.js';
 import { send, startTestServer } from './support/server.js';
 
 let server: MailroomServer;
@@ -146,6 +147,22 @@ describe.concurrent('openTestInbox', () => {
     expect(notes[0]).toContain(`mailroom could not delete the mailbox ${inbox.address} after the test:`);
   });
 
+  it('gives up deleting within the time the runner allows teardown, and says so in a note', async () => {
+    const { bridge, notes } = recordingBridge('short teardown');
+    const { inbox, close } = await openTestInbox(connection(), { ...bridge, teardownTimeLeft: () => 1_500 });
+    server.faults.inject({ address: inbox.address, route: 'any', times: 1_000, fault: { kind: 'status', status: 503 } });
+    const started = performance.now();
+    await expect(close({ failed: false })).resolves.toBeUndefined();
+    const took = performance.now() - started;
+    // 1.5 s left, minus the margin (150 ms): well before the runner would time out.
+    expect(took).toBeLessThan(1_500);
+    expect(took).toBeGreaterThanOrEqual(1_000);
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toContain(`mailroom could not delete the mailbox ${inbox.address} after the test: `);
+    expect(notes[0]).toContain('503 unavailable');
+    expect(server.stats(inbox.address).deleteMailbox).toBeGreaterThanOrEqual(2);
+  });
+
   it('does not attach anything when attach is false', async () => {
     const { bridge, attachments } = recordingBridge('quiet');
     const { inbox, close } = await openTestInbox({ ...connection(), attach: false }, bridge);
@@ -153,6 +170,16 @@ describe.concurrent('openTestInbox', () => {
     await inbox.expectMail();
     await close({ failed: false });
     expect(attachments).toEqual([]);
+  });
+});
+
+describe('teardownBudget', () => {
+  it('is a few request timeouts, at most 10 s, and never more than the runner allows teardown (less a margin)', () => {
+    expect(teardownBudget(5_000, undefined)).toBe(10_000);
+    expect(teardownBudget(300, undefined)).toBe(600);
+    expect(teardownBudget(5_000, 1_500)).toBe(1_350);
+    expect(teardownBudget(5_000, 20_000)).toBe(10_000);
+    expect(teardownBudget(5_000, -50)).toBe(0);
   });
 });
 

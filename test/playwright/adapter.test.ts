@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { mailroomWebServer } from 'mailroom/playwright';
-import { timeLeftClock } from '../../src/playwright/fixtures.js';
+import { teardownTimeLeftClock, timeLeftClock } from '../../src/playwright/fixtures.js';
 import { findChromium } from '../../e2e/chromium.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -29,6 +29,20 @@ describe('timeLeftClock', () => {
     expect(left()).toBeUndefined();
     info.timeout = 30_000;
     info.duration = 1_200;
+    expect(left()).toBeUndefined();
+  });
+});
+
+describe('teardownTimeLeftClock', () => {
+  it('counts the after-hooks slot (the larger of the project and test timeouts) from the end of the body', () => {
+    const info = { timeout: 3_000, duration: 0, project: { timeout: 10_000 } };
+    const left = teardownTimeLeftClock(info, performance.now() - 2_500);
+    // The body is still running: no teardown yet.
+    expect(left()).toBeUndefined();
+    info.duration = 2_000; // so the body ended about 500 ms ago
+    expect(left()).toBeGreaterThan(9_000);
+    expect(left()).toBeLessThanOrEqual(9_500);
+    info.timeout = 0; // no timeout: no limit on teardown either
     expect(left()).toBeUndefined();
   });
 });
