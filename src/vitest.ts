@@ -64,6 +64,9 @@ function vitestBridge({ task, signal, annotate }: BridgeContext, startedAt: numb
     // Vitest has no report steps; the wait's title is in its failure text.
     step: (_title, run) => run(),
     attach: async ({ name, contentType, body }) => {
+      // Once the test has its result (a wait in afterEach), Vitest refuses
+      // annotations; the wait's own failure text still tells the story.
+      if (!running()) return;
       await annotate(name, ANNOTATION_TYPE, { contentType, body, bodyEncoding: 'utf-8' });
     },
     note: async (message) => {
