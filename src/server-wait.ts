@@ -29,7 +29,7 @@ import { sleepUntil } from './clock.js';
 import { MailroomApiError, MailroomNetworkError } from './errors.js';
 import { scheduleDelay } from './schedule.js';
 import type { MailSummary } from './summary.js';
-import { asError, describeReason, openWaitWindow, pollMailbox, type PollOutcome, type PollPlan, type WaitStrategy } from './wait.js';
+import { asError, openWaitWindow, pollMailbox, type PollOutcome, type PollPlan, type WaitStrategy } from './wait.js';
 
 /** Slugs after which polling cannot help either: the list call would be refused the same way. */
 const STOP_SLUGS: ReadonlySet<string> = new Set(['invalid_address', 'unknown_domain', 'unauthorized']);
@@ -58,7 +58,7 @@ export function serverWaitStrategy(longPoll: LongPoll): WaitStrategy {
 async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<PollOutcome<T>> {
   const { clock, signal } = plan;
   // Rule 3: the same window as the polling loop's, so a fallback ends with it.
-  const { startedAt, deadline, hardStop, elapsed } = openWaitWindow(plan);
+  const { startedAt, deadline, hardStop, elapsed, settle } = openWaitWindow(plan);
 
   let sinceId = longPoll.sinceId;
   let round = 0;
@@ -67,17 +67,7 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
   let refusals = 0;
   let lastError: Error | undefined;
 
-  const outcome = (result: T | undefined, coveredDeadline = false): PollOutcome<T> => ({
-    result,
-    coveredDeadline,
-    checks,
-    failedChecks,
-    refusals,
-    elapsedMs: elapsed(),
-    lastError,
-    cutShort: signal?.aborted === true && result === undefined,
-    cutShortReason: signal?.aborted ? describeReason(signal.reason) : undefined,
-  });
+  const outcome = (result: T | undefined, coveredDeadline = false): PollOutcome<T> => settle(result, { coveredDeadline, checks, failedChecks, refusals, lastError });
 
   for (;;) {
     if (signal?.aborted) return outcome(undefined);

@@ -102,7 +102,12 @@ export interface WaitWindow {
   readonly grace: number;
   /** Milliseconds since `startedAt`. */
   readonly elapsed: () => number;
+  /** The outcome of this wait from its tally, with the time spent and why it was cut short. */
+  readonly settle: <T>(result: T | undefined, tally: WaitTally) => PollOutcome<T>;
 }
+
+/** What a strategy counted while it waited. */
+export type WaitTally = Pick<PollOutcome<unknown>, 'coveredDeadline' | 'checks' | 'failedChecks' | 'refusals' | 'lastError'>;
 
 /**
  * Rule 3: the deadline is taken once, from a monotonic clock, before the
@@ -122,7 +127,16 @@ export function openWaitWindow(plan: PollPlan<unknown>): WaitWindow {
   // room for that too.
   const grace = Math.min(plan.requestTimeout, MAX_GRACE_MS);
   const hardStop = deadline + grace + (plan.mode === 'quiet' ? LIST_FLOOR_MS : 0);
-  return { startedAt, deadline, hardStop, grace, elapsed: () => clock.now() - startedAt };
+  const { signal } = plan;
+  const elapsed = () => clock.now() - startedAt;
+  const settle = <T>(result: T | undefined, tally: WaitTally): PollOutcome<T> => ({
+    result,
+    ...tally,
+    elapsedMs: elapsed(),
+    cutShort: signal?.aborted === true && result === undefined,
+    cutShortReason: signal?.aborted ? describeReason(signal.reason) : undefined,
+  });
+  return { startedAt, deadline, hardStop, grace, elapsed, settle };
 }
 
 export interface PollState {
@@ -135,7 +149,7 @@ export interface PollState {
 
 export async function pollMailbox<T>(plan: PollPlan<T>, state: PollState = {}): Promise<PollOutcome<T>> {
   const { clock, signal } = plan;
-  const { startedAt, deadline, hardStop, grace, elapsed } = openWaitWindow(plan);
+  const { startedAt, deadline, hardStop, grace, elapsed, settle } = openWaitWindow(plan);
 
   let round = 0; // schedule index: checks answered or failed; a 429 is not a round (rule 5)
   let checks = 0;
@@ -161,17 +175,7 @@ export async function pollMailbox<T>(plan: PollPlan<T>, state: PollState = {}): 
   // A zero budget still looks once: "is it there right now?"
   let closing = plan.budgetMs <= 0;
 
-  const outcome = (result: T | undefined): PollOutcome<T> => ({
-    result,
-    coveredDeadline,
-    checks,
-    failedChecks,
-    refusals,
-    elapsedMs: elapsed(),
-    lastError,
-    cutShort: signal?.aborted === true && result === undefined,
-    cutShortReason: signal?.aborted ? describeReason(signal.reason) : undefined,
-  });
+  const outcome = (result: T | undefined): PollOutcome<T> => settle(result, { coveredDeadline, checks, failedChecks, refusals, lastError });
 
   for (;;) {
     await sleepUntil(clock, nextAt, signal);
