@@ -10,17 +10,17 @@
 import { MailTimeoutError, SKIP_REASONS, UnexpectedMailError } from './errors.js';
 import { createInbox, type Inbox, type InboxEvent } from './inbox.js';
 import type { Mail } from './mail.js';
-import { assertMs, DEFAULT_TIMEOUT_MS } from './options.js';
+import { assertMs, DEFAULT_TIMEOUT_MS, type ConnectionOptions } from './options.js';
 import { formatDuration, formatSummary, type MailSummary } from './summary.js';
 
-/** What a user sets per project or per test (`use: { mailroom: {...} }`). */
-export interface MailroomTestOptions {
+/**
+ * What a user sets per project or per test (`use: { mailroom: {...} }`).
+ * `domain` and `token` are the core's connection options; `apiURL` is a
+ * string only, because runners pass options between processes.
+ */
+export interface MailroomTestOptions extends Pick<ConnectionOptions, 'domain' | 'token'> {
   /** The mailbox API. Default: `MAILROOM_API_URL`, else `http://127.0.0.1:8025`. */
   readonly apiURL?: string | undefined;
-  /** Domain of fresh addresses. Default: `MAILROOM_DOMAIN`, else `mailroom.test`. */
-  readonly domain?: string | undefined;
-  /** Bearer token. Default: `MAILROOM_TOKEN`, else none. */
-  readonly token?: string | undefined;
   /** Budget of each wait for mail, in ms (default 30 s); the test's own deadline still caps it. */
   readonly timeout?: number | undefined;
   /** Keep a failed test's mailbox (and print its address) instead of deleting it. */
