@@ -2,7 +2,7 @@
 // deliver() that SMTP intake calls) with many messages, so the list benchmark
 // can measure listing over real HTTP without first spending minutes on SMTP.
 import { startServer } from '../src/server/index.js';
-import { internalsOf } from '../src/server/server.js';
+import { internalsOf } from '../src/server/start-server.js';
 
 const [messages = '100000', addresses = '10000', hotMessages = '10000'] = process.argv.slice(2);
 const server = await startServer({ smtpPort: 0, httpPort: 0, maxMessages: Infinity, logger: { info() {}, warn: console.error, error: console.error } });

@@ -47,7 +47,7 @@ const targets: readonly SmtpTarget[] = [
     name: 'mailroom',
     async start() {
       const [port, http] = [await freePort(), await freePort()];
-      const child = startChild(process.execPath, ['dist/cli.js', 'serve', '--smtp-port', String(port), '--http-port', String(http), '--max-messages', 'unlimited'], PRODUCTION);
+      const child = startChild(process.execPath, ['dist/cli/index.js', 'serve', '--smtp-port', String(port), '--http-port', String(http), '--max-messages', 'unlimited'], PRODUCTION);
       await waitFor('mailroom', child, () => /HTTP API listening/.test(child.output()));
       return { port, child };
     },

@@ -78,10 +78,10 @@ export interface ServerProcessOptions {
   readonly args?: readonly string[];
 }
 
-/** `mailroom serve` (dist/cli.js) in its own process on free ports, once /healthz answers 200. */
+/** `mailroom serve` (dist/cli/index.js) in its own process on free ports, once /healthz answers 200. */
 export async function startServerProcess(options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const [smtpPort, httpPort] = [await freePort(), await freePort()];
-  const child = startChild(process.execPath, ['dist/cli.js', 'serve', '--smtp-port', String(smtpPort), '--http-port', String(httpPort), ...(options.args ?? [])]);
+  const child = startChild(process.execPath, ['dist/cli/index.js', 'serve', '--smtp-port', String(smtpPort), '--http-port', String(httpPort), ...(options.args ?? [])]);
   const apiURL = `http://127.0.0.1:${httpPort}`;
   const healthy = async () => {
     try {

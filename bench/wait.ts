@@ -18,9 +18,9 @@
 // Sections 2 and 3 run while the 90 s wait is in flight; every sample uses
 // its own address, so their budgets are independent.
 import { createInbox, MailTimeoutError, type Inbox } from '../src/index.js';
-import { pacerFor } from '../src/pacer.js';
-import { pollMailbox } from '../src/wait.js';
-import { FakeClock, seededRandom } from '../test/core/support/fake-clock.js';
+import { pacerFor } from '../src/wait/pacer.js';
+import { pollMailbox } from '../src/wait/polling-strategy.js';
+import { FakeClock, seededRandom } from '../test/support/fake-clock.js';
 import type { BenchSection } from './run.js';
 import { describe, formatMs, formatSeconds, mailSender, percentile, sleep, startServerProcess, verdict, type ServerProcess } from './support.js';
 

@@ -64,7 +64,7 @@ try {
   const packed = await step('npm pack', 'npm', ['pack', '--pack-destination', work, '--json'], ROOT);
   const [{ filename, files }] = JSON.parse(packed.slice(packed.indexOf('['))) as [{ filename: string; files: { path: string }[] }];
   const shipped = new Set(files.map((f) => f.path));
-  for (const path of ['dist/cli.js', 'dist/index.js', 'dist/server/index.js', 'dist/playwright/index.js', 'dist/vitest.js', 'README.md']) {
+  for (const path of ['dist/cli/index.js', 'dist/index.js', 'dist/server/index.js', 'dist/playwright/index.js', 'dist/vitest/index.js', 'README.md']) {
     if (!shipped.has(path)) throw new Error(`pack check: the tarball lacks ${path}`);
   }
   const strays = [...shipped].filter((p) => !/^(dist\/|README\.md$|package\.json$|LICENSE$)/.test(p));

@@ -1,48 +1,48 @@
 // The core's public surface. Every export is listed explicitly.
 
 // Inboxes and waits
-export { createInbox, isInbox, Inbox } from './inbox.js';
-export type { InboxOptions, WaitOptions, QuietOptions, WaitInfo, InboxEvent } from './inbox.js';
-export type { PollEvent } from './wait.js';
+export { createInbox, isInbox, Inbox } from './inbox/inbox.js';
+export type { InboxOptions, WaitOptions, QuietOptions, WaitInfo, InboxEvent } from './inbox/inbox.js';
+export type { PollEvent } from './wait/polling-strategy.js';
 
 // Messages
-export { Mail, parseMail } from './mail.js';
-export type { MailAttachment, MessageDetail, ParseMailOptions } from './mail.js';
-export type { MailSummary } from './summary.js';
-export { extractLinks, extractCodes } from './extract.js';
+export { Mail, parseMail } from './inbox/mail.js';
+export type { MailAttachment, MessageDetail, ParseMailOptions } from './inbox/mail.js';
+export type { MailSummary } from './client/messages.js';
+export { extractLinks, extractCodes } from './inbox/extract.js';
 
 // Filters and the words for them
-export { compileFilter, describeFilter } from './filter.js';
-export type { MailFilter, TextMatcher, CompiledFilter } from './filter.js';
-export { describeWait } from './describe.js';
-export type { DescribeWaitOptions, WaitKind } from './describe.js';
-export { formatSummary, formatSummaries, formatDuration } from './summary.js';
+export { compileFilter, describeFilter } from './inbox/filter.js';
+export type { MailFilter, TextMatcher, CompiledFilter } from './inbox/filter.js';
+export { describeWait } from './inbox/describe.js';
+export type { DescribeWaitOptions, WaitKind } from './inbox/describe.js';
+export { formatSummary, formatSummaries, formatDuration } from './client/messages.js';
 
 // The shared matcher for runner adapters
-export { matchReceiveMail } from './matcher.js';
-export type { ReceiveMailOptions, ReceiveMailResult } from './matcher.js';
+export { matchReceiveMail } from './runner/matcher.js';
+export type { ReceiveMailOptions, ReceiveMailResult } from './runner/matcher.js';
 
 // One test's inbox, for runner plugins
-export { openTestInbox, validateTestOptions, deadlineMargin, timeLeft, mailAttachments, seenAttachment } from './test-inbox.js';
-export type { MailroomTestOptions, TestRunnerBridge, TestInbox, ReportAttachment, TestTimeoutState } from './test-inbox.js';
+export { openTestInbox, validateTestOptions, deadlineMargin, timeLeft, mailAttachments, seenAttachment } from './runner/test-inbox.js';
+export type { MailroomTestOptions, TestRunnerBridge, TestInbox, ReportAttachment, TestTimeoutState } from './runner/test-inbox.js';
 
 // Errors
-export { MailroomError, MailroomApiError, MailroomNetworkError, MailTimeoutError, UnexpectedMailError, isTransient, FATAL_SLUGS } from './errors.js';
-export type { WaitFailure, UnexpectedMailDetails, SkippedMail, SkipReason } from './errors.js';
+export { MailroomError, MailroomApiError, MailroomNetworkError, MailTimeoutError, UnexpectedMailError, isTransient, FATAL_SLUGS } from './client/errors.js';
+export type { WaitFailure, UnexpectedMailDetails, SkippedMail, SkipReason } from './client/errors.js';
 
 // The HTTP client
-export { MailroomClient } from './client.js';
-export type { ClientOptions, CallOptions, ListOptions, MailboxListing, ServiceFeatures, WaitForMailOptions, WaitListing } from './client.js';
+export { MailroomClient } from './client/client.js';
+export type { ClientOptions, CallOptions, ListOptions, MailboxListing, ServiceFeatures, WaitForMailOptions, WaitListing } from './client/client.js';
 
 // Addresses, options, exactly-once
-export { freshAddress, sanitizePrefix } from './address.js';
-export type { FreshAddressOptions } from './address.js';
-export { resolveConnection, DEFAULT_API_URL, DEFAULT_DOMAIN, DEFAULT_TIMEOUT_MS, DEFAULT_QUIET_MS } from './options.js';
-export type { ConnectionOptions, ResolvedConnection } from './options.js';
-export { createHandledStore, openHandledStore } from './handled.js';
-export type { HandledStore } from './handled.js';
+export { freshAddress, sanitizePrefix } from './inbox/address.js';
+export type { FreshAddressOptions } from './inbox/address.js';
+export { resolveConnection, DEFAULT_API_URL, DEFAULT_DOMAIN, DEFAULT_TIMEOUT_MS, DEFAULT_QUIET_MS } from './inbox/inbox-options.js';
+export type { ConnectionOptions, ResolvedConnection } from './inbox/inbox-options.js';
+export { createHandledStore, openHandledStore } from './inbox/handled.js';
+export type { HandledStore } from './inbox/handled.js';
 
 // The schedule and injected time, for tests and tools
-export { scheduleStep, scheduleDelay, LIST_INTERVAL_MS } from './schedule.js';
-export { systemClock } from './clock.js';
-export type { Clock, RandomSource } from './clock.js';
+export { scheduleStep, scheduleDelay, LIST_INTERVAL_MS } from './wait/schedule.js';
+export { systemClock } from './wait/clock.js';
+export type { Clock, RandomSource } from './wait/clock.js';

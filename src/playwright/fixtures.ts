@@ -3,8 +3,8 @@
 // the core's openTestInbox; this file only translates Playwright's TestInfo
 // into the core's TestRunnerBridge.
 import { test as base, type Fixtures, type TestInfo } from '@playwright/test';
-import type { Inbox } from '../inbox.js';
-import { openTestInbox, timeLeft, type MailroomTestOptions, type TestRunnerBridge } from '../test-inbox.js';
+import type { Inbox } from '../inbox/inbox.js';
+import { openTestInbox, timeLeft, type MailroomTestOptions, type TestRunnerBridge } from '../runner/test-inbox.js';
 
 /** The option fixture, set in the config's `use` or with `test.use`. */
 export interface MailroomOptions {

@@ -18,9 +18,9 @@ export { mailroomWebServer } from './web-server.js';
 export type { MailroomWebServerOptions } from './web-server.js';
 
 // The types a test touches, so one import is enough.
-export type { Inbox } from '../inbox.js';
-export type { Mail, MailAttachment } from '../mail.js';
-export type { MailFilter, TextMatcher } from '../filter.js';
-export type { MailSummary } from '../summary.js';
-export type { MailroomTestOptions } from '../test-inbox.js';
-export { MailTimeoutError, UnexpectedMailError, MailroomError } from '../errors.js';
+export type { Inbox } from '../inbox/inbox.js';
+export type { Mail, MailAttachment } from '../inbox/mail.js';
+export type { MailFilter, TextMatcher } from '../inbox/filter.js';
+export type { MailSummary } from '../client/messages.js';
+export type { MailroomTestOptions } from '../runner/test-inbox.js';
+export { MailTimeoutError, UnexpectedMailError, MailroomError } from '../client/errors.js';

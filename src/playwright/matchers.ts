@@ -2,9 +2,9 @@
 // every word of its failure text come from the core's matchReceiveMail;
 // this adds the hint line Playwright's own matchers print.
 import type { ExpectMatcherState, MatcherReturnType } from '@playwright/test';
-import type { MailFilter } from '../filter.js';
-import type { Inbox } from '../inbox.js';
-import { matchReceiveMail, type ReceiveMailOptions } from '../matcher.js';
+import type { MailFilter } from '../inbox/filter.js';
+import type { Inbox } from '../inbox/inbox.js';
+import { matchReceiveMail, type ReceiveMailOptions } from '../runner/matcher.js';
 
 /** Options of `toReceiveMail`: `timeout` for the positive form, `within` for `.not`. */
 export type ToReceiveMailOptions = Pick<ReceiveMailOptions, 'timeout' | 'within'>;

@@ -37,7 +37,7 @@ export function mailroomWebServer(options: MailroomWebServerOptions = {}): WebSe
   const timeout = options.timeout ?? 30_000;
   if (typeof timeout !== 'number' || !(timeout > 0)) throw new TypeError(`Expected \`timeout\` to be a positive number of milliseconds, got ${String(timeout)}`);
 
-  const cli = fileURLToPath(new URL('../cli.js', import.meta.url));
+  const cli = fileURLToPath(new URL('../cli/index.js', import.meta.url));
   if (!existsSync(cli)) throw new Error(`mailroomWebServer: the mailroom CLI is missing at ${cli}; is the package built (npm run build)?`);
   const args = ['serve', '--smtp-port', String(smtpPort), '--http-port', String(httpPort), '--host', host, ...domains.flatMap((d) => ['--domain', d])];
   const readyHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;

@@ -2,7 +2,7 @@
 import { connect, createServer, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../../src/server/index.js';
-import { resolveServerOptions } from '../../src/server/options.js';
+import { resolveServerOptions } from '../../src/server/server-options.js';
 import { call, fakeClock, freshAddress, listPath, sendMail, silentLogger, SmtpDialogue, start } from './helpers.js';
 
 function freePort(): Promise<number> {

@@ -1,9 +1,9 @@
 // The store against a naive model, through thousands of random operations:
 // tombstones, compaction, expiry and the cap must never change what is listed.
 import { describe, expect, it } from 'vitest';
-import { Budget } from '../../src/server/budget.js';
-import { WaitSlots } from '../../src/server/waits.js';
-import { MessageStore, type StoredMessage } from '../../src/server/store.js';
+import { Budget } from '../../src/server/budgets/budget.js';
+import { WaitSlots } from '../../src/server/waits/hold-for-mail.js';
+import { MessageStore, type StoredMessage } from '../../src/server/store/message-store.js';
 import { fakeClock } from './helpers.js';
 
 interface ModelMessage { id: string; mailbox: string; receivedAt: number }

@@ -2,8 +2,8 @@
 // answers, and must answer for the shapes application mail usually has.
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { describe, expect, it } from 'vitest';
-import { parseMail, summarize } from '../../src/server/parse.js';
-import { fastSummary } from '../../src/server/summary.js';
+import { parseMail, summarize } from '../../src/server/store/mime-parse.js';
+import { fastSummary } from '../../src/server/store/fast-summary.js';
 
 const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
 

@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { request } from 'undici';
 import { afterEach } from 'vitest';
 import type { MailroomServer } from '../../src/server/index.js';
-import { internalsOf } from '../../src/server/server.js';
+import { internalsOf } from '../../src/server/start-server.js';
 
 const clients: Client[] = [];
 

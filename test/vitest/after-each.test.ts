@@ -3,7 +3,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, describe, expect as globalExpect } from 'vitest';
 import type { Mail } from '../../src/index.js';
-import { test } from '../../src/vitest.js';
+import { test } from '../../src/vitest/index.js';
 import { send } from './support/env.js';
 
 const BODY_TIMEOUT_MS = 1_500;

@@ -2,7 +2,7 @@
 // shows up in another's: 8 signups at once against one demo app and one
 // mail server, through test.concurrent.for and the context's `expect`.
 import { afterAll, describe } from 'vitest';
-import { expect as globalExpect, test } from '../../src/vitest.js';
+import { expect as globalExpect, test } from '../../src/vitest/index.js';
 import { postApp } from './support/env.js';
 
 const SIGNUPS = [1, 2, 3, 4, 5, 6, 7, 8];

@@ -3,7 +3,7 @@
 // the types: `inbox` is an Inbox, toReceiveMail only compiles on one.
 import { describe, expectTypeOf, inject, vi } from 'vitest';
 import { Inbox, Mail } from '../../src/index.js';
-import { expect, test, type MailroomTestOptions, type ToReceiveMailExpectsAnInbox } from '../../src/vitest.js';
+import { expect, test, type MailroomTestOptions, type ToReceiveMailExpectsAnInbox } from '../../src/vitest/index.js';
 import { send, stats } from './support/env.js';
 
 describe.concurrent('the provided value', () => {

@@ -4,7 +4,7 @@
 // global setup provided (test/vitest/support/global-setup.ts).
 import { stripVTControlCharacters } from 'node:util';
 import { describe } from 'vitest';
-import { expect, test } from '../../src/vitest.js';
+import { expect, test } from '../../src/vitest/index.js';
 import { getPage, postApp, send, stats } from './support/env.js';
 
 /** The failure text of an assertion that must fail, without the colours of the matcher hint. */

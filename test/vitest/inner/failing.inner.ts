@@ -3,7 +3,7 @@
 // prints. Each test is a way a mail test goes wrong in real life.
 import { request } from 'undici';
 import { describe } from 'vitest';
-import { expect, test } from '../../../src/vitest.js';
+import { expect, test } from '../../../src/vitest/index.js';
 
 async function signup(email: string): Promise<void> {
   const app = process.env.DEMO_APP_URL;

@@ -1,0 +1,11 @@
+// The numbers of the wire contract (docs/CONTRACT.md) that both halves rely on.
+
+/** The list floor: one list call per second per address. */
+export const LIST_INTERVAL_MS = 1000;
+/** `limit` of a listing: 1..100, 25 when omitted. */
+export const DEFAULT_LIST_LIMIT = 25;
+export const MAX_LIST_LIMIT = 100;
+/** The longest a server-side wait is held, in seconds: proxies kill longer requests. */
+export const MAX_WAIT_SECONDS = 25;
+/** Concurrent `wait_for_message` calls one MCP server holds, with no queue. */
+export const MCP_WAIT_SLOTS = 8;

@@ -1,0 +1,8 @@
+// Where each part of the contract (docs/CONTRACT.md) is served.
+
+export const API_BASE = '/api/v1';
+export const HEALTH_PATH = '/healthz';
+/** The long-poll; a service advertises it as `features.wait` in `/healthz`. */
+export const WAIT_PATH = `${API_BASE}/mailbox/wait`;
+/** The MCP endpoint; advertised as `features.mcp`. */
+export const MCP_PATH = '/mcp';

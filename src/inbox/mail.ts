@@ -1,0 +1,144 @@
+// A fetched message: everything a test reads out of a mail.
+import PostalMime from 'postal-mime';
+import { extractCodes, extractLinks } from './extract.js';
+import type { MailSummary } from '../client/messages.js';
+
+export interface MailAttachment {
+  readonly filename: string | null;
+  readonly contentType: string;
+  readonly size: number;
+  readonly contentId: string | null;
+}
+
+/** The full message as the service returns it, in the core's own shape. */
+export interface MessageDetail extends MailSummary {
+  /** The sender's Message-ID header (not the service's `id`). */
+  readonly messageId: string | null;
+  readonly cc: readonly string[];
+  /** The Date header, when it parses. */
+  readonly date: Date | null;
+  /** Header name (lowercase) to its values, in order. */
+  readonly headers: Readonly<Record<string, readonly string[]>>;
+  /** The plain-text part, or '' when there is none. */
+  readonly text: string;
+  /** The HTML part, or '' when there is none. */
+  readonly html: string;
+  readonly attachments: readonly MailAttachment[];
+}
+
+export type RawLoader = (signal?: AbortSignal) => Promise<string>;
+
+export class Mail implements MessageDetail {
+  /** The mailbox this mail was read from. */
+  readonly address: string;
+  readonly id: string;
+  readonly messageId: string | null;
+  readonly from: string;
+  readonly to: readonly string[];
+  readonly cc: readonly string[];
+  readonly subject: string;
+  readonly preview: string;
+  readonly date: Date | null;
+  readonly receivedAt: Date;
+  readonly size: number;
+  readonly text: string;
+  readonly html: string;
+  readonly headers: Readonly<Record<string, readonly string[]>>;
+  readonly attachments: readonly MailAttachment[];
+  /** http(s) links from HTML anchors and text URLs, deduplicated, in document order. */
+  readonly links: readonly string[];
+  /** Likely one-time codes, most likely first (see `extractCodes` for the heuristic). */
+  readonly codes: readonly string[];
+  readonly #loadRaw: RawLoader;
+
+  constructor(address: string, detail: MessageDetail, loadRaw: RawLoader) {
+    this.address = address;
+    this.id = detail.id;
+    this.messageId = detail.messageId;
+    this.from = detail.from;
+    this.to = Object.freeze([...detail.to]);
+    this.cc = Object.freeze([...detail.cc]);
+    this.subject = detail.subject;
+    this.preview = detail.preview;
+    this.date = detail.date;
+    this.receivedAt = detail.receivedAt;
+    this.size = detail.size;
+    this.text = detail.text;
+    this.html = detail.html;
+    this.headers = Object.freeze(Object.fromEntries(Object.entries(detail.headers).map(([k, v]) => [k.toLowerCase(), Object.freeze([...v])])));
+    this.attachments = Object.freeze(detail.attachments.map((a) => Object.freeze({ ...a })));
+    this.links = Object.freeze(extractLinks(detail.html, detail.text));
+    this.codes = Object.freeze(extractCodes(detail.text, detail.html));
+    this.#loadRaw = loadRaw;
+  }
+
+  /** The first value of a header, by case-insensitive name. */
+  header(name: string): string | undefined {
+    return this.headers[name.toLowerCase()]?.[0];
+  }
+
+  /** The source as received (`message/rfc822`), fetched on demand. */
+  raw(options: { signal?: AbortSignal } = {}): Promise<string> {
+    return this.#loadRaw(options.signal);
+  }
+
+  toJSON(): Record<string, unknown> {
+    const { address, id, messageId, from, to, cc, subject, preview, date, receivedAt, size, text, html, headers, attachments, links, codes } = this;
+    return { address, id, messageId, from, to, cc, subject, preview, date, receivedAt, size, text, html, headers, attachments, links, codes };
+  }
+}
+
+export interface ParseMailOptions {
+  /** The mailbox it belongs to; defaults to the first To address. */
+  readonly address?: string;
+  readonly id?: string;
+  readonly receivedAt?: Date;
+}
+
+/**
+ * Parses a message source (RFC 822) into a `Mail`, without any service:
+ * for sample messages, and for checking what a sender produces.
+ */
+export async function parseMail(source: string | Uint8Array, options: ParseMailOptions = {}): Promise<Mail> {
+  const email = await PostalMime.parse(source, { attachmentEncoding: 'arraybuffer' });
+  const to = flatten(email.to);
+  const headers: Record<string, string[]> = {};
+  for (const { key, value } of email.headers) (headers[key] ??= []).push(value);
+  const text = email.text ?? '';
+  const date = email.date ? new Date(email.date) : null;
+  const sourceText = typeof source === 'string' ? source : new TextDecoder().decode(source);
+  const detail: MessageDetail = {
+    id: options.id ?? email.messageId ?? '',
+    from: formatMailbox(email.from),
+    to,
+    subject: email.subject ?? '',
+    preview: text.replace(/\s+/g, ' ').trim().slice(0, 100),
+    receivedAt: options.receivedAt ?? new Date(),
+    size: typeof source === 'string' ? Buffer.byteLength(source) : source.byteLength,
+    messageId: email.messageId ?? null,
+    cc: flatten(email.cc),
+    date: date && !Number.isNaN(date.getTime()) ? date : null,
+    headers,
+    text,
+    html: email.html ?? '',
+    attachments: email.attachments.map((a) => ({
+      filename: a.filename,
+      contentType: a.mimeType,
+      size: typeof a.content === 'string' ? Buffer.byteLength(a.content) : a.content.byteLength,
+      contentId: a.contentId ?? null,
+    })),
+  };
+  return new Mail(options.address ?? to[0] ?? '', detail, async () => sourceText);
+}
+
+type PostalAddress = NonNullable<Awaited<ReturnType<typeof PostalMime.parse>>['from']>;
+
+function flatten(addresses: readonly PostalAddress[] | undefined): string[] {
+  return (addresses ?? []).flatMap((a) => (a.group ? a.group.map((m) => m.address) : [a.address ?? '']));
+}
+
+function formatMailbox(address: PostalAddress | undefined): string {
+  if (!address) return '';
+  if (address.group) return address.group.map((m) => m.address).join(', ');
+  return address.name ? `${address.name} <${address.address}>` : (address.address ?? '');
+}

@@ -1,0 +1,96 @@
+// Per-address request budgets: a sliding log of the calls it allowed.
+//
+// A rate of r calls per second allows max(1, floor(r)) calls in any window of
+// that many calls / r seconds: 1/s is "one second since the last allowed call"
+// (the contract's list floor), 10/s is ten calls in any second, 0.25/s is one
+// call every four seconds. Refused calls are not logged, so a refusal never
+// pushes the next allowed call further away.
+import type { Clock } from '../server-options.js';
+
+export type BudgetDecision =
+  | { readonly allowed: true }
+  | { readonly allowed: false; readonly retryAfterMs: number; readonly retryAfterSeconds: number; readonly sinceLastMs: number };
+
+const ALLOWED: BudgetDecision = Object.freeze({ allowed: true });
+// Forgetting idle addresses keeps the map as small as the set of active callers.
+const SWEEP_EVERY_MS = 30_000;
+
+export class Budget {
+  readonly perSecond: number;
+  readonly #capacity: number;
+  readonly #windowMs: number;
+  readonly #clock: Clock;
+  readonly #log = new Map<string, number[]>();
+  #lastSweep: number;
+
+  constructor(perSecond: number, clock: Clock) {
+    this.perSecond = perSecond;
+    this.#capacity = Math.max(1, Math.floor(perSecond));
+    this.#windowMs = (this.#capacity / perSecond) * 1000;
+    this.#clock = clock;
+    this.#lastSweep = clock.now();
+  }
+
+  get windowMs(): number {
+    return this.#windowMs;
+  }
+
+  get capacity(): number {
+    return this.#capacity;
+  }
+
+  /** Spends one call for `key` if the budget allows it. */
+  take(key: string): BudgetDecision {
+    if (this.perSecond === Infinity) return ALLOWED;
+    const now = this.#clock.now();
+    this.#sweep(now);
+    let calls = this.#log.get(key);
+    if (!calls) {
+      this.#log.set(key, [now]);
+      return ALLOWED;
+    }
+    if (calls.length >= this.#capacity) {
+      const oldest = calls[0]!;
+      const waitMs = oldest + this.#windowMs - now;
+      if (waitMs > 0) {
+        return {
+          allowed: false,
+          retryAfterMs: waitMs,
+          // whole seconds, rounded up, never 0: sleeping that long is enough
+          retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)),
+          sinceLastMs: now - calls[calls.length - 1]!,
+        };
+      }
+      calls.shift();
+    }
+    calls.push(now);
+    return ALLOWED;
+  }
+
+  /**
+   * Records a call for `key` now even when the window's calls are spent: the
+   * next `take` is then refused for a whole window. For work the caller did
+   * not ask for at this moment (a held wait answering because mail arrived)
+   * but that must still push the caller's next call back.
+   */
+  record(key: string): void {
+    if (this.perSecond === Infinity) return;
+    const now = this.#clock.now();
+    this.#sweep(now);
+    const calls = this.#log.get(key);
+    if (!calls) {
+      this.#log.set(key, [now]);
+      return;
+    }
+    calls.push(now);
+    while (calls.length > this.#capacity) calls.shift();
+  }
+
+  #sweep(now: number): void {
+    if (now - this.#lastSweep < SWEEP_EVERY_MS) return;
+    this.#lastSweep = now;
+    for (const [key, calls] of this.#log) {
+      if (now - calls[calls.length - 1]! >= this.#windowMs) this.#log.delete(key);
+    }
+  }
+}

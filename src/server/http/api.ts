@@ -1,0 +1,323 @@
+// The mailbox HTTP API (see CONTRACT.md), on node:http directly.
+//
+// Every answer is computed as a Reply first and written in one place, which is
+// where an injected fault decides how (or whether) the answer reaches the wire.
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readBodyUpTo } from './body.js';
+import type { Budget } from '../budgets/budget.js';
+import { normalizeInjection, type ApiCall, type Fault, type FaultSwitch, type RequestCounter } from './faults.js';
+import { isWellFormedId } from '../store/ids.js';
+import type { Logger } from '../log.js';
+import { longPoll, WAIT_PATH } from './long-poll.js';
+import type { MailboxReader } from '../mailbox-reader.js';
+import { MCP_PATH, type McpEndpoint } from '../mcp/endpoint.js';
+import { parseLimit, singleParam } from './params.js';
+import { Refusal, rateRefusal } from '../../contract/refusal.js';
+import type { MessageStore } from '../store/message-store.js';
+import type { WaitSlots } from '../waits/hold-for-mail.js';
+
+export const API_BASE = '/api/v1';
+const MAX_ADMIN_BODY = 64 * 1024;
+
+export interface ApiContext {
+  readonly store: MessageStore;
+  readonly reader: MailboxReader;
+  readonly domains: readonly string[];
+  /** The long-poll's slots; when undefined the long-poll is neither served nor advertised. */
+  readonly waitSlots: WaitSlots | undefined;
+  readonly mcp: McpEndpoint;
+  readonly listBudget: Budget;
+  readonly messageBudget: Budget;
+  readonly faults: FaultSwitch;
+  readonly counter: RequestCounter;
+  readonly token: string | undefined;
+  readonly faultInjection: boolean;
+  readonly logger: Logger;
+}
+
+interface Reply {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | Buffer;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Reply {
+  return { status, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store', ...headers }, body: JSON.stringify(body) };
+}
+
+function refusalReply(refusal: Refusal): Reply {
+  return json(refusal.status, { error: refusal.slug, message: refusal.message }, { ...refusal.headers });
+}
+
+type Route =
+  | { readonly kind: 'api'; readonly call: ApiCall; readonly id?: string }
+  | { readonly kind: 'healthz' }
+  | { readonly kind: 'mcp' }
+  | { readonly kind: 'faults'; readonly method: 'POST' | 'DELETE' }
+  | { readonly kind: 'stats' };
+
+function methodNotAllowed(method: string, path: string, allowed: readonly string[]): Refusal {
+  return new Refusal(405, 'method_not_allowed', `${method} is not allowed on ${path}; use ${allowed.join(' or ')}`, { allow: allowed.join(', ') });
+}
+
+/** Maps method + path to a route, or throws the refusal for it. */
+function route(method: string, path: string, faultInjection: boolean, longPollServed: boolean): Route {
+  const verb = method === 'HEAD' ? 'GET' : method;
+  if (path === '/healthz') {
+    if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
+    return { kind: 'healthz' };
+  }
+  if (path === MCP_PATH) {
+    // Stateless: there is no session to stream to (GET) or to end (DELETE).
+    if (method !== 'POST') throw methodNotAllowed(method, path, ['POST']);
+    return { kind: 'mcp' };
+  }
+  if (path === WAIT_PATH && longPollServed) {
+    if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
+    return { kind: 'api', call: 'wait' };
+  }
+  if (path === `${API_BASE}/mailbox`) {
+    if (verb === 'GET') return { kind: 'api', call: 'list' };
+    if (verb === 'DELETE') return { kind: 'api', call: 'deleteMailbox' };
+    throw methodNotAllowed(method, path, ['GET', 'DELETE']);
+  }
+  if (path === `${API_BASE}/message` || path.startsWith(`${API_BASE}/message/`)) {
+    const rest = path.slice(`${API_BASE}/message/`.length).split('/');
+    let id: string | undefined;
+    try {
+      id = rest[0] === undefined ? undefined : decodeURIComponent(rest[0]);
+    } catch {
+      id = undefined;
+    }
+    const raw = rest.length === 2 && rest[1] === 'raw';
+    if (id === undefined || !isWellFormedId(id) || (rest.length !== 1 && !raw)) {
+      const shown = path.slice(`${API_BASE}/message/`.length);
+      throw new Refusal(400, 'invalid_request', `Malformed message id ${JSON.stringify(shown)}: an id is 11 characters of 0-9 and a-z, as returned by GET ${API_BASE}/mailbox`);
+    }
+    if (raw) {
+      if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
+      return { kind: 'api', call: 'raw', id };
+    }
+    if (verb === 'GET') return { kind: 'api', call: 'message', id };
+    if (verb === 'DELETE') return { kind: 'api', call: 'deleteMessage', id };
+    throw methodNotAllowed(method, path, ['GET', 'DELETE']);
+  }
+  if (faultInjection && path === '/_mailroom/faults') {
+    if (verb === 'POST' || verb === 'DELETE') return { kind: 'faults', method: verb };
+    throw methodNotAllowed(method, path, ['POST', 'DELETE']);
+  }
+  if (faultInjection && path === '/_mailroom/stats') {
+    if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
+    return { kind: 'stats' };
+  }
+  throw new Refusal(404, 'not_found', `No such route: ${method} ${path}. The API is GET|DELETE ${API_BASE}/mailbox?address=A, ${longPollServed ? `GET ${WAIT_PATH}?address=A&since_id=ID, ` : ''}GET|DELETE ${API_BASE}/message/{id}?mailbox=A, GET ${API_BASE}/message/{id}/raw?mailbox=A, POST ${MCP_PATH} and GET /healthz`);
+}
+
+function addressParamOf(call: ApiCall): 'address' | 'mailbox' {
+  return call === 'list' || call === 'deleteMailbox' || call === 'wait' ? 'address' : 'mailbox';
+}
+
+function isAuthorized(header: string | undefined, token: string): boolean {
+  if (header === undefined) return false;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) return false;
+  const given = Buffer.from(match[1]!);
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+export interface ApiHandler {
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  /** Cancels answers still held back by a `slow` fault. */
+  close(): void;
+}
+
+export function createApiHandler(ctx: ApiContext): ApiHandler {
+  // Discovery (CONTRACT.md proposal): a client that finds `features.wait`
+  // here may use the long-poll; a service without it simply does not say so.
+  const health = {
+    ok: true,
+    features: { ...(ctx.waitSlots ? { wait: WAIT_PATH } : {}), mcp: MCP_PATH },
+  };
+  const delayed = new Set<NodeJS.Timeout>();
+  /** Aborted by close(): held long-polls end and free their slots. */
+  const closing = new AbortController();
+
+  /** The `address` / `mailbox` parameter, validated, as a mailbox key. */
+  function mailboxParam(params: URLSearchParams, name: 'address' | 'mailbox'): string {
+    return ctx.reader.mailboxKey(singleParam(params, name), name);
+  }
+
+  async function api(call: ApiCall, id: string | undefined, params: URLSearchParams, signal: AbortSignal): Promise<{ reply: Reply; fault?: Fault }> {
+    const named = params.getAll(addressParamOf(call));
+    const namedKey = named.length === 1 ? named[0]!.toLowerCase() : undefined;
+    if (namedKey !== undefined) {
+      const fault = ctx.faults.take(namedKey, call);
+      if (fault) {
+        ctx.counter.faulted(namedKey);
+        if (fault.kind === 'rate_limit') {
+          ctx.counter.rateLimited(namedKey);
+          return { reply: refusalReply(new Refusal(429, 'rate_limited', `Injected fault: rate limited for ${named[0]}; retry after ${fault.retryAfter} s`, { 'retry-after': String(fault.retryAfter) })) };
+        }
+        if (fault.kind === 'status') {
+          const slug = fault.status === 500 ? 'internal_error' : 'unavailable';
+          return { reply: refusalReply(new Refusal(fault.status, slug, `Injected fault: ${fault.status} for ${named[0]}`)) };
+        }
+        return { reply: await answer(call, id, params, namedKey, signal), fault };
+      }
+    }
+    return { reply: await answer(call, id, params, namedKey, signal) };
+  }
+
+  async function answer(call: ApiCall, id: string | undefined, params: URLSearchParams, namedKey: string | undefined, signal: AbortSignal): Promise<Reply> {
+    try {
+      if (call === 'list') {
+        const limit = parseLimit(params);
+        const mailbox = mailboxParam(params, 'address');
+        spend(ctx.listBudget, mailbox, 'list');
+        // The address is echoed as the caller wrote it (the contract's A); the mailbox itself is case-insensitive.
+        return json(200, { address: params.get('address'), messages: await ctx.reader.listing(mailbox, limit) });
+      }
+      if (call === 'wait') {
+        return json(200, await longPoll({ ...ctx, slots: ctx.waitSlots! }, params, signal));
+      }
+      if (call === 'deleteMailbox') {
+        const mailbox = mailboxParam(params, 'address');
+        spend(ctx.messageBudget, mailbox, 'message');
+        return json(200, { deleted: ctx.store.deleteMailbox(mailbox) });
+      }
+      const mailbox = mailboxParam(params, 'mailbox');
+      spend(ctx.messageBudget, mailbox, 'message');
+      if (call === 'deleteMessage') return json(200, { deleted: ctx.store.delete(mailbox, id!) });
+      const message = ctx.store.get(mailbox, id!);
+      if (!message) {
+        throw new Refusal(404, 'not_found', `No message ${id} in ${mailbox}: it expired, was deleted, or never existed there`);
+      }
+      if (call === 'raw') {
+        return { status: 200, headers: { 'content-type': 'message/rfc822', 'cache-control': 'no-store' }, body: message.content.raw };
+      }
+      return json(200, await ctx.reader.wireMessage(message));
+    } catch (error) {
+      if (error instanceof Refusal) {
+        if (error.status === 429 && namedKey !== undefined) ctx.counter.rateLimited(namedKey);
+        return refusalReply(error);
+      }
+      throw error;
+    }
+  }
+
+  function spend(budget: Budget, mailbox: string, what: string): void {
+    const decision = budget.take(mailbox);
+    if (!decision.allowed) throw rateRefusal(mailbox, what, budget, decision);
+  }
+
+  async function admin(route: Route, req: IncomingMessage, params: URLSearchParams): Promise<Reply> {
+    if (route.kind === 'stats') {
+      const address = singleParam(params, 'address');
+      if (address === undefined) throw new Refusal(400, 'invalid_request', 'Missing parameter `address`');
+      return json(200, { address: address.toLowerCase(), ...ctx.counter.get(address) });
+    }
+    if (route.kind === 'faults' && route.method === 'DELETE') return json(200, { cleared: ctx.faults.clear() });
+    const raw = await readBodyUpTo(req, MAX_ADMIN_BODY);
+    if (raw === undefined) throw new Refusal(413, 'invalid_request', `Request body over ${MAX_ADMIN_BODY} bytes`);
+    const text = raw.toString('utf8');
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new Refusal(400, 'invalid_request', 'The body must be JSON: {"address", "route"?, "times"?, "fault": {"kind", ...}}');
+    }
+    let injection;
+    try {
+      injection = normalizeInjection(body);
+    } catch (error) {
+      throw new Refusal(400, 'invalid_request', (error as Error).message);
+    }
+    ctx.faults.inject(injection);
+    return json(200, { injected: injection });
+  }
+
+  function write(res: ServerResponse, reply: Reply, fault?: Fault): void {
+    if (res.destroyed) return;
+    const body = typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
+    if (fault?.kind === 'slow') {
+      const timer = setTimeout(() => {
+        delayed.delete(timer);
+        write(res, reply);
+      }, fault.delayMs);
+      delayed.add(timer);
+      res.once('close', () => {
+        clearTimeout(timer);
+        delayed.delete(timer);
+      });
+      return;
+    }
+    res.writeHead(reply.status, { ...reply.headers, 'content-length': String(body.length) });
+    if (fault?.kind === 'reset') {
+      // Status line, headers and part of the body reach the client, then the
+      // connection dies: the work is done but the answer is lost.
+      const part = body.subarray(0, Math.max(1, Math.floor(body.length / 2)));
+      res.write(part, () => res.socket?.destroy());
+      return;
+    }
+    res.end(body);
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse): void {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const params = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
+    const method = req.method ?? 'GET';
+    let matched: Route;
+    try {
+      matched = route(method, path, ctx.faultInjection, ctx.waitSlots !== undefined);
+      if (matched.kind === 'api') {
+        // Counted before anything can refuse it: the stats are of requests that named the address.
+        const named = params.getAll(addressParamOf(matched.call));
+        if (named.length === 1) ctx.counter.count(named[0]!.toLowerCase(), matched.call);
+      }
+      if (matched.kind !== 'healthz' && ctx.token !== undefined && !isAuthorized(req.headers.authorization, ctx.token)) {
+        throw new Refusal(401, 'unauthorized', 'This server requires `Authorization: Bearer <token>` (the token it was started with)', { 'www-authenticate': 'Bearer' });
+      }
+    } catch (error) {
+      write(res, error instanceof Refusal ? refusalReply(error) : internalError(error));
+      return;
+    }
+    if (matched.kind === 'mcp') return ctx.mcp.handle(req, res);
+    let work: Promise<{ reply: Reply; fault?: Fault }>;
+    if (matched.kind === 'healthz') work = Promise.resolve({ reply: json(200, health) });
+    else if (matched.kind === 'api') work = api(matched.call, matched.id, params, requestSignal(matched.call, res));
+    else work = admin(matched, req, params).then((reply) => ({ reply }));
+    work.then(
+      ({ reply, fault }) => write(res, reply, fault),
+      (error: unknown) => write(res, error instanceof Refusal ? refusalReply(error) : internalError(error)),
+    );
+  }
+
+  /** For a held call: aborted when the caller hangs up or the server closes. */
+  function requestSignal(call: ApiCall, res: ServerResponse): AbortSignal {
+    if (call !== 'wait') return closing.signal;
+    const gone = new AbortController();
+    res.once('close', () => gone.abort());
+    return AbortSignal.any([gone.signal, closing.signal]);
+  }
+
+  function internalError(error: unknown): Reply {
+    ctx.logger.error(`mailroom: HTTP handler failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    return json(500, { error: 'internal_error', message: 'The server failed to answer; this is a bug in mailroom, the log has the details' });
+  }
+
+  return {
+    handle,
+    close() {
+      for (const timer of delayed) clearTimeout(timer);
+      delayed.clear();
+      closing.abort();
+      ctx.mcp.close();
+    },
+  };
+}

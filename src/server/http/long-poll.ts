@@ -1,0 +1,74 @@
+// `GET /api/v1/mailbox/wait`: the long-poll a client uses instead of sleeping
+// between list calls. Held until a message newer than `since_id` (and matching
+// the optional server-side filters) is in the mailbox, at most 25 s, and then
+// answered with the mailbox's listing at that moment - the very answer a
+// `GET /mailbox` would have given - plus `timed_out` and `waited_seconds`.
+//
+// Answering with the whole listing, not only the matches, keeps every
+// guarantee of the client's loop in the client: it walks the list newest
+// first and stops at its watermark as usual, and filters the server cannot
+// evaluate (a RegExp, a predicate) still work - such a client sends no
+// server-side filter, so any new message wakes it, and it filters itself.
+import { parseLimit, parseSinceId, singleParam } from './params.js';
+import { Refusal } from '../../contract/refusal.js';
+import { containsFilter, holdForMail, MAX_WAIT_SECONDS, type WaitContext, type WaitSlots } from '../waits/hold-for-mail.js';
+import type { WireSummary } from '../mailbox-reader.js';
+
+export const WAIT_PATH = '/api/v1/mailbox/wait';
+
+export interface LongPollAnswer {
+  readonly address: string;
+  /** Newest first, at most `limit`: the listing when the wait was answered. */
+  readonly messages: readonly WireSummary[];
+  /** True when the timeout ended the wait (the listing then has nothing newer than `since_id` that matches). */
+  readonly timed_out: boolean;
+  readonly waited_seconds: number;
+}
+
+/** `timeout` in seconds (fractions allowed, default and maximum 25; larger values are clamped). */
+export function parseWaitTimeout(value: string | undefined): number {
+  if (value === undefined) return MAX_WAIT_SECONDS;
+  const seconds = /^[0-9]{1,9}(?:\.[0-9]{1,3})?$/.test(value) ? Number(value) : NaN;
+  if (!Number.isFinite(seconds)) {
+    throw new Refusal(400, 'invalid_request', `Parameter \`timeout\` must be a number of seconds from 0 to ${MAX_WAIT_SECONDS} (e.g. 25 or 2.5), got ${JSON.stringify(value)}`);
+  }
+  return Math.min(seconds, MAX_WAIT_SECONDS);
+}
+
+function optionalText(params: URLSearchParams, name: string): string | undefined {
+  const value = singleParam(params, name);
+  return value === undefined || value === '' ? undefined : value;
+}
+
+export async function longPoll(
+  ctx: WaitContext & { readonly slots: WaitSlots },
+  params: URLSearchParams,
+  signal: AbortSignal,
+): Promise<LongPollAnswer> {
+  const limit = parseLimit(params);
+  const sinceId = parseSinceId(singleParam(params, 'since_id'), 'since_id');
+  const timeoutSeconds = parseWaitTimeout(singleParam(params, 'timeout'));
+  const matches = containsFilter(optionalText(params, 'from_contains'), optionalText(params, 'subject_contains'));
+  const address = singleParam(params, 'address');
+  const mailbox = ctx.reader.mailboxKey(address, 'address');
+
+  const release = ctx.slots.tryTake();
+  if (!release) {
+    throw new Refusal(503, 'too_many_waits',
+      `Too many waits are in progress: all ${ctx.slots.capacity} wait slots of this server are taken and waits are not queued. List the mailbox instead (GET /api/v1/mailbox?address=${address}), or try again later`);
+  }
+  try {
+    const outcome = await holdForMail(ctx, { mailbox, sinceId, timeoutMs: timeoutSeconds * 1000, matches, signal });
+    if (outcome.kind === 'failed') throw outcome.error;
+    if (outcome.kind === 'aborted') throw new Refusal(503, 'unavailable', 'The wait was cut short: the server is closing');
+    const messages = await ctx.reader.listing(mailbox, limit);
+    return {
+      address: address!,
+      messages,
+      timed_out: outcome.kind === 'timed_out',
+      waited_seconds: Math.round(outcome.waitedMs) / 1000,
+    };
+  } finally {
+    release();
+  }
+}

@@ -1,0 +1,96 @@
+// What a caller sees of a mailbox, shared by the HTTP API, the long-poll and
+// the MCP tools so the three can never disagree: the address check with its
+// refusals, the summary, the full message.
+import { parseMailboxAddress } from '../contract/address.js';
+import type { MailSummary, AttachmentInfo } from './store/mime-parse.js';
+import { Refusal } from '../contract/refusal.js';
+import type { MessageStore, StoredMessage } from './store/message-store.js';
+
+/** A list entry, as `GET /api/v1/mailbox` shows it. */
+export interface WireSummary {
+  readonly id: string;
+  readonly from: string;
+  readonly to: readonly string[];
+  readonly subject: string;
+  readonly preview: string;
+  readonly received_at: string;
+  readonly size: number;
+}
+
+/** A full message, as `GET /api/v1/message/{id}` shows it. */
+export interface WireMessage extends WireSummary {
+  readonly message_id: string | null;
+  readonly cc: readonly string[];
+  readonly date: string | null;
+  readonly headers: Readonly<Record<string, readonly string[]>>;
+  readonly text: string | null;
+  readonly html: string | null;
+  readonly attachments: readonly AttachmentInfo[];
+}
+
+export interface MailboxReader {
+  /**
+   * The mailbox key of an address given by a caller, or the refusal for it:
+   * `invalid_request` when missing, `invalid_address`, `unknown_domain`.
+   * `name` is the parameter's name, for the message.
+   */
+  mailboxKey(value: string | undefined, name: string): string;
+  /** The list's view of a message (parsed on first use, then kept). */
+  summaryOf(message: StoredMessage): Promise<MailSummary>;
+  /** Newest first, at most `limit`, as the list shows them. */
+  listing(mailbox: string, limit: number): Promise<WireSummary[]>;
+  wireSummary(message: StoredMessage): Promise<WireSummary>;
+  wireMessage(message: StoredMessage): Promise<WireMessage>;
+}
+
+export function createMailboxReader(store: MessageStore, domains: readonly string[]): MailboxReader {
+  const served = new Set(domains);
+
+  const summaryOf = (message: StoredMessage): Promise<MailSummary> =>
+    message.content.summaryIfKnown ? Promise.resolve(message.content.summaryIfKnown) : message.content.summary();
+
+  const wire = (message: StoredMessage, parsed: MailSummary): WireSummary => ({
+    id: message.id,
+    from: parsed.from,
+    to: parsed.to,
+    subject: parsed.subject,
+    preview: parsed.preview,
+    received_at: new Date(message.receivedAt).toISOString(),
+    size: message.size,
+  });
+
+  return {
+    mailboxKey(value, name) {
+      if (value === undefined) throw new Refusal(400, 'invalid_request', `Missing parameter \`${name}\` (the full address, e.g. ${name}=signup-42@${domains[0]})`);
+      const parsed = parseMailboxAddress(value);
+      if (!parsed) throw new Refusal(400, 'invalid_address', `${JSON.stringify(value)} is not a well-formed email address, so it can never receive mail`);
+      if (!served.has(parsed.domain)) {
+        throw new Refusal(404, 'unknown_domain', `This server does not serve the domain of ${value}; it serves ${domains.join(', ')}`);
+      }
+      return parsed.key;
+    },
+    summaryOf,
+    async listing(mailbox, limit) {
+      const messages = store.list(mailbox, limit);
+      const summaries = await Promise.all(messages.map(summaryOf));
+      return messages.map((m, i) => wire(m, summaries[i]!));
+    },
+    async wireSummary(message) {
+      return wire(message, await summaryOf(message));
+    },
+    async wireMessage(message) {
+      // The summary fields come from the same place as the list's, so they always agree.
+      const [summary, parsed] = await Promise.all([message.content.summary(), message.content.parsed()]);
+      return {
+        ...wire(message, summary),
+        message_id: parsed.messageId,
+        cc: parsed.cc,
+        date: parsed.date,
+        headers: parsed.headers,
+        text: parsed.text,
+        html: parsed.html,
+        attachments: parsed.attachments,
+      };
+    },
+  };
+}

@@ -1,0 +1,168 @@
+// startServer's options: validated at the edge with messages that name the
+// option and the value, defaulted in one place, then frozen for the internals.
+import { isIP } from 'node:net';
+import { isDomainName } from '../contract/address.js';
+import { defaultLogger, type Logger } from './log.js';
+
+/** Wall-clock milliseconds, injectable so retention and budgets are testable without sleeping. */
+export interface Clock {
+  now(): number;
+}
+
+export interface ServerOptions {
+  /** Interface both listeners bind to. Default `127.0.0.1` (loopback only). */
+  host?: string;
+  /** SMTP port; 0 picks any free port. Default 2525. */
+  smtpPort?: number;
+  /** HTTP API port; 0 picks any free port. Default 8025. */
+  httpPort?: number;
+  /** Domains whose mail is accepted. Default `['mailroom.test']`. */
+  domains?: readonly string[];
+  /** How long a message lives, in milliseconds. Default 1 hour. */
+  retention?: number;
+  /** Global cap on stored messages; the oldest is evicted first (and logged). Default 100,000. */
+  maxMessages?: number;
+  /** Largest accepted message in bytes (advertised as SMTP SIZE). Default 25 MiB. */
+  maxMessageBytes?: number;
+  /** List calls allowed per second per address (sliding window). Default 1. `Infinity` disables. */
+  listPerSecond?: number;
+  /** Message fetches and deletes allowed per second per address. Default 10. `Infinity` disables. */
+  messagePerSecond?: number;
+  /**
+   * Concurrent long-polls (`GET /api/v1/mailbox/wait`) the server holds; one
+   * more is refused at once with `503 too_many_waits`. Default 64. `0` turns
+   * the long-poll off and stops advertising it. (The MCP tool
+   * `wait_for_message` has its own 8 slots, as the contract says.)
+   */
+  waitSlots?: number;
+  /** When set, every API call must send `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Serve the fault switch over HTTP (`/_mailroom/faults`, `/_mailroom/stats`). Default false. */
+  faultInjection?: boolean;
+  /** Wall clock for received_at, retention and budgets. Default `Date`. */
+  clock?: Clock;
+  /** Where evictions and internal errors are reported. Default: warnings and errors to the console. */
+  logger?: Logger;
+}
+
+export interface ResolvedServerOptions {
+  readonly host: string;
+  readonly smtpPort: number;
+  readonly httpPort: number;
+  readonly domains: readonly string[];
+  readonly retention: number;
+  readonly maxMessages: number;
+  readonly maxMessageBytes: number;
+  readonly listPerSecond: number;
+  readonly messagePerSecond: number;
+  readonly waitSlots: number;
+  readonly token: string | undefined;
+  readonly faultInjection: boolean;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+export const DEFAULTS = Object.freeze({
+  host: '127.0.0.1',
+  smtpPort: 2525,
+  httpPort: 8025,
+  domains: Object.freeze(['mailroom.test']),
+  retention: 60 * 60 * 1000,
+  maxMessages: 100_000,
+  maxMessageBytes: 25 * 1024 * 1024,
+  listPerSecond: 1,
+  messagePerSecond: 10,
+  waitSlots: 64,
+});
+
+const systemClock: Clock = Object.freeze({ now: () => Date.now() });
+
+const KNOWN_OPTIONS = new Set<string>([
+  'host', 'smtpPort', 'httpPort', 'domains', 'retention', 'maxMessages', 'maxMessageBytes',
+  'listPerSecond', 'messagePerSecond', 'waitSlots', 'token', 'faultInjection', 'clock', 'logger',
+]);
+
+function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'function') return 'a function';
+  if (Array.isArray(value)) return `[${value.map(show).join(', ')}]`;
+  if (value !== null && typeof value === 'object') return 'an object';
+  return String(value);
+}
+
+function expect(condition: boolean, name: string, what: string, value: unknown): void {
+  if (!condition) throw new TypeError(`Expected \`${name}\` to be ${what}, got ${show(value)}`);
+}
+
+function checkPort(name: string, value: number): void {
+  expect(Number.isInteger(value) && value >= 0 && value <= 65535, name, 'an integer from 0 to 65535 (0 = any free port)', value);
+}
+
+function checkRate(name: string, value: number): void {
+  expect(typeof value === 'number' && value > 0 && !Number.isNaN(value), name, 'a positive number of calls per second (or Infinity to disable the budget)', value);
+}
+
+export function resolveServerOptions(options: ServerOptions = {}): ResolvedServerOptions {
+  expect(options !== null && typeof options === 'object', 'options', 'an object', options);
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.has(key)) {
+      throw new TypeError(`Unknown option \`${key}\`; startServer accepts ${[...KNOWN_OPTIONS].map((k) => `\`${k}\``).join(', ')}`);
+    }
+  }
+  const o = { ...options };
+  o.host ??= DEFAULTS.host;
+  o.smtpPort ??= DEFAULTS.smtpPort;
+  o.httpPort ??= DEFAULTS.httpPort;
+  o.domains ??= DEFAULTS.domains;
+  o.retention ??= DEFAULTS.retention;
+  o.maxMessages ??= DEFAULTS.maxMessages;
+  o.maxMessageBytes ??= DEFAULTS.maxMessageBytes;
+  o.listPerSecond ??= DEFAULTS.listPerSecond;
+  o.messagePerSecond ??= DEFAULTS.messagePerSecond;
+  o.waitSlots ??= DEFAULTS.waitSlots;
+  o.faultInjection ??= false;
+  o.clock ??= systemClock;
+  o.logger ??= defaultLogger;
+
+  expect(typeof o.host === 'string' && (isIP(o.host) !== 0 || isDomainName(o.host)), 'host', 'an IP address or host name such as "127.0.0.1"', o.host);
+  checkPort('smtpPort', o.smtpPort);
+  checkPort('httpPort', o.httpPort);
+  expect(o.smtpPort === 0 || o.smtpPort !== o.httpPort, 'httpPort', `a different port from smtpPort (${o.smtpPort})`, o.httpPort);
+
+  expect(Array.isArray(o.domains) && o.domains.length > 0, 'domains', 'a non-empty array of domain names', o.domains);
+  const domains: string[] = [];
+  for (const domain of o.domains) {
+    expect(typeof domain === 'string' && isDomainName(domain.toLowerCase()), 'domains', 'an array of domain names such as "mailroom.test"', o.domains);
+    const lower = domain.toLowerCase();
+    if (!domains.includes(lower)) domains.push(lower);
+  }
+
+  expect(typeof o.retention === 'number' && Number.isFinite(o.retention) && o.retention > 0, 'retention', 'a positive number of milliseconds', o.retention);
+  expect(o.maxMessages === Infinity || (Number.isInteger(o.maxMessages) && o.maxMessages >= 1), 'maxMessages', 'a positive integer (or Infinity for no cap)', o.maxMessages);
+  expect(Number.isInteger(o.maxMessageBytes) && o.maxMessageBytes >= 1024, 'maxMessageBytes', 'an integer number of bytes, at least 1024', o.maxMessageBytes);
+  checkRate('listPerSecond', o.listPerSecond);
+  checkRate('messagePerSecond', o.messagePerSecond);
+  expect(Number.isInteger(o.waitSlots) && o.waitSlots >= 0 && o.waitSlots <= 100_000, 'waitSlots', 'an integer from 0 to 100000 (0 turns the long-poll off)', o.waitSlots);
+  expect(o.token === undefined || (typeof o.token === 'string' && o.token.length > 0 && /^[\x21-\x7e]+$/.test(o.token)), 'token', 'a non-empty string of printable ASCII without spaces', o.token);
+  expect(typeof o.faultInjection === 'boolean', 'faultInjection', 'a boolean', o.faultInjection);
+  expect(typeof o.clock === 'object' && o.clock !== null && typeof o.clock.now === 'function', 'clock', 'an object with a now() method returning milliseconds', o.clock);
+  const logger = o.logger;
+  expect(typeof logger === 'object' && logger !== null && ['info', 'warn', 'error'].every((level) => typeof (logger as unknown as Record<string, unknown>)[level] === 'function'), 'logger', 'an object with info, warn and error methods', logger);
+
+  return Object.freeze({
+    host: o.host,
+    smtpPort: o.smtpPort,
+    httpPort: o.httpPort,
+    domains: Object.freeze(domains),
+    retention: o.retention,
+    maxMessages: o.maxMessages,
+    maxMessageBytes: o.maxMessageBytes,
+    listPerSecond: o.listPerSecond,
+    messagePerSecond: o.messagePerSecond,
+    waitSlots: o.waitSlots,
+    token: o.token,
+    faultInjection: o.faultInjection,
+    clock: o.clock,
+    logger: o.logger,
+  });
+}

@@ -1,0 +1,169 @@
+// SMTP intake: smtp-server speaks the protocol, this file decides what to accept.
+//
+// What intake must know is only the envelope, the size and the bytes. Parsing
+// the MIME structure waits for the first read (see parse.ts), which is what
+// keeps intake close to the rate of a server that discards everything.
+import type { Socket } from 'node:net';
+import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { parseMailboxAddress } from '../../contract/address.js';
+import type { Logger } from '../log.js';
+import type { MessageStore } from '../store/message-store.js';
+
+export interface SmtpIntakeOptions {
+  readonly domains: readonly string[];
+  readonly maxMessageBytes: number;
+  readonly store: MessageStore;
+  readonly logger: Logger;
+}
+
+export interface SmtpIntake {
+  readonly server: SMTPServer;
+  /** Destroys every open SMTP connection (used by close()). */
+  destroyConnections(): void;
+}
+
+function smtpError(code: number, text: string): Error {
+  return Object.assign(new Error(text), { responseCode: code });
+}
+
+// smtp-server adds enhanced status codes from a fixed table (550 would read
+// 5.1.1), so they are switched off there and written into our own replies.
+function tooBig(bytes: number | string, limit: number): Error {
+  return smtpError(552, `5.3.4 Message size ${bytes} exceeds the limit of ${limit} bytes`);
+}
+
+type Connection = {
+  session?: SMTPServerSession;
+  _validateMailParams?: (parsed: unknown) => { code: number; message: string } | null;
+  _parseAddressCommand?: (name: string, command: unknown) => unknown;
+};
+
+/** Marks a recipient smtp-server could not parse, so onRcptTo refuses it with 553 5.1.3. */
+const MALFORMED = Symbol('malformed recipient');
+
+export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
+  const { domains, maxMessageBytes, store, logger } = options;
+  const served = new Set(domains);
+  const sockets = new Set<Socket>();
+
+  const server: SMTPServer = new SMTPServer({
+    name: 'mailroom',
+    banner: 'mailroom test mail server',
+    size: maxMessageBytes,
+    // Apps under test often insist on logging in: any credentials are accepted,
+    // and so are plain connections that never authenticate.
+    authOptional: true,
+    allowInsecureAuth: true,
+    authMethods: ['PLAIN', 'LOGIN', 'CRAM-MD5', 'XOAUTH2'],
+    // Offering STARTTLS with a self-signed certificate would make clients
+    // upgrade on their own and then fail verification.
+    disabledCommands: ['STARTTLS'],
+    disableReverseLookup: true,
+    hideENHANCEDSTATUSCODES: true,
+    logger: false,
+    closeTimeout: 1000,
+
+    onConnect(session, callback) {
+      patchSizeReply(session);
+      callback();
+    },
+    onAuth(auth, _session, callback) {
+      callback(null, { user: auth.username ?? 'anonymous' });
+    },
+    onMailFrom(_address, _session, callback) {
+      callback();
+    },
+    onRcptTo(address: SMTPServerAddress, _session, callback) {
+      // RFC 5321 requires the domainless postmaster to be accepted.
+      const given = address.address.toLowerCase() === 'postmaster' ? `postmaster@${domains[0]}` : address.address;
+      const parsed = (address as { [MALFORMED]?: boolean })[MALFORMED] ? undefined : parseMailboxAddress(given);
+      if (!parsed) return callback(smtpError(553, `5.1.3 Malformed recipient address <${address.address}>`));
+      if (!served.has(parsed.domain)) {
+        return callback(smtpError(550, `5.1.2 Domain ${parsed.domain} is not served here (served: ${domains.join(', ')})`));
+      }
+      callback();
+    },
+    onData(stream: SMTPServerDataStream, session, callback) {
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      stream.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (!stream.sizeExceeded) chunks.push(chunk);
+      });
+      stream.once('end', () => {
+        if (stream.sizeExceeded) return callback(tooBig(bytes, maxMessageBytes));
+        const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
+        const mailboxes = session.envelope.rcptTo.map((rcpt) => {
+          const given = rcpt.address.toLowerCase() === 'postmaster' ? `postmaster@${domains[0]}` : rcpt.address;
+          return given.toLowerCase();
+        });
+        const mailFrom = session.envelope.mailFrom;
+        let stored;
+        try {
+          stored = store.deliver(mailboxes, raw, mailFrom ? mailFrom.address : '');
+        } catch (error) {
+          logger.error(`mailroom: could not store a message for ${mailboxes.join(', ')}: ${String(error)}`);
+          return callback(smtpError(451, '4.3.0 Could not store the message, try again'));
+        }
+        const first = stored[0];
+        callback(null, stored.length === 1 && first
+          ? `2.6.0 Stored as ${first.id} for ${first.mailbox}`
+          : `2.6.0 Stored for ${stored.length} mailboxes`);
+      });
+    },
+  });
+
+  // Two refusals happen inside smtp-server before any hook runs, with replies
+  // the contract words differently: a declared MAIL FROM SIZE= over the limit
+  // (552 without 5.3.4) and a recipient it cannot parse at all, such as
+  // <no-at-sign> or <a@b@c> (501 "Bad recipient address syntax" instead of
+  // 553 5.1.3). Both checks are wrapped per connection. This is private API of
+  // the pinned smtp-server 3.21.x; test/server/smtp.test.ts asserts both
+  // replies, so an upgrade that changes them fails loudly.
+  function patchSizeReply(session: SMTPServerSession): void {
+    for (const connection of server.connections as Set<Connection>) {
+      if (connection.session !== session) continue;
+      const validate = connection._validateMailParams;
+      if (typeof validate === 'function') {
+        connection._validateMailParams = function (parsed: unknown) {
+          const result = validate.call(this, parsed);
+          if (result && result.code === 552) {
+            const declared = (parsed as { args?: Record<string, string> }).args?.SIZE ?? 'declared';
+            return { ...result, message: tooBig(declared, maxMessageBytes).message };
+          }
+          return result;
+        };
+      }
+      const parse = connection._parseAddressCommand;
+      if (typeof parse === 'function') {
+        connection._parseAddressCommand = function (name: string, command: unknown) {
+          const parsed = parse.call(this, name, command);
+          if (name !== 'rcpt to' || (parsed !== false && (parsed as { address?: string }).address !== '')) return parsed;
+          const bracketed = /^\s*RCPT\s+TO\s*:\s*<([^<>]*)>/i.exec(String(command));
+          return bracketed ? { address: bracketed[1] || '<>', args: false, [MALFORMED]: true } : parsed;
+        };
+      }
+      return;
+    }
+  }
+
+  const netServer = (server as unknown as { server: import('node:net').Server }).server;
+  netServer.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  server.on('error', (error: Error & { code?: string }) => {
+    // Client-side network errors (resets, timeouts) are routine for a test server.
+    if (error.code === 'ECONNRESET' || error.code === 'EPIPE' || error.code === 'ETIMEDOUT' || error.code === 'SocketError') return;
+    if ((error as { code?: string }).code === 'EADDRINUSE') return; // reported by listen()
+    logger.warn(`mailroom: SMTP: ${error.message}`);
+  });
+
+  return {
+    server,
+    destroyConnections() {
+      for (const socket of sockets) socket.destroy();
+      sockets.clear();
+    },
+  };
+}

@@ -1,0 +1,190 @@
+// startServer: wires the store, SMTP intake and the HTTP API together and owns
+// their lifetime.
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo, Server as NetServer } from 'node:net';
+import { Budget } from './budgets/budget.js';
+import { EvictionReporter } from './store/eviction.js';
+import { FaultSwitch, RequestCounter, type FaultInjection, type RequestStats } from './http/faults.js';
+import { createApiHandler } from './http/api.js';
+import { createMailboxReader } from './mailbox-reader.js';
+import { createEmbeddedTools, MCP_WAIT_SLOTS } from './mcp/embedded-tools.js';
+import { createMcpEndpoint } from './mcp/endpoint.js';
+import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from './server-options.js';
+import { createSmtpIntake } from './smtp/intake.js';
+import { MessageStore } from './store/message-store.js';
+import { WaitSlots } from './waits/hold-for-mail.js';
+
+export interface MailroomServer {
+  /** The bound SMTP port (the real one when 0 was asked). */
+  readonly smtpPort: number;
+  /** The bound HTTP port. */
+  readonly httpPort: number;
+  /** Base URL of the HTTP service, e.g. `http://127.0.0.1:8025` (the API is under `/api/v1`). */
+  readonly apiURL: string;
+  /** The served domains, lower-cased. */
+  readonly domains: readonly string[];
+  /** The fault switch (test hook): make an address's next requests fail in a chosen way. */
+  readonly faults: {
+    inject(injection: FaultInjection): void;
+    clear(): void;
+  };
+  /** Every HTTP request that named `address`, refused or not. */
+  stats(address: string): RequestStats;
+  /** Stops both listeners and destroys every open connection. Idempotent. */
+  close(): Promise<void>;
+}
+
+// Sweeping expired mail on a timer as well as on every access keeps memory
+// bounded on an idle server.
+const SWEEP_INTERVAL_MS = 30_000;
+
+function hostForURL(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function listen(server: NetServer | HttpServer, port: number, host: string, what: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      const reason = error.code === 'EADDRINUSE' ? 'the port is already in use'
+        : error.code === 'EACCES' ? 'permission denied'
+        : error.code === 'EADDRNOTAVAIL' ? 'the address is not available on this machine'
+        : error.message;
+      reject(Object.assign(new Error(`mailroom: cannot listen for ${what} on ${host}:${port}: ${reason}${error.code ? ` (${error.code})` : ''}`), { code: error.code, cause: error }));
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve((server.address() as AddressInfo).port);
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
+}
+
+function closeServer(server: NetServer | HttpServer): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    server.close(() => resolve());
+  });
+}
+
+export async function startServer(options: ServerOptions = {}): Promise<MailroomServer> {
+  const config = resolveServerOptions(options);
+  const { clock, logger } = config;
+
+  const evictions = new EvictionReporter({ clock, logger, maxMessages: config.maxMessages });
+  const store = new MessageStore({
+    clock,
+    retention: config.retention,
+    maxMessages: config.maxMessages,
+    onEvict: (message) => evictions.record(message),
+    onListenerError: (error) => logger.error(`mailroom: an arrival listener failed: ${String(error)}`),
+  });
+  const faults = new FaultSwitch();
+  const counter = new RequestCounter();
+  const listBudget = new Budget(config.listPerSecond, clock);
+  const messageBudget = new Budget(config.messagePerSecond, clock);
+  const reader = createMailboxReader(store, config.domains);
+  const waitSlots = config.waitSlots > 0 ? new WaitSlots(config.waitSlots) : undefined;
+  const mcpSlots = new WaitSlots(MCP_WAIT_SLOTS);
+  const mcp = createMcpEndpoint({
+    tools: createEmbeddedTools({ store, reader, listBudget, messageBudget, slots: mcpSlots }),
+    domains: config.domains,
+    logger,
+  });
+  const api = createApiHandler({
+    store,
+    reader,
+    waitSlots,
+    mcp,
+    domains: config.domains,
+    listBudget,
+    messageBudget,
+    faults,
+    counter,
+    token: config.token,
+    faultInjection: config.faultInjection,
+    logger,
+  });
+  const http = createServer({ keepAlive: true }, api.handle);
+  // Requests node:http cannot parse (oversized headers, garbage) still get the
+  // contract's JSON refusal rather than a bare status line.
+  http.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return void socket.destroy();
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const body = JSON.stringify({
+      error: 'invalid_request',
+      message: tooLarge ? 'Request headers or URL too large' : `Malformed HTTP request (${error.code ?? error.message})`,
+    });
+    socket.end(`HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  });
+  const smtp = createSmtpIntake({ domains: config.domains, maxMessageBytes: config.maxMessageBytes, store, logger });
+  const smtpNet = (smtp.server as unknown as { server: NetServer }).server;
+
+  let smtpPort: number;
+  let httpPort: number;
+  try {
+    smtpPort = await listen(smtpNet, config.smtpPort, config.host, 'SMTP');
+    httpPort = await listen(http, config.httpPort, config.host, 'HTTP');
+  } catch (error) {
+    smtp.destroyConnections();
+    await Promise.all([closeServer(smtpNet), closeServer(http)]);
+    throw error;
+  }
+
+  const sweeper = setInterval(() => store.expire(), Math.min(SWEEP_INTERVAL_MS, config.retention));
+  sweeper.unref();
+
+  let closing: Promise<void> | undefined;
+  const server: MailroomServer = {
+    smtpPort,
+    httpPort,
+    apiURL: `http://${hostForURL(config.host)}:${httpPort}`,
+    domains: config.domains,
+    faults: {
+      inject: (injection) => faults.inject(injection),
+      clear: () => void faults.clear(),
+    },
+    stats: (address) => counter.get(address),
+    close() {
+      closing ??= (async () => {
+        clearInterval(sweeper);
+        api.close();
+        evictions.flush();
+        const closed = Promise.all([
+          new Promise<void>((resolve) => smtp.server.close(() => resolve())),
+          closeServer(http),
+        ]);
+        smtp.destroyConnections();
+        http.closeAllConnections();
+        await closed;
+      })();
+      return closing;
+    },
+  };
+  internals.set(server, Object.freeze({ store, listBudget, messageBudget, waitSlots, mcpSlots, options: config }));
+  return Object.freeze(server);
+}
+
+/** What in-process tools (benchmarks, server-side waits) may reach behind a running server. Not public API. */
+export interface ServerInternals {
+  readonly store: MessageStore;
+  /** A server-side wait draws on the same per-address list budget as list calls. */
+  readonly listBudget: Budget;
+  readonly messageBudget: Budget;
+  /** The long-poll's slots (undefined when it is off) and the MCP tool's 8. */
+  readonly waitSlots: WaitSlots | undefined;
+  readonly mcpSlots: WaitSlots;
+  readonly options: ResolvedServerOptions;
+}
+
+const internals = new WeakMap<MailroomServer, ServerInternals>();
+
+export function internalsOf(server: MailroomServer): ServerInternals {
+  const found = internals.get(server);
+  if (!found) throw new TypeError('Expected a server returned by startServer()');
+  return found;
+}

@@ -1,0 +1,46 @@
+// Logging what the global cap pushed out. The first eviction is reported at
+// once; under sustained pressure the rest are summarised at most every 10 s,
+// so a full store cannot flood the log.
+import type { Logger } from '../log.js';
+import type { Clock } from '../server-options.js';
+import type { StoredMessage } from './message-store.js';
+
+const SUMMARY_INTERVAL_MS = 10_000;
+
+export class EvictionReporter {
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #maxMessages: number;
+  #lastReport = -Infinity;
+  #pending = 0;
+  #lastVictim: StoredMessage | undefined;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(options: { clock: Clock; logger: Logger; maxMessages: number }) {
+    this.#clock = options.clock;
+    this.#logger = options.logger;
+    this.#maxMessages = options.maxMessages;
+  }
+
+  record(message: StoredMessage): void {
+    this.#pending++;
+    this.#lastVictim = message;
+    if (this.#clock.now() - this.#lastReport >= SUMMARY_INTERVAL_MS) this.flush();
+    // held-back evictions are reported even if no further eviction comes along
+    else this.#timer ??= setTimeout(() => this.flush(), SUMMARY_INTERVAL_MS).unref();
+  }
+
+  flush(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const victim = this.#lastVictim;
+    if (this.#pending === 0 || !victim) return;
+    const count = this.#pending;
+    this.#pending = 0;
+    this.#lastReport = this.#clock.now();
+    const received = new Date(victim.receivedAt).toISOString();
+    this.#logger.warn(count === 1
+      ? `mailroom: store full (maxMessages ${this.#maxMessages}): evicted the oldest message, ${victim.id} for ${victim.mailbox} received ${received}`
+      : `mailroom: store full (maxMessages ${this.#maxMessages}): evicted the ${count} oldest messages, the last ${victim.id} for ${victim.mailbox} received ${received}`);
+  }
+}

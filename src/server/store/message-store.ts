@@ -1,0 +1,310 @@
+// The message store: mailboxes keyed by address, messages in arrival order.
+//
+// Costs: delivering is O(recipients); listing is O(limit) for one address
+// (newest first, walking back from the tail of that mailbox); fetching and
+// deleting by id are O(1). Expiry and the global cap pop the oldest messages
+// from one arrival-ordered queue, so they cost O(messages removed).
+//
+// Removed messages are tombstoned in place and squeezed out once tombstones
+// outnumber live entries, which keeps every operation amortised O(1) per message.
+import type { Clock } from '../server-options.js';
+import { createIdSource, type IdSource } from './ids.js';
+import { parseMail, summarize, type MailSummary, type ParsedMail } from './mime-parse.js';
+import { fastSummary } from './fast-summary.js';
+
+/**
+ * Full parses are big (headers, text, html) and mostly wanted once, right after
+ * the list that found the message, so only the most recent ones are kept.
+ * Summaries are small and are kept for the message's lifetime.
+ */
+export class ParseCache {
+  readonly #entries = new Map<MessageContent, ParsedMail>();
+  readonly #maxEntries: number;
+  readonly #maxBytes: number;
+  #bytes = 0;
+
+  constructor(maxEntries = 256, maxBytes = 64 * 1024 * 1024) {
+    this.#maxEntries = maxEntries;
+    this.#maxBytes = maxBytes;
+  }
+
+  get(content: MessageContent): ParsedMail | undefined {
+    const parsed = this.#entries.get(content);
+    if (parsed) {
+      this.#entries.delete(content);
+      this.#entries.set(content, parsed);
+    }
+    return parsed;
+  }
+
+  set(content: MessageContent, parsed: ParsedMail): void {
+    if (this.#entries.has(content)) return;
+    this.#entries.set(content, parsed);
+    this.#bytes += content.raw.length;
+    for (const [oldest] of this.#entries) {
+      if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
+      if (oldest === content) break;
+      this.#entries.delete(oldest);
+      this.#bytes -= oldest.raw.length;
+    }
+  }
+}
+
+/** One received source, shared by every recipient's copy. */
+export class MessageContent {
+  readonly raw: Buffer;
+  readonly envelopeFrom: string;
+  readonly #cache: ParseCache;
+  #summary: MailSummary | undefined;
+  #parsing: Promise<ParsedMail> | undefined;
+
+  constructor(raw: Buffer, envelopeFrom: string, cache: ParseCache) {
+    this.raw = raw;
+    this.envelopeFrom = envelopeFrom;
+    this.#cache = cache;
+  }
+
+  /** The list's view of the message, parsed on first use and then kept. */
+  get summaryIfKnown(): MailSummary | undefined {
+    return this.#summary;
+  }
+
+  async summary(): Promise<MailSummary> {
+    this.#summary ??= fastSummary(this.raw);
+    return this.#summary ?? (this.#summary = summarize(await this.parsed()));
+  }
+
+  /** The full parse: from the cache of recent parses, or parsed now (once, however many callers wait). */
+  parsed(): Promise<ParsedMail> {
+    const cached = this.#cache.get(this);
+    if (cached) return Promise.resolve(cached);
+    this.#parsing ??= parseMail(this.raw).then((parsed) => {
+      this.#parsing = undefined;
+      this.#cache.set(this, parsed);
+      this.#summary ??= summarize(parsed);
+      return parsed;
+    });
+    return this.#parsing;
+  }
+}
+
+export interface StoredMessage {
+  readonly id: string;
+  /** The mailbox key (lower-cased address). */
+  readonly mailbox: string;
+  /** Wall-clock ms when the message was stored. */
+  readonly receivedAt: number;
+  readonly size: number;
+  readonly content: MessageContent;
+  removed: boolean;
+}
+
+export type RemovalReason = 'expired' | 'evicted' | 'deleted';
+export type ArrivalListener = (message: StoredMessage) => void;
+
+export interface StoreOptions {
+  readonly clock: Clock;
+  readonly retention: number;
+  readonly maxMessages: number;
+  /** Called for every message the global cap pushed out. */
+  readonly onEvict?: (message: StoredMessage) => void;
+  /** Called when an arrival listener throws; the store itself carries on. */
+  readonly onListenerError?: (error: unknown) => void;
+}
+
+/** An array used as a queue with tombstones: push at the tail, drop from the head. */
+class MessageQueue {
+  items: StoredMessage[] = [];
+  head = 0;
+  live = 0;
+
+  push(message: StoredMessage): void {
+    this.items.push(message);
+    this.live++;
+  }
+
+  /** Call after marking a member removed. */
+  forget(): void {
+    this.live--;
+    const { items } = this;
+    while (this.head < items.length && items[this.head]!.removed) this.head++;
+    const occupied = items.length - this.head;
+    if (occupied > 2 * this.live + 32) {
+      this.items = items.slice(this.head).filter((m) => !m.removed);
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > items.length) {
+      this.items = items.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  oldest(): StoredMessage | undefined {
+    return this.head < this.items.length ? this.items[this.head] : undefined;
+  }
+
+  /** Newest first, every live message whose id sorts after `sinceId` (all of them when undefined). */
+  newerThan(sinceId: string | undefined): StoredMessage[] {
+    const out: StoredMessage[] = [];
+    const { items } = this;
+    for (let i = items.length - 1; i >= this.head; i--) {
+      const message = items[i]!;
+      if (sinceId !== undefined && message.id <= sinceId) break;
+      if (!message.removed) out.push(message);
+    }
+    return out;
+  }
+
+  newest(limit: number): StoredMessage[] {
+    const out: StoredMessage[] = [];
+    const { items } = this;
+    for (let i = items.length - 1; i >= this.head && out.length < limit; i--) {
+      const message = items[i]!;
+      if (!message.removed) out.push(message);
+    }
+    return out;
+  }
+}
+
+export class MessageStore {
+  readonly #options: StoreOptions;
+  readonly #nextId: IdSource;
+  readonly #arrivals = new MessageQueue();
+  readonly #mailboxes = new Map<string, MessageQueue>();
+  readonly #byId = new Map<string, StoredMessage>();
+  readonly #listeners = new Map<string, Set<ArrivalListener>>();
+  readonly #parses = new ParseCache();
+
+  constructor(options: StoreOptions) {
+    this.#options = options;
+    this.#nextId = createIdSource(options.clock.now());
+  }
+
+  /** Live messages across all mailboxes. */
+  get size(): number {
+    this.expire();
+    return this.#arrivals.live;
+  }
+
+  /**
+   * Stores one copy per mailbox key (keys must be validated and lower-cased;
+   * duplicates are stored once). Synchronous: when it returns, readers see the mail.
+   */
+  deliver(mailboxes: readonly string[], raw: Buffer, envelopeFrom = ''): StoredMessage[] {
+    this.expire();
+    const content = new MessageContent(raw, envelopeFrom, this.#parses);
+    const receivedAt = this.#options.clock.now();
+    const stored: StoredMessage[] = [];
+    for (const mailbox of new Set(mailboxes)) {
+      const message: StoredMessage = { id: this.#nextId(), mailbox, receivedAt, size: raw.length, content, removed: false };
+      this.#byId.set(message.id, message);
+      this.#arrivals.push(message);
+      let queue = this.#mailboxes.get(mailbox);
+      if (!queue) this.#mailboxes.set(mailbox, (queue = new MessageQueue()));
+      queue.push(message);
+      stored.push(message);
+    }
+    this.#enforceCap();
+    for (const message of stored) {
+      if (!message.removed) this.#announce(message);
+    }
+    return stored;
+  }
+
+  /** Newest first, at most `limit`. */
+  list(mailbox: string, limit: number): StoredMessage[] {
+    this.expire();
+    return this.#mailboxes.get(mailbox)?.newest(limit) ?? [];
+  }
+
+  /**
+   * Newest first, the messages whose id sorts after `sinceId` (every message
+   * when undefined). Ids sort by arrival, so this also works for an id that
+   * expired or was deleted. O(messages returned).
+   */
+  newerThan(mailbox: string, sinceId: string | undefined): StoredMessage[] {
+    this.expire();
+    return this.#mailboxes.get(mailbox)?.newerThan(sinceId) ?? [];
+  }
+
+  get(mailbox: string, id: string): StoredMessage | undefined {
+    this.expire();
+    const message = this.#byId.get(id);
+    return message && message.mailbox === mailbox ? message : undefined;
+  }
+
+  /** True when the message existed in that mailbox and is now gone. */
+  delete(mailbox: string, id: string): boolean {
+    const message = this.get(mailbox, id);
+    if (!message) return false;
+    this.#remove(message);
+    return true;
+  }
+
+  /** Removes every message of the mailbox; returns how many there were. */
+  deleteMailbox(mailbox: string): number {
+    this.expire();
+    const queue = this.#mailboxes.get(mailbox);
+    if (!queue) return 0;
+    const messages = queue.newest(Infinity);
+    for (const message of messages) this.#remove(message);
+    return messages.length;
+  }
+
+  /**
+   * Calls `listener` synchronously for each message stored in `mailbox` from now
+   * on (after it is visible to readers). Returns the unsubscribe function. This
+   * is what a server-side wait hangs on: the arrival itself wakes it.
+   */
+  onArrival(mailbox: string, listener: ArrivalListener): () => void {
+    let set = this.#listeners.get(mailbox);
+    if (!set) this.#listeners.set(mailbox, (set = new Set()));
+    set.add(listener);
+    return () => {
+      const current = this.#listeners.get(mailbox);
+      if (!current) return;
+      current.delete(listener);
+      if (current.size === 0) this.#listeners.delete(mailbox);
+    };
+  }
+
+  /** Drops messages older than the retention period. Cheap when nothing expired. */
+  expire(): void {
+    const cutoff = this.#options.clock.now() - this.#options.retention;
+    for (let oldest = this.#arrivals.oldest(); oldest && oldest.receivedAt <= cutoff; oldest = this.#arrivals.oldest()) {
+      this.#remove(oldest);
+    }
+  }
+
+  #enforceCap(): void {
+    while (this.#arrivals.live > this.#options.maxMessages) {
+      const oldest = this.#arrivals.oldest();
+      if (!oldest) break;
+      this.#remove(oldest);
+      this.#options.onEvict?.(oldest);
+    }
+  }
+
+  #remove(message: StoredMessage): void {
+    if (message.removed) return;
+    message.removed = true;
+    this.#byId.delete(message.id);
+    this.#arrivals.forget();
+    const queue = this.#mailboxes.get(message.mailbox);
+    if (queue) {
+      queue.forget();
+      if (queue.live === 0) this.#mailboxes.delete(message.mailbox);
+    }
+  }
+
+  #announce(message: StoredMessage): void {
+    const listeners = this.#listeners.get(message.mailbox);
+    if (!listeners) return;
+    for (const listener of [...listeners]) {
+      try {
+        listener(message);
+      } catch (error) {
+        this.#options.onListenerError?.(error);
+      }
+    }
+  }
+}

@@ -1,0 +1,141 @@
+// The server-side wait (issue 6): when the service advertises a long-poll,
+// the loop holds one request open instead of sleeping between list calls,
+// and the service answers the moment mail arrives.
+//
+// It is a `WaitStrategy` (see wait.ts): the same plan in, the same outcome
+// out, every answer handed to the same `inspect`. So the deadline, the
+// watermark walk, the filters, exactly-once and the failure text stay where
+// they are, in the callers. What changes is only how a check is made:
+//
+// - Each hold asks for "anything newer than `sinceId`" with no server-side
+//   filter, so any new message wakes it and the client filters as usual
+//   (RegExp and predicate filters included). The answer is the mailbox's
+//   listing at that moment, newest first; after `inspect` has looked at it,
+//   the next hold counts from its newest id.
+// - A hold lasts until the deadline (at most 25 s, then another one), so
+//   a hold that times out is itself the check at the deadline.
+// - Anything but an answer - slots full (`too_many_waits`), a 5xx, a reset,
+//   a timeout, a malformed answer, a route that is not there - hands the rest
+//   of the budget to the polling loop, which knows how to ride those out.
+//   Only the slugs that mean "this address can never be listed" stop the wait
+//   at once (rule 6), since the polling loop would be refused the same way.
+// - A 429 (`rate_limited`) is not a failure and not a check (rule 5): the
+//   wait sleeps exactly Retry-After, counts it in `refusals`, tells the
+//   address's pacer (so no list call of any wait goes out sooner), and then
+//   holds again. Falling back to polling would gain nothing: the list call
+//   draws on the same budget and would wait out the same Retry-After.
+import { MAX_HOLD_MS } from '../client/client.js';
+import { sleepUntil } from './clock.js';
+import { MailroomApiError, MailroomNetworkError } from '../client/errors.js';
+import { scheduleDelay } from './schedule.js';
+import type { MailSummary } from '../client/messages.js';
+import { asError, openWaitWindow, pollMailbox, type PollOutcome, type PollPlan, type WaitStrategy } from './polling-strategy.js';
+
+/** Slugs after which polling cannot help either: the list call would be refused the same way. */
+const STOP_SLUGS: ReadonlySet<string> = new Set(['invalid_address', 'unknown_domain', 'unauthorized']);
+
+export interface HeldListing {
+  /** Newest first: the mailbox when the hold was answered. */
+  readonly messages: readonly MailSummary[];
+  /** True when the hold ran out of time rather than being woken by mail. */
+  readonly timedOut: boolean;
+}
+
+export interface LongPoll {
+  /** Where the first hold counts from (the inbox's watermark); undefined counts every message. */
+  readonly sinceId: string | undefined;
+  /** One long-poll: held until a message newer than `sinceId` is listed, or `holdMs` passed. */
+  hold(sinceId: string | undefined, holdMs: number, signal: AbortSignal | undefined): Promise<HeldListing>;
+}
+
+export function serverWaitStrategy(longPoll: LongPoll): WaitStrategy {
+  return Object.freeze({
+    name: 'server-wait',
+    poll: <T>(plan: PollPlan<T>) => holdMailbox(plan, longPoll),
+  });
+}
+
+async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<PollOutcome<T>> {
+  const { clock, signal } = plan;
+  // Rule 3: the same window as the polling loop's, so a fallback ends with it.
+  const { startedAt, deadline, hardStop, elapsed, settle } = openWaitWindow(plan);
+
+  let sinceId = longPoll.sinceId;
+  let round = 0;
+  let checks = 0;
+  let failedChecks = 0;
+  let refusals = 0;
+  let lastError: Error | undefined;
+
+  const outcome = (result: T | undefined, coveredDeadline = false): PollOutcome<T> => settle(result, { coveredDeadline, checks, failedChecks, refusals, lastError });
+
+  for (;;) {
+    if (signal?.aborted) return outcome(undefined);
+    const start = clock.now();
+    if (start > hardStop) return outcome(undefined);
+    const holdMs = Math.max(0, deadline - start);
+    const capped = holdMs > MAX_HOLD_MS;
+
+    let answer: HeldListing;
+    try {
+      answer = await longPoll.hold(sinceId, Math.min(holdMs, MAX_HOLD_MS), signal);
+    } catch (error) {
+      // A hold that got no answer (reset, timeout) may have been counted by
+      // the service; counting it here too is the safe side (see pacer.ts).
+      if (error instanceof MailroomNetworkError) plan.pacer().note();
+      if (signal?.aborted) return outcome(undefined);
+      if (error instanceof MailroomApiError && error.status === 429) {
+        refusals++;
+        const retryAfterMs = error.retryAfterMs ?? 1000;
+        plan.onEvent?.({ type: 'refused', retryAfterMs, startedMs: start - startedAt, elapsedMs: elapsed() });
+        const retryAt = clock.now() + retryAfterMs;
+        plan.pacer().refusedUntil(retryAt);
+        // A Retry-After past the end cannot be honoured in time: end now
+        // rather than sleep for nothing (as the polling loop does).
+        if (retryAt > (plan.mode === 'quiet' ? hardStop : deadline)) return outcome(undefined);
+        plan.onEvent?.({ type: 'sleep', reason: 'retry-after', ms: retryAfterMs, elapsedMs: elapsed() });
+        await sleepUntil(clock, retryAt, signal);
+        continue;
+      }
+      if (error instanceof MailroomApiError && STOP_SLUGS.has(error.slug)) throw error;
+      failedChecks++;
+      lastError = asError(error);
+      plan.onEvent?.({ type: 'check-failed', round, error: lastError, startedMs: start - startedAt, elapsedMs: elapsed() });
+      const rest = await pollMailbox({ ...plan, budgetMs: Math.max(0, deadline - clock.now()) }, { attempted: true });
+      return {
+        ...rest,
+        checks: checks + rest.checks,
+        failedChecks: failedChecks + rest.failedChecks,
+        refusals: refusals + rest.refusals,
+        elapsedMs: elapsed(),
+        lastError: rest.lastError ?? lastError,
+      };
+    }
+    const answeredAt = clock.now();
+    // The service counted the answer as a list call: the next one keeps its floor from it.
+    plan.pacer().note();
+    checks++;
+    plan.onEvent?.({ type: 'check', round, checks, startedMs: start - startedAt, elapsedMs: elapsed(), listed: answer.messages.length });
+    round++;
+
+    let incomplete = false;
+    const result = await plan.inspect(answer.messages, { hardStop, incomplete: () => void (incomplete = true) });
+    if (result !== undefined) return outcome(result);
+    // A hold that ran to the deadline, or one that started at or after it,
+    // is the look at the end of the budget.
+    const covered = (answer.timedOut && !capped) || start >= deadline;
+    if (covered) return outcome(undefined, true);
+    if (plan.mode === 'until-found' && answeredAt >= deadline) return outcome(undefined);
+
+    if (incomplete) {
+      // A match could not be fetched (a transient failure): the next hold
+      // counts from the same place so it lists it again, after the pause
+      // the polling loop would take.
+      const pause = scheduleDelay(round - 1, plan.random);
+      plan.onEvent?.({ type: 'sleep', reason: 'schedule', ms: pause, elapsedMs: elapsed() });
+      await sleepUntil(clock, Math.min(clock.now() + pause, deadline), signal);
+    } else {
+      sinceId = answer.messages[0]?.id ?? sinceId;
+    }
+  }
+}

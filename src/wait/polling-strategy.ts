@@ -1,0 +1,287 @@
+// The wait loop: the seed guide's reference loop, rule by rule.
+//
+// This file knows about time and refusals, not about what a wait looks for:
+// each answered check hands the listing to `plan.inspect`, which says
+// whether the wait is over (inbox.ts decides what counts as found). The loop
+// is runner-agnostic and clock-agnostic; unit tests drive it with a fake
+// clock and a scripted list call, integration tests with the real server.
+//
+// Seam for a server-side wait: a `WaitStrategy` gets the same `PollPlan`
+// and returns the same `PollOutcome`. The long-poll strategy
+// (server-wait.ts) holds one request open instead of sleeping between
+// checks, hands each answer to the same `inspect`, and falls back to this
+// loop when the server does not offer it, is full, or fails. Deadline,
+// watermark, filters, exactly-once and failure text stay where they are,
+// in this loop's callers.
+import { sleepUntil, type Clock, type RandomSource } from './clock.js';
+import { MailroomApiError, isTransient } from '../client/errors.js';
+import { PACING_GUARD_MS, TOO_LATE, type ListPacer } from './pacer.js';
+import { LIST_INTERVAL_MS, scheduleDelay } from './schedule.js';
+import type { MailSummary } from '../client/messages.js';
+
+/** The closing check and its fetch may run this far past the deadline, at most. */
+export const MAX_GRACE_MS = 1000;
+const LIST_FLOOR_MS = LIST_INTERVAL_MS + PACING_GUARD_MS;
+/** A request with less time than this left is not worth starting. */
+const MIN_REQUEST_MS = 20;
+
+export type PollMode =
+  /** Stop as soon as `inspect` returns something; the deadline is failure. */
+  | 'until-found'
+  /** Keep looking until the deadline; the deadline (with a check at it) is success. */
+  | 'quiet';
+
+export type PollEvent =
+  | { readonly type: 'check'; readonly round: number; readonly checks: number; readonly startedMs: number; readonly elapsedMs: number; readonly listed: number }
+  | { readonly type: 'refused'; readonly retryAfterMs: number; readonly startedMs: number; readonly elapsedMs: number }
+  | { readonly type: 'check-failed'; readonly round: number; readonly error: Error; readonly startedMs: number; readonly elapsedMs: number }
+  | { readonly type: 'sleep'; readonly reason: 'schedule' | 'retry-after' | 'closing-check'; readonly ms: number; readonly elapsedMs: number };
+
+export interface PollPlan<T> {
+  readonly mode: PollMode;
+  readonly budgetMs: number;
+  readonly clock: Clock;
+  readonly random: RandomSource;
+  readonly requestTimeout: number;
+  readonly signal: AbortSignal | undefined;
+  /** The pacer of this address (rule 4); looked up per call, never cached. */
+  readonly pacer: () => ListPacer;
+  /** One list call, newest first. Throws the client's typed errors. */
+  readonly list: (timeoutMs: number, signal: AbortSignal | undefined) => Promise<readonly MailSummary[]>;
+  /**
+   * Looks at one answered listing. Returning a value ends the wait with it.
+   * `hardStop` is the moment by which any request it makes must be done;
+   * `incomplete()` says a listed match could not be handled yet (a fetch
+   * failed transiently), so the next check must list it again.
+   */
+  readonly inspect: (messages: readonly MailSummary[], context: InspectContext) => Promise<T | undefined>;
+  readonly onEvent?: ((event: PollEvent) => void) | undefined;
+}
+
+export interface InspectContext {
+  readonly hardStop: number;
+  readonly incomplete: () => void;
+}
+
+export interface PollOutcome<T> {
+  /** What `inspect` returned, or undefined when the deadline came first. */
+  readonly result: T | undefined;
+  /** Quiet mode: true when a check that started at or after the deadline was answered. */
+  readonly coveredDeadline: boolean;
+  readonly checks: number;
+  readonly failedChecks: number;
+  readonly refusals: number;
+  readonly elapsedMs: number;
+  readonly lastError: Error | undefined;
+  readonly cutShort: boolean;
+  readonly cutShortReason: string | undefined;
+}
+
+export interface WaitStrategy {
+  readonly name: string;
+  poll<T>(plan: PollPlan<T>): Promise<PollOutcome<T>>;
+}
+
+type Answer =
+  | { readonly kind: 'expired' }
+  | { readonly kind: 'listed'; readonly messages: readonly MailSummary[] }
+  | { readonly kind: 'refused'; readonly retryAfterMs: number }
+  | { readonly kind: 'failed'; readonly error: Error };
+
+export const pollingStrategy: WaitStrategy = Object.freeze({
+  name: 'polling',
+  poll: pollMailbox,
+});
+
+/** When a wait started, when it must end, and when its last request must be done. */
+export interface WaitWindow {
+  readonly startedAt: number;
+  readonly deadline: number;
+  readonly hardStop: number;
+  /** How long the closing check and its fetch may run past the deadline. */
+  readonly grace: number;
+  /** Milliseconds since `startedAt`. */
+  readonly elapsed: () => number;
+  /** The outcome of this wait from its tally, with the time spent and why it was cut short. */
+  readonly settle: <T>(result: T | undefined, tally: WaitTally) => PollOutcome<T>;
+}
+
+/** What a strategy counted while it waited. */
+export type WaitTally = Pick<PollOutcome<unknown>, 'coveredDeadline' | 'checks' | 'failedChecks' | 'refusals' | 'lastError'>;
+
+/**
+ * Rule 3: the deadline is taken once, from a monotonic clock, before the
+ * first request. Nothing else in a wait changes how long it lasts. Every
+ * strategy opens its window here, so they all end at the same moment.
+ */
+export function openWaitWindow(plan: PollPlan<unknown>): WaitWindow {
+  const { clock } = plan;
+  const startedAt = clock.now();
+  const deadline = startedAt + plan.budgetMs;
+  // The closing check may start at the deadline itself, and a match it finds
+  // still has to be fetched: both get a short grace, never more than one
+  // request timeout, so no wait outlives its deadline by more than that.
+  //
+  // A quiet period must be looked at once it is over, and the floor may hold
+  // that closing check back by up to one list interval: its hard stop leaves
+  // room for that too.
+  const grace = Math.min(plan.requestTimeout, MAX_GRACE_MS);
+  const hardStop = deadline + grace + (plan.mode === 'quiet' ? LIST_FLOOR_MS : 0);
+  const { signal } = plan;
+  const elapsed = () => clock.now() - startedAt;
+  const settle = <T>(result: T | undefined, tally: WaitTally): PollOutcome<T> => ({
+    result,
+    ...tally,
+    elapsedMs: elapsed(),
+    cutShort: signal?.aborted === true && result === undefined,
+    cutShortReason: signal?.aborted ? describeReason(signal.reason) : undefined,
+  });
+  return { startedAt, deadline, hardStop, grace, elapsed, settle };
+}
+
+export interface PollState {
+  /**
+   * An earlier strategy of this wait already made a request (the long-poll
+   * that failed), so the polling loop owes the wait no first look of its own.
+   */
+  readonly attempted?: boolean | undefined;
+}
+
+export async function pollMailbox<T>(plan: PollPlan<T>, state: PollState = {}): Promise<PollOutcome<T>> {
+  const { clock, signal } = plan;
+  const { startedAt, deadline, hardStop, grace, elapsed, settle } = openWaitWindow(plan);
+
+  let round = 0; // schedule index: checks answered or failed; a 429 is not a round (rule 5)
+  let checks = 0;
+  let failedChecks = 0;
+  let refusals = 0;
+  let lastError: Error | undefined;
+  let coveredDeadline = false;
+  // Rule 2: the first check is due at once; only after it does the loop sleep.
+  //
+  // Does rule 2 survive rule 1? The watermark read is a list call, so a wait
+  // that starts right after `createInbox` finds the address's floor (rule 4)
+  // not yet passed, and the pacer holds its first check until one second
+  // after that read. That is still "ask at once" in the sense the seed means:
+  // the loop adds no sleep of its own, and asking sooner would not be
+  // faster - the service would refuse with a 429 whose Retry-After (whole
+  // seconds, rounded up) costs a full second anyway, and a refused call is a
+  // call a correct client never makes. When the test acted for more than a
+  // second before waiting - any browser flow - the floor has passed and the
+  // first check goes out at once (the bench measures ~5 ms for mail already
+  // there). An API-level test that acts within the second pays the rest of
+  // it; only a server-side wait (the seam above) can remove that.
+  let nextAt = startedAt;
+  // A zero budget still looks once: "is it there right now?"
+  let closing = plan.budgetMs <= 0;
+
+  const outcome = (result: T | undefined): PollOutcome<T> => settle(result, { coveredDeadline, checks, failedChecks, refusals, lastError });
+
+  for (;;) {
+    await sleepUntil(clock, nextAt, signal);
+    if (signal?.aborted) return outcome(undefined);
+    // Rule 3, at the top of every round: past the deadline only the one
+    // closing check may still run.
+    if (clock.now() >= deadline && !closing) return outcome(undefined);
+
+    // A wait looks at least once. When the floor (rule 4) holds its first
+    // check past a short budget's deadline - a wait right after the
+    // watermark read - that check still goes out, at the floor: at most one
+    // list interval late, with the grace for it and its fetch from there.
+    // Later checks never start after the deadline but for the closing one.
+    const firstLook = plan.mode === 'until-found' && !state.attempted && checks + failedChecks === 0;
+    let stop = hardStop;
+    let startedMs = Number.NaN;
+    const answer = await plan.pacer().run(
+      async (): Promise<Answer> => {
+        const start = clock.now();
+        startedMs = start - startedAt;
+        if (firstLook) stop = Math.max(hardStop, start + grace);
+        // A slow fetch in `inspect` may have used up the grace already.
+        const timeout = Math.min(plan.requestTimeout, stop - start);
+        if (timeout < MIN_REQUEST_MS) return { kind: 'expired' };
+        try {
+          const messages = await plan.list(timeout, signal);
+          return { kind: 'listed', messages };
+        } catch (error) {
+          if (signal?.aborted) return { kind: 'failed', error: asError(signal.reason) };
+          if (error instanceof MailroomApiError && error.status === 429) {
+            return { kind: 'refused', retryAfterMs: error.retryAfterMs ?? 1000 };
+          }
+          // Rule 6: a slug that means stop ends the wait at once.
+          if (!isTransient(error)) throw error;
+          return { kind: 'failed', error: asError(error) };
+        }
+      },
+      // Pacing (rule 4) may hold a check back; one that could only start
+      // after the deadline (after the grace, for the quiet period's closing
+      // check; after one list interval, for a wait's first look) is not
+      // made at all.
+      { notAfter: plan.mode === 'quiet' ? hardStop - 1 : firstLook ? deadline + LIST_FLOOR_MS : deadline, signal },
+    );
+    if (signal?.aborted) return outcome(undefined);
+    if (answer === TOO_LATE || answer.kind === 'expired') return outcome(undefined);
+
+    const checkStartedAt = startedAt + startedMs;
+    if (answer.kind === 'listed') {
+      checks++;
+      plan.onEvent?.({ type: 'check', round, checks, startedMs, elapsedMs: elapsed(), listed: answer.messages.length });
+      // Every check lists the whole mailbox again, so nothing is needed to
+      // see an unfinished match a second time.
+      const result = await plan.inspect(answer.messages, { hardStop: stop, incomplete: () => {} });
+      if (result !== undefined) return outcome(result);
+      if (checkStartedAt >= deadline) {
+        coveredDeadline = true;
+        return outcome(undefined);
+      }
+      nextAt = clock.now() + scheduleDelay(round, plan.random);
+      round++;
+    } else if (answer.kind === 'refused') {
+      // Rule 5: sleep exactly what Retry-After says, and do not count the
+      // round: a loop that counted refusals would spend its whole budget
+      // collecting them without ever reading the mailbox.
+      refusals++;
+      plan.onEvent?.({ type: 'refused', retryAfterMs: answer.retryAfterMs, startedMs, elapsedMs: elapsed() });
+      nextAt = clock.now() + answer.retryAfterMs;
+      // Every list call on this address, not only this loop's, waits it out.
+      plan.pacer().refusedUntil(nextAt);
+      if (nextAt > deadline && plan.mode === 'until-found') return outcome(undefined);
+    } else {
+      // 5xx, a reset, a timeout: transient, and the deadline still governs.
+      failedChecks++;
+      lastError = answer.error;
+      plan.onEvent?.({ type: 'check-failed', round, error: answer.error, startedMs, elapsedMs: elapsed() });
+      nextAt = clock.now() + scheduleDelay(round, plan.random);
+      round++;
+    }
+
+    if (closing && plan.mode === 'until-found') return outcome(undefined);
+    let reason: 'schedule' | 'retry-after' | 'closing-check' = answer.kind === 'refused' ? 'retry-after' : 'schedule';
+    // A quiet period's regular check in its last second would only push the
+    // closing check past the end (the floor); the closing check replaces it.
+    const closingFrom = plan.mode === 'quiet' ? deadline - LIST_FLOOR_MS : deadline;
+    if (nextAt >= closingFrom && answer.kind !== 'refused') {
+      // The next scheduled check falls after the deadline. Instead, make one
+      // closing check at the deadline itself: mail that arrives in the last
+      // stretch of the budget is still found, and a quiet period is only
+      // quiet if it was looked at when it ended.
+      nextAt = deadline;
+      reason = 'closing-check';
+    }
+    if (nextAt >= deadline) closing = true;
+    if (nextAt > hardStop) return outcome(undefined);
+    plan.onEvent?.({ type: 'sleep', reason, ms: Math.max(0, nextAt - clock.now()), elapsedMs: elapsed() });
+  }
+}
+
+export function asError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}
+
+export function describeReason(reason: unknown): string | undefined {
+  if (reason === undefined) return undefined;
+  if (reason instanceof Error) {
+    return reason.name === 'AbortError' && /aborted/i.test(reason.message) ? undefined : reason.message;
+  }
+  return String(reason);
+}

@@ -1,0 +1,112 @@
+// `mailroom serve` as a user runs it: the built bin in a child process.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import nodemailer from 'nodemailer';
+import { request } from 'undici';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { start } from '../server/helpers.js';
+
+const BIN = fileURLToPath(new URL('../../dist/cli/index.js', import.meta.url));
+const children: ChildProcess[] = [];
+
+beforeAll(() => {
+  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` first (npm test does)`);
+});
+
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+interface Run {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<number | null>;
+}
+
+function run(args: string[], env: Record<string, string> = {}): Run {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, stdout: () => stdout, stderr: () => stderr, exit };
+}
+
+/** Waits for the two ready lines and returns the ports they announce. */
+async function ready(r: Run): Promise<{ smtpPort: number; apiURL: string }> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const smtp = /SMTP listening on [^:]+:(\d+)/.exec(r.stdout());
+    const http = /HTTP API listening on (http:\/\/\S+)\/api\/v1/.exec(r.stdout());
+    if (smtp && http) return { smtpPort: Number(smtp[1]), apiURL: http[1]! };
+    if (r.child.exitCode !== null || Date.now() > deadline) throw new Error(`not ready; stdout: ${r.stdout()} stderr: ${r.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('mailroom serve', () => {
+  it('prints help and exits 0', async () => {
+    const r = run(['serve', '--help']);
+    expect(await r.exit).toBe(0);
+    for (const flag of ['--smtp-port', '--http-port', '--host', '--domain', '--retention', '--max-messages', '--token', 'MAILROOM_SMTP_PORT']) {
+      expect(r.stdout()).toContain(flag);
+    }
+  });
+
+  it('serves mail on the announced ports and exits 0 on SIGTERM', async () => {
+    const r = run(['serve', '--smtp-port', '0', '--http-port', '0', '--domain', 'one.test', '--domain', 'two.test', '--retention', '90s']);
+    const { smtpPort, apiURL } = await ready(r);
+    expect(r.stdout()).toMatch(/SMTP listening on 127\.0\.0\.1:\d+ for one\.test, two\.test\n/);
+    expect(r.stdout().trim().split('\n')).toHaveLength(2);
+    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, ignoreTLS: true });
+    await transport.sendMail({ from: 'app@example.com', to: 'someone@two.test', subject: 'via the CLI', text: 'x' });
+    transport.close();
+    const answer = await request(`${apiURL}/api/v1/mailbox?address=someone@two.test`);
+    const body = (await answer.body.json()) as { messages: Array<{ subject: string }> };
+    expect(body.messages.map((m) => m.subject)).toEqual(['via the CLI']);
+    r.child.kill('SIGTERM');
+    expect(await r.exit).toBe(0);
+    expect(r.stdout()).toContain('SIGTERM received, shutting down');
+  });
+
+  it('reads MAILROOM_* environment variables, and exits 0 on SIGINT', async () => {
+    const r = run(['serve', '--enable-faults'], { MAILROOM_SMTP_PORT: '0', MAILROOM_HTTP_PORT: '0', MAILROOM_DOMAIN: 'env.test,other.test', MAILROOM_TOKEN: 'tok123' });
+    const { apiURL } = await ready(r);
+    expect(r.stdout()).toContain('for env.test, other.test');
+    const refused = await request(`${apiURL}/api/v1/mailbox?address=a@env.test`);
+    expect(refused.statusCode).toBe(401);
+    await refused.body.dump();
+    const allowed = await request(`${apiURL}/_mailroom/stats?address=a@env.test`, { headers: { authorization: 'Bearer tok123' } });
+    expect(allowed.statusCode).toBe(200);
+    expect(await allowed.body.json()).toMatchObject({ list: 1 });
+    r.child.kill('SIGINT');
+    expect(await r.exit).toBe(0);
+  });
+
+  it('exits 1 with a clear message when a port is taken', async () => {
+    const taken = await start();
+    const r = run(['serve', '--smtp-port', String(taken.smtpPort), '--http-port', '0']);
+    expect(await r.exit).toBe(1);
+    expect(r.stderr()).toContain(`cannot listen for SMTP on 127.0.0.1:${taken.smtpPort}: the port is already in use`);
+    expect(r.stderr()).toContain('--smtp-port');
+  });
+
+  it('exits 2 naming the bad flag or value', async () => {
+    const unknown = run(['serve', '--smtp-prot', '25']);
+    expect(await unknown.exit).toBe(2);
+    expect(unknown.stderr()).toContain("Unknown option '--smtp-prot'");
+    const retention = run(['serve', '--retention', 'forever']);
+    expect(await retention.exit).toBe(2);
+    expect(retention.stderr()).toContain('--retention (or MAILROOM_RETENTION) must be a duration such as 90s, 30m, 1h or 2d, got "forever"');
+    const port = run(['serve'], { MAILROOM_HTTP_PORT: 'eighty' });
+    expect(await port.exit).toBe(2);
+    expect(port.stderr()).toContain('MAILROOM_HTTP_PORT');
+    const command = run(['start']);
+    expect(await command.exit).toBe(2);
+    expect(command.stderr()).toContain('unknown command "start"');
+  });
+});

@@ -1,0 +1,390 @@
+// The inbox against the real embedded server: SMTP in through nodemailer,
+// HTTP out through undici, real time. Each test uses fresh addresses.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// Every test has its own addresses, so they run side by side.
+import type { MailroomServer } from '../../src/server/index.js';
+import {
+  createInbox,
+  matchReceiveMail,
+  MailroomApiError,
+  MailTimeoutError,
+  openHandledStore,
+  UnexpectedMailError,
+  type WaitInfo,
+} from '../../src/index.js';
+import { eventsOf, observedInbox, send, startTestServer } from '../support/server.js';
+
+let server: MailroomServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe.concurrent('createInbox', () => {
+  it('makes a fresh address with a readable prefix and reads an empty watermark', async () => {
+    const { inbox } = await observedInbox(server, { prefix: 'Signup flow' });
+    expect(inbox.address).toMatch(/^signup-flow-[a-z2-7]{16}@mailroom\.test$/);
+    expect(inbox.watermark).toBeNull();
+    expect(server.stats(inbox.address)).toMatchObject({ list: 1, rateLimited: 0 });
+  });
+
+  it('fails at once, with the slug, for a domain the service does not serve', async () => {
+    const started = performance.now();
+    const error = await createInbox({ apiURL: server.apiURL, address: 'someone@nowhere.example' }).catch((e: unknown) => e);
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(error).toBeInstanceOf(MailroomApiError);
+    expect(error).toMatchObject({ slug: 'unknown_domain', status: 404, address: 'someone@nowhere.example' });
+    expect((error as Error).message).toContain('does not serve that domain');
+  });
+
+  it('says where it looked when no server is listening', async () => {
+    const error = await createInbox({ apiURL: 'http://127.0.0.1:9', requestTimeout: 1000, timeout: 1500 }).catch((e: unknown) => e);
+    // ECONNREFUSED as a rule; a machine too loaded to connect within the
+    // request timeout reports that instead.
+    expect((error as Error).message).toMatch(/^Could not read the watermark of inbox-[a-z2-7]{16}@mailroom\.test from http:\/\/127\.0\.0\.1:9: GET http:\/\/127\.0\.0\.1:9\/api\/v1\/mailbox\?address=.* failed: .*(ECONNREFUSED|request timeout).*Is the mail server running there/);
+    expect(error).toMatchObject({ address: expect.stringMatching(/@mailroom\.test$/) });
+  });
+});
+
+describe.concurrent('expectMail', () => {
+  it('takes exactly one list and one fetch when the mail is already there', async () => {
+    const { inbox, events, readyAt } = await observedInbox(server);
+    await send(server, inbox.address, { subject: 'Confirm your email' });
+    const waitStartedAt = performance.now();
+    const mail = await inbox.expectMail({ subject: 'confirm' });
+    expect(mail.subject).toBe('Confirm your email');
+    // The watermark read was a list call too: the first check waited out
+    // its floor (a second after the read) instead of earning a 429.
+    expect(server.stats(inbox.address)).toMatchObject({ list: 2, message: 1, rateLimited: 0 });
+    const checks = eventsOf(events, 'check');
+    expect(checks).toHaveLength(1);
+    expect(waitStartedAt + checks[0]!.startedMs - readyAt).toBeGreaterThan(900);
+  });
+
+  it('asks at once when the floor has passed: mail already there takes milliseconds', async () => {
+    const { inbox } = await observedInbox(server);
+    await send(server, inbox.address, { subject: 'Ready' });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const started = performance.now();
+    await inbox.expectMail({ subject: 'Ready' });
+    // Generous bound for a loaded machine; the benchmark measures the real figure.
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(server.stats(inbox.address).list).toBe(2);
+  });
+
+  it('looks at least once with a budget shorter than the floor left by the watermark read', async () => {
+    const { inbox, events } = await observedInbox(server);
+    await send(server, inbox.address, { subject: 'Quick' });
+    const started = performance.now();
+    const mail = await inbox.expectMail({ subject: 'Quick' }, { timeout: 500 });
+    expect(mail.subject).toBe('Quick');
+    // The check went out at the floor, after the 500 ms deadline: late by less than a second, never a 429.
+    expect(performance.now() - started).toBeLessThan(500 + 1000 + 1000);
+    expect(eventsOf(events, 'check')).toHaveLength(1);
+    expect(server.stats(inbox.address)).toMatchObject({ list: 2, message: 1, rateLimited: 0 });
+
+    const { inbox: empty } = await observedInbox(server);
+    const error = (await empty.expectMail({ subject: 'Quick' }, { timeout: 0 }).catch((e: unknown) => e)) as MailTimeoutError;
+    expect(error).toBeInstanceOf(MailTimeoutError);
+    expect(error.message).toContain('within 0 ms (1 check). Nothing arrived at all.');
+    expect(server.stats(empty.address)).toMatchObject({ list: 2, rateLimited: 0 });
+  });
+
+  it('finds mail that arrives mid-wait, never earning a 429', async () => {
+    const { inbox, events } = await observedInbox(server);
+    setTimeout(() => void send(server, inbox.address, { subject: 'Later' }), 1500);
+    const mail = await inbox.expectMail({ subject: 'Later' }, { timeout: 15_000 });
+    expect(mail.subject).toBe('Later');
+    const checks = eventsOf(events, 'check');
+    expect(checks.length).toBeGreaterThanOrEqual(2);
+    expect(server.stats(inbox.address).rateLimited).toBe(0);
+    expect(server.stats(inbox.address).list).toBe(checks.length + 1);
+  });
+
+  it('ignores mail older than the watermark, even on a reused address', async () => {
+    const first = await observedInbox(server);
+    await send(server, first.inbox.address, { subject: 'Old news' });
+    const { inbox } = await observedInbox(server, { address: first.inbox.address });
+    expect(inbox.watermark).not.toBeNull();
+    await send(server, inbox.address, { subject: 'Fresh news' });
+    expect((await inbox.expectMail()).subject).toBe('Fresh news');
+    await expect(inbox.expectMail({}, { timeout: 1200 })).rejects.toThrow(MailTimeoutError);
+  });
+
+  it('returns distinct mails in arrival order to successive waits, never one twice', async () => {
+    const { inbox } = await observedInbox(server);
+    await send(server, inbox.address, { subject: 'Your code', text: 'Your code is 111111.' });
+    await send(server, inbox.address, { subject: 'Your code', text: 'Your code is 222222.' });
+    const first = await inbox.expectMail({ subject: 'code' });
+    const second = await inbox.expectMail({ subject: 'code' });
+    expect([first.codes[0], second.codes[0]]).toEqual(['111111', '222222']);
+    const error = await inbox.expectMail({ subject: 'code' }, { timeout: 1500 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MailTimeoutError);
+    // The second wait answered from the first one's listing: one fetch each, no extra list call.
+    expect(server.stats(inbox.address).message).toBe(2);
+  });
+
+  it('says which mail an earlier wait already returned instead of "Nothing arrived at all"', async () => {
+    const { inbox } = await observedInbox(server);
+    await send(server, inbox.address, { subject: 'Your code', text: 'Your code is 111111.' });
+    expect((await inbox.expectMail({ subject: 'code' })).codes).toEqual(['111111']);
+    const error = (await inbox.expectMail({ subject: 'code' }, { timeout: 1500 }).catch((e: unknown) => e)) as MailTimeoutError;
+    expect(error).toBeInstanceOf(MailTimeoutError);
+    expect(error.message).toMatch(
+      new RegExp(
+        `^No mail matching subject ~ "code" arrived at ${inbox.address.replace(/[.]/g, '\\.')} within 1\\.5 s \\(\\d+ checks?\\)\\. ` +
+          'Already returned by an earlier wait: "Your code" from Acme <hello@acme\\.example> at \\d\\d:\\d\\d:\\d\\d\\.$',
+      ),
+    );
+    expect(error.message).not.toContain('Nothing arrived at all');
+    expect(error.skipped.map((s) => [s.summary.subject, s.reason])).toEqual([['Your code', 'returned']]);
+    expect(error.rejected).toEqual([]);
+  });
+
+  it('says which mail it passed over because it was deleted, and which a concurrent wait took', async () => {
+    const { inbox } = await observedInbox(server);
+    await send(server, inbox.address, { subject: 'Old offer' });
+    const [offer] = await inbox.messages();
+    await inbox.deleteMessage(offer!);
+    const gone = (await inbox.expectMail({ subject: 'offer' }, { timeout: 1200 }).catch((e: unknown) => e)) as MailTimeoutError;
+    expect(gone).toBeInstanceOf(MailTimeoutError);
+    expect(gone.message).toContain('Deleted or expired before it could be fetched: "Old offer" from Acme <hello@acme.example>');
+    expect(gone.message).not.toContain('Nothing arrived at all');
+
+    // Two waits, one mail: the loser says who took it.
+    await send(server, inbox.address, { subject: 'Only code' });
+    const results = await Promise.allSettled([inbox.expectMail({ subject: 'code' }, { timeout: 2500 }), inbox.expectMail({ subject: 'code' }, { timeout: 2500 })]);
+    const won = results.filter((r) => r.status === 'fulfilled');
+    const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(1);
+    const error = lost[0]!.reason as MailTimeoutError;
+    expect(error).toBeInstanceOf(MailTimeoutError);
+    expect(error.message).toMatch(/(Taken by a concurrent wait on this inbox|Already returned by an earlier wait): "Only code" from/);
+    expect(error.message).not.toContain('Nothing arrived at all');
+    expect(error.skipped.map((s) => s.summary.subject)).toContain('Only code');
+    expect(server.stats(inbox.address).rateLimited).toBe(0);
+  });
+
+  it('gives concurrent waits on one inbox distinct mails', async () => {
+    const { inbox } = await observedInbox(server);
+    const waits = [inbox.expectMail({ subject: 'Part' }, { timeout: 10_000 }), inbox.expectMail({ subject: 'Part' }, { timeout: 10_000 })];
+    await send(server, inbox.address, { subject: 'Part 1' });
+    await send(server, inbox.address, { subject: 'Part 2' });
+    const subjects = (await Promise.all(waits)).map((m) => m.subject).sort();
+    expect(subjects).toEqual(['Part 1', 'Part 2']);
+    expect(server.stats(inbox.address).rateLimited).toBe(0);
+  });
+
+  it('shares one address\'s budget between inboxes: two readers never earn a 429', async () => {
+    const { inbox: first } = await observedInbox(server);
+    const { inbox: second } = await observedInbox(server, { address: first.address });
+    setTimeout(() => void send(server, first.address, { subject: 'Both see it' }), 2500);
+    const [a, b] = await Promise.all([
+      first.expectMail({ subject: 'Both see it' }, { timeout: 10_000 }),
+      second.expectMail({ subject: 'Both see it' }, { timeout: 10_000 }),
+      first.messages(),
+      second.messages(),
+    ]);
+    // Reading consumes nothing: both readers get the same message.
+    expect(a.id).toBe(b.id);
+    expect(server.stats(first.address).rateLimited).toBe(0);
+    expect(server.stats(first.address).list).toBeGreaterThanOrEqual(5);
+  });
+
+  it('collects several mails with expectMails, oldest first', async () => {
+    const { inbox } = await observedInbox(server);
+    await send(server, inbox.address, { subject: 'A' });
+    setTimeout(() => void send(server, inbox.address, { subject: 'B' }), 1200);
+    const mails = await inbox.expectMails(2, {}, { timeout: 10_000 });
+    expect(mails.map((m) => m.subject)).toEqual(['A', 'B']);
+  });
+
+  it('fails naming the address, filter, budget and every subject it rejected', async () => {
+    const { inbox } = await observedInbox(server);
+    await send(server, inbox.address, { subject: 'Welcome to Acme' });
+    await send(server, inbox.address, { subject: 'Confirm your email' });
+    const error = (await inbox.expectMail({ subject: 'Invoice' }, { timeout: 2500 }).catch((e: unknown) => e)) as MailTimeoutError;
+    expect(error).toBeInstanceOf(MailTimeoutError);
+    expect(error.message).toMatch(
+      new RegExp(
+        `^No mail matching subject ~ "Invoice" arrived at ${inbox.address.replace(/[.]/g, '\\.')} within 2\\.5 s \\(\\d+ checks?\\)\\. ` +
+          'Seen and rejected: "Welcome to Acme" from Acme <hello@acme\\.example> at \\d\\d:\\d\\d:\\d\\d, "Confirm your email" from Acme <hello@acme\\.example> at \\d\\d:\\d\\d:\\d\\d\\.$',
+      ),
+    );
+    expect(error).toMatchObject({ address: inbox.address, filter: 'subject ~ "Invoice"', budgetMs: 2500, wanted: 1, received: 0 });
+    expect(error.rejected.map((s) => s.subject)).toEqual(['Welcome to Acme', 'Confirm your email']);
+    expect(error.checks).toBeGreaterThanOrEqual(2);
+  });
+
+  it('is cut short by an AbortSignal with the same failure text', async () => {
+    const { inbox } = await observedInbox(server);
+    const started = performance.now();
+    const error = (await inbox.expectMail({ subject: 'Never' }, { timeout: 30_000, signal: AbortSignal.timeout(1500) }).catch((e: unknown) => e)) as MailTimeoutError;
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(error).toBeInstanceOf(MailTimeoutError);
+    expect(error.cutShort).toBe(true);
+    expect(error.message).toMatch(/cut short of its 30 s budget/);
+  });
+
+  it('fails in under 100 ms on unknown_domain, without waiting out the budget', async () => {
+    const inbox = await createInbox({ apiURL: server.apiURL, address: 'lost@nowhere.example', watermark: null });
+    const started = performance.now();
+    const error = await inbox.expectMail({}, { timeout: 30_000 }).catch((e: unknown) => e);
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(error).toMatchObject({ slug: 'unknown_domain' });
+  });
+
+  it('reads links, codes and the raw source of real mail', async () => {
+    const { inbox } = await observedInbox(server);
+    const filler = 'Welcome aboard. '.repeat(30);
+    await send(server, inbox.address, {
+      subject: 'Confirm',
+      text: `${filler}\nConfirm: https://app.example/confirm?t=abc\nYour code is 654321.`,
+      html: `<p>${filler}</p><a href="https://app.example/confirm?t=abc">Confirm</a><p>Your code is <b>654321</b>.</p>`,
+    });
+    const mail = await inbox.expectMail({ subject: 'Confirm' });
+    expect(mail.preview).not.toContain('654321');
+    expect(mail.links).toEqual(['https://app.example/confirm?t=abc']);
+    expect(mail.codes).toEqual(['654321']);
+    expect(mail.to).toEqual([inbox.address]);
+    expect(await mail.raw()).toMatch(/^[\s\S]*Subject: Confirm[\s\S]*$/);
+  });
+});
+
+describe.concurrent('expectNoMail', () => {
+  it('passes after a true quiet period, looking at the end of it', async () => {
+    const { inbox, events } = await observedInbox(server);
+    const started = performance.now();
+    await inbox.expectNoMail({ subject: 'Error' }, { within: 2000 });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(2000);
+    const last = eventsOf(events, 'check').at(-1)!;
+    expect(last.startedMs).toBeGreaterThanOrEqual(2000);
+  });
+
+  it('fails naming mail that arrives during the period', async () => {
+    const { inbox } = await observedInbox(server);
+    setTimeout(() => void send(server, inbox.address, { subject: 'Error: payment failed' }), 700);
+    const error = await inbox.expectNoMail({ subject: 'error' }, { within: 3000 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnexpectedMailError);
+    expect((error as Error).message).toMatch(new RegExp(`^Expected no mail matching subject ~ "error" at ${inbox.address.replace(/[.]/g, '\\.')} for 3 s, but "Error: payment failed" from Acme <hello@acme\\.example> at \\d\\d:\\d\\d:\\d\\d arrived`));
+  });
+
+  it('does not count mail an earlier wait already returned', async () => {
+    const { inbox } = await observedInbox(server);
+    await send(server, inbox.address, { subject: 'Welcome' });
+    await inbox.expectMail({ subject: 'Welcome' });
+    await expect(inbox.expectNoMail({}, { within: 1200 })).resolves.toBeUndefined();
+  });
+});
+
+describe.concurrent('messages and deletes', () => {
+  it('lists what arrived, deletes idempotently, and keeps counting from the watermark', async () => {
+    const { inbox } = await observedInbox(server);
+    await send(server, inbox.address, { subject: 'One' });
+    await send(server, inbox.address, { subject: 'Two' });
+    const listed = await inbox.messages();
+    expect(listed.map((m) => m.subject)).toEqual(['One', 'Two']);
+    expect(await inbox.deleteMessage(listed[0]!)).toBe(true);
+    expect(await inbox.deleteMessage(listed[0]!.id)).toBe(false);
+    expect(await inbox.delete()).toBe(1);
+    expect(await inbox.delete()).toBe(0);
+    await send(server, inbox.address, { subject: 'Three' });
+    expect((await inbox.expectMail()).subject).toBe('Three');
+    expect(server.stats(inbox.address).rateLimited).toBe(0);
+  });
+});
+
+describe.concurrent('hooks for runner adapters', () => {
+  it('wraps each wait with its title and reports start, checks and end', async () => {
+    const titles: string[] = [];
+    const aroundWait = async <T>(wait: WaitInfo, run: () => Promise<T>): Promise<T> => {
+      titles.push(wait.title);
+      return run();
+    };
+    const { inbox, events } = await observedInbox(server, { aroundWait });
+    await send(server, inbox.address, { subject: 'Confirm' });
+    const mail = await inbox.expectMail({ subject: 'Confirm' });
+    await inbox.expectNoMail({ subject: 'Error' }, { within: 1000 });
+    expect(titles).toEqual([`Wait for mail to ${inbox.address} with subject ~ "Confirm"`, `Expect no mail to ${inbox.address} with subject ~ "Error" for 1 s`]);
+    const types = events.map((e) => e.type);
+    expect(types[0]).toBe('wait-start');
+    expect(types).toContain('check');
+    const ends = eventsOf(events, 'wait-end');
+    expect(ends.map((e) => e.outcome)).toEqual(['received', 'quiet']);
+    expect(ends[0]).toMatchObject({ mails: [mail] });
+  });
+
+  it('gives adapters a matcher result both ways', async () => {
+    const { inbox } = await observedInbox(server);
+    await send(server, inbox.address, { subject: 'Welcome' });
+    const pass = await matchReceiveMail(inbox, { subject: 'Welcome' }, { timeout: 5000 });
+    expect(pass).toMatchObject({ pass: true, name: 'toReceiveMail', expected: 'subject ~ "Welcome"' });
+    expect(pass.mail?.subject).toBe('Welcome');
+    const fail = await matchReceiveMail(inbox, { subject: 'Invoice' }, { timeout: 1200 });
+    expect(fail.pass).toBe(false);
+    expect(fail.message()).toContain(`No mail matching subject ~ "Invoice" arrived at ${inbox.address} within 1.2 s`);
+    const notPass = await matchReceiveMail(inbox, { subject: 'Error' }, { within: 1000 }, { isNot: true });
+    expect(notPass.pass).toBe(false);
+    await send(server, inbox.address, { subject: 'Error' });
+    const notFail = await matchReceiveMail(inbox, { subject: 'Error' }, { within: 1000 }, { isNot: true });
+    expect(notFail.pass).toBe(true);
+    expect(notFail.message()).toContain('but "Error" from Acme <hello@acme.example>');
+    await expect(matchReceiveMail(42, {})).rejects.toThrow('toReceiveMail expects an Inbox');
+  });
+
+  it('names a misspelt or misplaced matcher option instead of waiting the default budget', async () => {
+    const { inbox } = await observedInbox(server);
+    await expect(matchReceiveMail(inbox, {}, { timout: 5 } as never)).rejects.toThrow('Unknown toReceiveMail option `timout` (expected `timeout`)');
+    await expect(matchReceiveMail(inbox, {}, { whithin: 5 } as never, { isNot: true })).rejects.toThrow('Unknown toReceiveMail option `whithin` (expected `within`)');
+    await expect(matchReceiveMail(inbox, {}, { within: 5 })).rejects.toThrow('`within` is the quiet period of `.not.toReceiveMail`; the budget of `toReceiveMail` is `timeout`');
+  });
+});
+
+describe.concurrent('exactly once across restarts', () => {
+  it('skips ids a file-backed store says were handled', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mailroom-'));
+    try {
+      const path = join(dir, 'handled.jsonl');
+      const { inbox } = await observedInbox(server);
+      await send(server, inbox.address, { subject: 'Job 1' });
+      await send(server, inbox.address, { subject: 'Job 2' });
+      // A consumer drains the mailbox from the start, handles one job, "crashes".
+      const before = await createInbox({ apiURL: server.apiURL, address: inbox.address, watermark: null, handled: openHandledStore(path) });
+      expect((await before.expectMail({ subject: 'Job' })).subject).toBe('Job 1');
+      // After the restart, the same store says Job 1 is done.
+      const after = await createInbox({ apiURL: server.apiURL, address: inbox.address, watermark: null, handled: openHandledStore(path) });
+      expect((await after.expectMail({ subject: 'Job' })).subject).toBe('Job 2');
+      await expect(after.expectMail({ subject: 'Job' }, { timeout: 1200 })).rejects.toThrow(MailTimeoutError);
+      // A third consumer with the store and no memory of its own: both jobs are handled, and it says so.
+      const third = await createInbox({ apiURL: server.apiURL, address: inbox.address, watermark: null, handled: openHandledStore(path) });
+      const error = (await third.expectMail({ subject: 'Job' }, { timeout: 1200 }).catch((e: unknown) => e)) as MailTimeoutError;
+      expect(error).toBeInstanceOf(MailTimeoutError);
+      expect(error.message).toMatch(/Already handled \(the handled store has it\): "Job 1" from .* at [\d:]+, "Job 2" from .* at [\d:]+\.$/);
+      expect(error.skipped.map((s) => s.reason)).toEqual(['handled', 'handled']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.concurrent('tokens', () => {
+  it('sends the token, and stops at once on unauthorized without it', async () => {
+    const secured = await startTestServer({ token: 's3cret' });
+    try {
+      const error = await createInbox({ apiURL: secured.apiURL }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ slug: 'unauthorized', status: 401 });
+      const inbox = await createInbox({ apiURL: secured.apiURL, token: 's3cret' });
+      await send(secured, inbox.address, { subject: 'Hi' });
+      expect((await inbox.expectMail()).subject).toBe('Hi');
+    } finally {
+      await secured.close();
+    }
+  });
+});

@@ -1,0 +1,218 @@
+// The runner-neutral test-inbox lifecycle against the real embedded server.
+// The bridge here records what an adapter would show in its report; the
+// server, SMTP and HTTP are real.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MailroomServer } from '../../src/server/index.js';
+import { MailTimeoutError, MailroomError, openTestInbox, timeLeft, validateTestOptions, type ReportAttachment, type TestRunnerBridge } from '../../src/index.js';
+import { teardownBudget } from '../../src/runner/test-inbox.js';
+import { send, startTestServer } from '../support/server.js';
+
+let server: MailroomServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+interface Recorded {
+  readonly bridge: TestRunnerBridge;
+  readonly steps: string[];
+  readonly attachments: ReportAttachment[];
+  readonly notes: string[];
+}
+
+function recordingBridge(title: string, timeLeft: () => number | undefined = () => undefined): Recorded {
+  const steps: string[] = [];
+  const attachments: ReportAttachment[] = [];
+  const notes: string[] = [];
+  const bridge: TestRunnerBridge = {
+    title,
+    step: (stepTitle, run) => {
+      steps.push(stepTitle);
+      return run();
+    },
+    attach: (attachment) => void attachments.push(attachment),
+    note: (message) => void notes.push(message),
+    timeLeft,
+  };
+  return { bridge, steps, attachments, notes };
+}
+
+const connection = () => ({ apiURL: server.apiURL, domain: server.domains[0] });
+
+describe.concurrent('openTestInbox', () => {
+  it('names the address after the test, reads the watermark in setup, and deletes the mailbox on close', async () => {
+    const { bridge, notes } = recordingBridge('signup › sends the Confirm mail');
+    const { inbox, close } = await openTestInbox(connection(), bridge);
+    expect(inbox.address).toMatch(/^signup-sends-the-confirm-mail-[a-z2-7]{16}@mailroom\.test$/);
+    expect(server.stats(inbox.address)).toMatchObject({ list: 1 });
+
+    await send(server, inbox.address, { subject: 'Confirm your email' });
+    await close({ failed: false });
+    expect(server.stats(inbox.address).deleteMailbox).toBe(1);
+    expect(await inbox.messages()).toEqual([]);
+    expect(notes).toEqual([]);
+  });
+
+  it('reports each wait as a step and attaches the mail it received', async () => {
+    const { bridge, steps, attachments } = recordingBridge('attaches');
+    const { inbox, close } = await openTestInbox(connection(), bridge);
+    await send(server, inbox.address, { subject: 'Confirm your email', text: 'Your code is 123456', html: '<p>Your code is <b>123456</b></p>' });
+    const mail = await inbox.expectMail({ subject: 'confirm' });
+    await close({ failed: false });
+
+    expect(mail.codes).toEqual(['123456']);
+    expect(steps).toEqual([`Wait for mail to ${inbox.address} with subject ~ "confirm"`]);
+    expect(attachments.map((a) => [a.name, a.contentType])).toEqual([
+      [`mail "Confirm your email" to ${inbox.address}.html`, 'text/html'],
+      [`mail "Confirm your email" to ${inbox.address}.txt`, 'text/plain'],
+    ]);
+    expect(attachments[1]?.body).toContain('Codes: 123456');
+  });
+
+  it('on a timeout attaches what was seen and rejected', async () => {
+    const { bridge, attachments } = recordingBridge('rejects');
+    const { inbox, close } = await openTestInbox({ ...connection(), timeout: 1_500 }, bridge);
+    await send(server, inbox.address, { subject: 'Welcome to Acme' });
+    const error = await inbox.expectMail({ subject: 'Invoice' }).catch((e: unknown) => e);
+    await close({ failed: true });
+
+    expect(error).toBeInstanceOf(MailTimeoutError);
+    const seen = attachments.find((a) => a.name === 'mail seen and rejected');
+    expect(seen?.body).toContain(`at ${inbox.address} for subject ~ "Invoice"`);
+    expect(seen?.body).toContain('"Welcome to Acme" from Acme <hello@acme.example>');
+  });
+
+  it('ends a wait before the test deadline, with its own message naming the cause', async () => {
+    const { bridge } = recordingBridge('deadline', () => 1_500);
+    const { inbox, close } = await openTestInbox(connection(), bridge);
+    const started = performance.now();
+    const error = (await inbox.expectMail({ subject: 'Never' }).catch((e: unknown) => e)) as MailTimeoutError;
+    const took = performance.now() - started;
+    await close({ failed: true });
+
+    expect(error).toBeInstanceOf(MailTimeoutError);
+    expect(error.cutShort).toBe(true);
+    expect(error.message).toContain(`No mail matching subject ~ "Never" arrived at ${inbox.address}`);
+    expect(error.message).toContain("cut short of its 30 s budget (the test's own timeout was 1.5 s away)");
+    // The margin is 150 ms for 1.5 s left; a slow request may run past it a little, never to the 30 s budget.
+    expect(took).toBeLessThan(1_500 + 1_000);
+  });
+
+  it("stops a running wait at once when the runner's signal aborts (cancelled run)", async () => {
+    const controller = new AbortController();
+    const { bridge } = recordingBridge('cancelled');
+    const { inbox, close } = await openTestInbox(connection(), { ...bridge, signal: controller.signal });
+    const started = performance.now();
+    setTimeout(() => controller.abort(new Error('the run was cancelled')), 300);
+    const error = (await inbox.expectMail({ subject: 'Never' }).catch((e: unknown) => e)) as MailTimeoutError;
+    const took = performance.now() - started;
+    await close({ failed: true });
+
+    expect(error).toBeInstanceOf(MailTimeoutError);
+    expect(error.cutShort).toBe(true);
+    expect(error.message).toContain('(the run was cancelled)');
+    // Far from the 30 s budget: the wait noticed the abort, it did not run out.
+    expect(took).toBeLessThan(5_000);
+  });
+
+  it('with keepOnFailure keeps a failed test mailbox and says where it is', async () => {
+    const { bridge, notes } = recordingBridge('kept');
+    const { inbox, close } = await openTestInbox({ ...connection(), keepOnFailure: true }, bridge);
+    await send(server, inbox.address, { subject: 'Evidence' });
+    await close({ failed: true });
+    expect(server.stats(inbox.address).deleteMailbox).toBe(0);
+    expect(notes).toEqual([`mailroom kept the mailbox of this failed test: ${inbox.address}`]);
+    expect((await inbox.messages()).map((m) => m.subject)).toEqual(['Evidence']);
+  });
+
+  it('with keepOnFailure still deletes the mailbox of a passing test', async () => {
+    const { bridge } = recordingBridge('passed');
+    const { inbox, close } = await openTestInbox({ ...connection(), keepOnFailure: true }, bridge);
+    await close({ failed: false });
+    expect(server.stats(inbox.address).deleteMailbox).toBe(1);
+  });
+
+  it('reports a teardown failure as a note instead of throwing', async () => {
+    const { bridge, notes } = recordingBridge('teardown');
+    const { inbox, close } = await openTestInbox(connection(), bridge);
+    server.faults.inject({ address: inbox.address, route: 'any', times: 50, fault: { kind: 'status', status: 500 } });
+    try {
+      await expect(close({ failed: false })).resolves.toBeUndefined();
+    } finally {
+      server.faults.clear();
+    }
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toContain(`mailroom could not delete the mailbox ${inbox.address} after the test:`);
+  });
+
+  it('gives up deleting within the time the runner allows teardown, and says so in a note', async () => {
+    const { bridge, notes } = recordingBridge('short teardown');
+    const { inbox, close } = await openTestInbox(connection(), { ...bridge, teardownTimeLeft: () => 1_500 });
+    server.faults.inject({ address: inbox.address, route: 'any', times: 1_000, fault: { kind: 'status', status: 503 } });
+    const started = performance.now();
+    await expect(close({ failed: false })).resolves.toBeUndefined();
+    const took = performance.now() - started;
+    // 1.5 s left, minus the margin (150 ms): well before the runner would time out.
+    expect(took).toBeLessThan(1_500);
+    expect(took).toBeGreaterThanOrEqual(1_000);
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toContain(`mailroom could not delete the mailbox ${inbox.address} after the test: `);
+    expect(notes[0]).toContain('503 unavailable');
+    expect(server.stats(inbox.address).deleteMailbox).toBeGreaterThanOrEqual(2);
+  });
+
+  it('does not attach anything when attach is false', async () => {
+    const { bridge, attachments } = recordingBridge('quiet');
+    const { inbox, close } = await openTestInbox({ ...connection(), attach: false }, bridge);
+    await send(server, inbox.address, { subject: 'Hello' });
+    await inbox.expectMail();
+    await close({ failed: false });
+    expect(attachments).toEqual([]);
+  });
+});
+
+describe('teardownBudget', () => {
+  it('is a few request timeouts, at most 10 s, and never more than the runner allows teardown (less a margin)', () => {
+    expect(teardownBudget(5_000, undefined)).toBe(10_000);
+    expect(teardownBudget(300, undefined)).toBe(600);
+    expect(teardownBudget(5_000, 1_500)).toBe(1_350);
+    expect(teardownBudget(5_000, 20_000)).toBe(10_000);
+    expect(teardownBudget(5_000, -50)).toBe(0);
+  });
+});
+
+describe('timeLeft', () => {
+  it('counts down from the test timeout while the body runs, and has no deadline after it or without one', () => {
+    expect(timeLeft({ timeoutMs: 5_000, startedAt: 1_000, now: 4_000, bodyFinished: false })).toBe(2_000);
+    expect(timeLeft({ timeoutMs: 5_000, startedAt: 1_000, now: 7_000, bodyFinished: false })).toBe(-1_000);
+    // afterEach hooks and teardown run on budgets of their own.
+    expect(timeLeft({ timeoutMs: 5_000, startedAt: 1_000, now: 5_900, bodyFinished: true })).toBeUndefined();
+    for (const timeoutMs of [0, undefined, Number.POSITIVE_INFINITY]) {
+      expect(timeLeft({ timeoutMs, startedAt: 1_000, now: 2_000, bodyFinished: false })).toBeUndefined();
+    }
+  });
+});
+
+describe('validateTestOptions', () => {
+  it('names an unknown key and a wrong type', () => {
+    expect(() => validateTestOptions({ timout: 5 })).toThrow('Unknown `mailroom` option `timout`; expected one of apiURL, domain, token, timeout, keepOnFailure, attach');
+    expect(() => validateTestOptions({ keepOnFailure: 'yes' })).toThrow('Expected `mailroom.keepOnFailure` to be a boolean, got string');
+    expect(() => validateTestOptions({ timeout: -1 })).toThrow('Expected `mailroom.timeout` to be a non-negative number of milliseconds, got -1');
+    expect(() => validateTestOptions('x')).toThrow('Expected the `mailroom` option to be an object, got string');
+  });
+
+  it('accepts nothing at all', () => {
+    expect(validateTestOptions(undefined)).toEqual({});
+  });
+});
+
+describe('openTestInbox refusals', () => {
+  it('fails setup with the slug when the domain is not served', async () => {
+    const { bridge } = recordingBridge('bad domain');
+    const error = await openTestInbox({ ...connection(), domain: 'nowhere.example' }, bridge).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MailroomError);
+    expect(error).toMatchObject({ slug: 'unknown_domain' });
+  });
+});
