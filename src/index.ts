@@ -3,11 +3,12 @@
 // Inboxes and waits
 export { createInbox, isInbox, Inbox } from './inbox/inbox.js';
 export type { InboxOptions, WaitOptions, QuietOptions, WaitInfo, InboxEvent } from './inbox/inbox.js';
-export type { PollEvent } from './wait/polling-strategy.js';
+export type { PollEvent } from './wait/strategy.js';
 
 // Messages
 export { Mail, parseMail } from './inbox/mail.js';
-export type { MailAttachment, MessageDetail, ParseMailOptions } from './inbox/mail.js';
+export type { ParseMailOptions } from './inbox/mail.js';
+export type { MailAttachment, MessageDetail } from './client/messages.js';
 export type { MailSummary } from './client/messages.js';
 export { extractLinks, extractCodes } from './inbox/extract.js';
 
@@ -16,7 +17,7 @@ export { compileFilter, describeFilter } from './inbox/filter.js';
 export type { MailFilter, TextMatcher, CompiledFilter } from './inbox/filter.js';
 export { describeWait } from './inbox/describe.js';
 export type { DescribeWaitOptions, WaitKind } from './inbox/describe.js';
-export { formatSummary, formatSummaries, formatDuration } from './client/messages.js';
+export { formatSummary, formatSummaries, formatDuration } from './inbox/describe.js';
 
 // The shared matcher for runner adapters
 export { matchReceiveMail } from './runner/matcher.js';
@@ -27,12 +28,14 @@ export { openTestInbox, validateTestOptions, deadlineMargin, timeLeft, mailAttac
 export type { MailroomTestOptions, TestRunnerBridge, TestInbox, ReportAttachment, TestTimeoutState } from './runner/test-inbox.js';
 
 // Errors
-export { MailroomError, MailroomApiError, MailroomNetworkError, MailTimeoutError, UnexpectedMailError, isTransient, FATAL_SLUGS } from './client/errors.js';
-export type { WaitFailure, UnexpectedMailDetails, SkippedMail, SkipReason } from './client/errors.js';
+export { MailroomError, MailroomApiError, MailroomNetworkError, isTransient } from './client/errors.js';
+export { MailTimeoutError, UnexpectedMailError } from './inbox/wait-errors.js';
+export type { WaitFailure, UnexpectedMailDetails, SkippedMail, SkipReason } from './inbox/wait-errors.js';
 
 // The HTTP client
 export { MailroomClient } from './client/client.js';
-export type { ClientOptions, CallOptions, ListOptions, MailboxListing, ServiceFeatures, WaitForMailOptions, WaitListing } from './client/client.js';
+export type { ClientOptions, CallOptions, ListOptions, MailboxListing, WaitForMailOptions, WaitListing } from './client/client.js';
+export type { ServiceFeatures } from './client/messages.js';
 
 // Addresses, options, exactly-once
 export { freshAddress, sanitizePrefix } from './inbox/address.js';
@@ -43,6 +46,7 @@ export { createHandledStore, openHandledStore } from './inbox/handled.js';
 export type { HandledStore } from './inbox/handled.js';
 
 // The schedule and injected time, for tests and tools
-export { scheduleStep, scheduleDelay, LIST_INTERVAL_MS } from './wait/schedule.js';
+export { scheduleStep, scheduleDelay } from './wait/schedule.js';
+export { LIST_INTERVAL_MS } from './contract/limits.js';
 export { systemClock } from './wait/clock.js';
 export type { Clock, RandomSource } from './wait/clock.js';

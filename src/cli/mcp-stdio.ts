@@ -6,21 +6,18 @@
 // `since_id`, and `expectMail` with the filters. So the seed's loop runs here
 // (deadline, pacing, Retry-After, the watermark walk), the service's long-poll
 // is used when it advertises one, and polling is the fallback.
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { MailroomClient } from '../client/client.js';
-import { MailroomApiError, MailroomError, MailTimeoutError } from '../client/errors.js';
+import { MailroomApiError, MailroomError } from '../client/errors.js';
+import type { MailSummary, MessageDetail } from '../client/messages.js';
+import { MCP_WAIT_SLOTS } from '../contract/limits.js';
+import { Refusal, type RefusalSlug } from '../contract/refusal.js';
+import { WaitSlots } from '../contract/wait-slots.js';
+import type { WireMessage, WireSummary } from '../contract/wire.js';
 import { createInbox } from '../inbox/inbox.js';
-import type { MessageDetail } from '../inbox/mail.js';
-import type { WireMessage, WireSummary } from '../server/mailbox-reader.js';
-import { registerMailTools, type MailTools } from '../mcp/tools.js';
-import { Refusal } from '../contract/refusal.js';
-import { packageVersion } from '../contract/package-version.js';
-import { WaitSlots } from '../server/waits/hold-for-mail.js';
-import type { MailSummary } from '../client/messages.js';
-
-/** As many waits as the contract allows one server, no queue. */
-const PROXY_WAIT_SLOTS = 8;
+import { MailTimeoutError } from '../inbox/wait-errors.js';
+import { createMcpServer } from '../mcp/mcp-server.js';
+import { WHEN_SLOTS_ARE_FULL, type MailTools } from '../mcp/tools.js';
 
 function wireSummary(s: MailSummary): WireSummary {
   return { id: s.id, from: s.from, to: s.to, subject: s.subject, preview: s.preview, received_at: s.receivedAt.toISOString(), size: s.size };
@@ -43,7 +40,8 @@ function wireMessage(m: MessageDetail): WireMessage {
 function asRefusal(error: unknown): unknown {
   if (error instanceof MailroomApiError) {
     const headers: Record<string, string> = error.retryAfterMs === undefined ? {} : { 'retry-after': String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))) };
-    return new Refusal(error.status, error.slug, error.serverMessage ?? error.message, headers);
+    // The service's own slug, passed through as the service chose it.
+    return new Refusal(error.status, error.slug as RefusalSlug, error.serverMessage ?? error.message, headers);
   }
   if (error instanceof MailroomError) return new Refusal(502, 'unavailable', error.message);
   return error;
@@ -58,7 +56,7 @@ async function refused<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** The tools, answered by the service at `client`. */
-export function createProxyTools(client: MailroomClient, slots = new WaitSlots(PROXY_WAIT_SLOTS)): MailTools {
+export function createProxyTools(client: MailroomClient, slots = new WaitSlots(MCP_WAIT_SLOTS)): MailTools {
   return {
     listMessages: (address, limit, signal) =>
       refused(async () => {
@@ -68,10 +66,7 @@ export function createProxyTools(client: MailroomClient, slots = new WaitSlots(P
     getMessage: (address, id, signal) => refused(async () => wireMessage(await client.getMessage(address, id, { signal }))),
     deleteMessage: (address, id, signal) => refused(async () => ({ deleted: await client.deleteMessage(address, id, { signal }) })),
     async waitForMessage(args, signal) {
-      const release = slots.tryTake();
-      if (!release) {
-        throw new Refusal(503, 'too_many_waits', `Too many waits are in progress: all ${slots.capacity} wait slots are taken, and waits are not queued. List the mailbox with list_messages and carry on, or call wait_for_message again in a little while`);
-      }
+      const release = slots.take(WHEN_SLOTS_ARE_FULL);
       const started = performance.now();
       const waited = () => Math.round(performance.now() - started) / 1000;
       try {
@@ -112,13 +107,7 @@ export interface StdioProxyOptions {
 /** Serves the tools on stdin/stdout until stdin closes. */
 export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   const client = new MailroomClient({ apiURL: options.apiURL, token: options.token });
-  const server = new McpServer(
-    { name: 'mailroom', version: packageVersion() },
-    {
-      instructions: `Disposable-inbox mail at ${client.apiURL}. To get an email your action causes: note the id of the newest message already there (list_messages), act, then call wait_for_message with since_id set to that id. A wait holds for at most 25 s; a timed-out answer is normal - call again to keep waiting.`,
-    },
-  );
-  registerMailTools(server, createProxyTools(client));
+  const server = createMcpServer(createProxyTools(client), { apiURL: client.apiURL });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     process.stdin.once('end', () => resolve());

@@ -6,15 +6,14 @@
 // value or a typed error: a refusal carries its slug, a broken answer is a
 // network error, never a stray `TypeError` three frames away.
 import { request, type Dispatcher } from 'undici';
-import { z } from 'zod';
+import { MAX_LIST_LIMIT, MAX_WAIT_SECONDS } from '../contract/limits.js';
+import { API_BASE, HEALTH_PATH } from '../contract/routes.js';
+import { assertMs } from '../contract/validation.js';
 import { MailroomApiError, MailroomNetworkError, isTransient } from './errors.js';
-import type { MessageDetail } from '../inbox/mail.js';
-import type { MailSummary } from './messages.js';
+import type { MailSummary, MessageDetail, ServiceFeatures } from './messages.js';
+import { Deleted, Detail, Health, Listing, MailboxDeleted, NO_FEATURES, parseBody, safeJson, Status, WaitAnswer, type Answer } from './wire-schemas.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
-/** The most a list call may ask for (the contract allows 1..100). */
-export const MAX_LIST_LIMIT = 100;
-const API_PATH = '/api/v1';
 const USER_AGENT = 'mailroom-client/0.1';
 
 export interface ClientOptions {
@@ -45,14 +44,8 @@ export interface MailboxListing {
   readonly messages: readonly MailSummary[];
 }
 
-/** What a service advertises beyond the contract's calls (`GET /healthz` → `features`). */
-export interface ServiceFeatures {
-  /** The path of the long-poll (`GET /api/v1/mailbox/wait`), when the service offers one. */
-  readonly wait: string | undefined;
-}
-
-/** The most a service holds a long-poll (the seed's ceiling). */
-export const MAX_HOLD_MS = 25_000;
+/** The most a service holds a long-poll. */
+export const MAX_HOLD_MS = MAX_WAIT_SECONDS * 1000;
 
 export interface WaitForMailOptions extends CallOptions {
   /** Answer once a message newer than this id is in the mailbox; any message counts when omitted. */
@@ -82,7 +75,7 @@ export class MailroomClient {
     if (options === null || typeof options !== 'object') throw new TypeError('Expected client options to be an object');
     this.apiURL = normalizeApiURL(options.apiURL);
     this.requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    assertTimeout('requestTimeout', this.requestTimeout);
+    assertMs('requestTimeout', this.requestTimeout, { positive: true });
     if (options.token !== undefined && (typeof options.token !== 'string' || options.token === '')) {
       throw new TypeError('Expected `token` to be a non-empty string');
     }
@@ -99,33 +92,33 @@ export class MailroomClient {
       }
       query.limit = String(options.limit);
     }
-    const answer = await this.#send('GET', `${API_PATH}/mailbox`, query, address, options);
+    const answer = await this.#send('GET', `${API_BASE}/mailbox`, query, address, options);
     const listing = parseBody(answer, Listing);
     return { address: listing.address ?? address, messages: listing.messages };
   }
 
   /** `GET /message/{id}?mailbox=A`: the full message. */
   async getMessage(address: string, id: string, options: CallOptions = {}): Promise<MessageDetail> {
-    const answer = await this.#send('GET', `${API_PATH}/message/${encodeURIComponent(id)}`, { mailbox: address }, address, options);
+    const answer = await this.#send('GET', `${API_BASE}/message/${encodeURIComponent(id)}`, { mailbox: address }, address, options);
     return parseBody(answer, Detail);
   }
 
   /** `GET /message/{id}/raw?mailbox=A`: the source as received. */
   async getRawMessage(address: string, id: string, options: CallOptions = {}): Promise<string> {
-    const answer = await this.#send('GET', `${API_PATH}/message/${encodeURIComponent(id)}/raw`, { mailbox: address }, address, options, 'message/rfc822');
+    const answer = await this.#send('GET', `${API_BASE}/message/${encodeURIComponent(id)}/raw`, { mailbox: address }, address, options, 'message/rfc822');
     return answer.text;
   }
 
   /** `DELETE /message/{id}?mailbox=A`: idempotent; false when it was already gone. */
   async deleteMessage(address: string, id: string, options: CallOptions = {}): Promise<boolean> {
-    const answer = await this.#send('DELETE', `${API_PATH}/message/${encodeURIComponent(id)}`, { mailbox: address }, address, options);
-    return parseBody(answer, z.object({ deleted: z.boolean() })).deleted;
+    const answer = await this.#send('DELETE', `${API_BASE}/message/${encodeURIComponent(id)}`, { mailbox: address }, address, options);
+    return parseBody(answer, Deleted).deleted;
   }
 
   /** `DELETE /mailbox?address=A`: idempotent; how many messages went. */
   async deleteMailbox(address: string, options: CallOptions = {}): Promise<number> {
-    const answer = await this.#send('DELETE', `${API_PATH}/mailbox`, { address }, address, options);
-    return parseBody(answer, z.object({ deleted: z.number() })).deleted;
+    const answer = await this.#send('DELETE', `${API_BASE}/mailbox`, { address }, address, options);
+    return parseBody(answer, MailboxDeleted).deleted;
   }
 
   /**
@@ -135,7 +128,7 @@ export class MailroomClient {
    * "none" this time and asks again next time.
    */
   features(options: CallOptions = {}): Promise<ServiceFeatures> {
-    this.#features ??= this.#send('GET', '/healthz', {}, undefined, options).then(
+    this.#features ??= this.#send('GET', HEALTH_PATH, {}, undefined, options).then(
       (answer) => {
         const parsed = Health.safeParse(safeJson(answer.text));
         const wait = parsed.success ? parsed.data.features?.wait : undefined;
@@ -169,8 +162,8 @@ export class MailroomClient {
 
   /** `GET /healthz`: true when the service says it is ok. */
   async health(options: CallOptions = {}): Promise<boolean> {
-    const answer = await this.#send('GET', '/healthz', {}, undefined, options);
-    return parseBody(answer, z.object({ ok: z.boolean() })).ok;
+    const answer = await this.#send('GET', HEALTH_PATH, {}, undefined, options);
+    return parseBody(answer, Status).ok;
   }
 
   async #send(
@@ -184,7 +177,7 @@ export class MailroomClient {
     const url = new URL(this.apiURL + path);
     for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
     const timeout = options.timeout ?? this.requestTimeout;
-    assertTimeout('timeout', timeout);
+    assertMs('timeout', timeout, { positive: true });
     options.signal?.throwIfAborted();
 
     const timer = AbortSignal.timeout(Math.max(1, Math.ceil(timeout)));
@@ -234,30 +227,6 @@ export class MailroomClient {
   }
 }
 
-interface Answer {
-  readonly method: string;
-  readonly url: string;
-  readonly address: string | undefined;
-  readonly status: number;
-  readonly text: string;
-}
-
-function parseBody<T>(answer: Answer, schema: z.ZodType<T>): T {
-  let json: unknown;
-  try {
-    json = JSON.parse(answer.text);
-  } catch (error) {
-    throw new MailroomNetworkError({ ...answer, slug: 'invalid_response', detail: `answered ${answer.status} with a body that is not JSON: ${JSON.stringify(answer.text.slice(0, 120))}`, cause: error });
-  }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const at = issue?.path.length ? ` at \`${issue.path.join('.')}\`` : '';
-    throw new MailroomNetworkError({ ...answer, slug: 'invalid_response', detail: `answered ${answer.status} with a body the contract does not describe${at}: ${issue?.message ?? 'invalid'}`, cause: parsed.error });
-  }
-  return parsed.data;
-}
-
 /**
  * `Retry-After` in ms: whole seconds per the contract (an HTTP date is
  * accepted too). Missing or unreadable means the floor, one second.
@@ -284,99 +253,9 @@ export function normalizeApiURL(value: unknown): string {
   return `${url.origin}${path}`;
 }
 
-function assertTimeout(name: string, value: unknown): void {
-  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
-    throw new TypeError(`Expected \`${name}\` to be a positive number of milliseconds, got ${String(value)}`);
-  }
-}
-
 function describeNetworkError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const code = (error as { code?: unknown }).code;
   const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
   return `${error.message}${cause}${typeof code === 'string' && !error.message.includes(code) ? ` (${code})` : ''}`;
 }
-
-// The wire shapes, checked once at the edge and turned into the core's own.
-const Id = z.union([z.string().min(1), z.number()]).transform(String);
-const Text = z.string().nullish().transform((s) => s ?? '');
-const Addresses = z.union([z.array(z.string()), z.string(), z.null(), z.undefined()]).transform((v) => (v == null ? [] : Array.isArray(v) ? v : [v]));
-const Timestamp = z.string().transform((s, ctx) => {
-  const date = new Date(s);
-  if (Number.isNaN(date.getTime())) {
-    ctx.addIssue({ code: 'custom', message: `not an RFC 3339 timestamp: ${JSON.stringify(s)}` });
-    return z.NEVER;
-  }
-  return date;
-});
-
-const SummaryFields = {
-  id: Id,
-  from: Text,
-  to: Addresses,
-  subject: Text,
-  preview: Text,
-  received_at: Timestamp,
-  size: z.number().nullish().transform((n) => n ?? 0),
-};
-
-function toSummary(s: { id: string; from: string; to: string[]; subject: string; preview: string; received_at: Date; size: number }): MailSummary {
-  return Object.freeze({ id: s.id, from: s.from, to: Object.freeze(s.to), subject: s.subject, preview: s.preview, receivedAt: s.received_at, size: s.size });
-}
-
-const Listing = z.object({
-  address: z.string().optional(),
-  messages: z.array(z.object(SummaryFields).transform(toSummary)),
-});
-
-const WaitAnswer = Listing.extend({ timed_out: z.boolean() });
-
-const Health = z.object({ features: z.object({ wait: z.unknown().optional() }).nullish() });
-const NO_FEATURES: ServiceFeatures = Object.freeze({ wait: undefined });
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-const Detail = z
-  .object({
-    ...SummaryFields,
-    message_id: z.string().nullish(),
-    cc: Addresses,
-    date: z.string().nullish(),
-    headers: z.record(z.string(), z.union([z.array(z.string()), z.string()])).nullish(),
-    text: Text,
-    html: Text,
-    attachments: z
-      .array(
-        z.object({
-          filename: z.string().nullish(),
-          content_type: z.string().nullish(),
-          size: z.number().nullish(),
-          content_id: z.string().nullish(),
-        }),
-      )
-      .nullish(),
-  })
-  .transform((m): MessageDetail => {
-    const date = m.date ? new Date(m.date) : null;
-    return {
-      ...toSummary(m),
-      messageId: m.message_id ?? null,
-      cc: m.cc,
-      date: date && !Number.isNaN(date.getTime()) ? date : null,
-      headers: Object.fromEntries(Object.entries(m.headers ?? {}).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v : [v]])),
-      text: m.text,
-      html: m.html,
-      attachments: (m.attachments ?? []).map((a) => ({
-        filename: a.filename ?? null,
-        contentType: a.content_type ?? 'application/octet-stream',
-        size: a.size ?? 0,
-        contentId: a.content_id ?? null,
-      })),
-    };
-  });

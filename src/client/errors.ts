@@ -1,7 +1,8 @@
 // One error family. Every error names its slug, and the address when there
 // is one; a wait that gives up says what it looked for, for how long, how
 // many times it looked, and what it saw instead (rule 9).
-import { formatDuration, formatSummaries, formatSummary, type MailSummary } from './messages.js';
+import { type MailSummary } from './messages.js';
+import { formatDuration, formatSummaries, formatSummary } from '../inbox/describe.js';
 
 export interface MailroomErrorOptions {
   readonly slug: string;
@@ -26,12 +27,6 @@ export class MailroomError extends Error {
     this.address = options.address;
   }
 }
-
-/**
- * Slugs that mean "stop": waiting longer cannot change the answer (rule 6).
- * Any other 4xx is treated the same way; 429 and 5xx are not.
- */
-export const FATAL_SLUGS: ReadonlySet<string> = new Set(['unknown_domain', 'invalid_address', 'invalid_request', 'unauthorized']);
 
 const HINTS: Readonly<Record<string, string>> = {
   unknown_domain: 'This service does not serve that domain, so no mail can ever arrive there. Check MAILROOM_DOMAIN or the `domain` option.',
@@ -99,6 +94,7 @@ export class MailroomNetworkError extends MailroomError {
 /**
  * True for failures that waiting may cure: 429, 5xx, network trouble, and a
  * request that timed out - or had no time left to start (`request_timeout`).
+ * Every other refusal means stop: waiting cannot change the answer.
  */
 export function isTransient(error: unknown): boolean {
   if (error instanceof MailroomNetworkError) return true;
@@ -107,152 +103,7 @@ export function isTransient(error: unknown): boolean {
   return false;
 }
 
-/**
- * Why a wait passed over mail above the watermark without looking at its
- * subject: an earlier wait on this inbox returned it, a concurrent wait on
- * this inbox took it first, the `handled` store has it, or it was deleted
- * or expired between the listing and the fetch.
- */
-export type SkipReason = 'returned' | 'claimed' | 'handled' | 'gone';
-
-/** Mail a wait saw above the watermark and passed over, and why. */
-export interface SkippedMail {
-  readonly summary: MailSummary;
-  readonly reason: SkipReason;
-}
-
-/** How each reason reads in a failure message, in the order they are listed. */
-export const SKIP_REASONS: Readonly<Record<SkipReason, string>> = Object.freeze({
-  returned: 'Already returned by an earlier wait',
-  claimed: 'Taken by a concurrent wait on this inbox',
-  handled: 'Already handled (the handled store has it)',
-  gone: 'Deleted or expired before it could be fetched',
-});
-
-/** What a wait knew when it gave up; the fields of `MailTimeoutError`. */
-export interface WaitFailure {
-  readonly address: string;
-  /** The filter in words, e.g. `subject ~ "Invoice"`; `any mail` when empty. */
-  readonly filter: string;
-  readonly budgetMs: number;
-  readonly elapsedMs: number;
-  /** List calls the service answered with a mailbox. */
-  readonly checks: number;
-  /** List calls that failed transiently (5xx, network, timeout). */
-  readonly failedChecks: number;
-  /** List calls refused with 429 (not counted as checks). */
-  readonly refusals: number;
-  /** Mail above the watermark that this wait saw and did not want, oldest first. */
-  readonly rejected: readonly MailSummary[];
-  /** How many matching mails the wait wanted and how many it got. */
-  readonly wanted: number;
-  readonly received: number;
-  /** Matching mail that was listed but could not be fetched in time. */
-  readonly unfetched: readonly MailSummary[];
-  /**
-   * Mail above the watermark the wait passed over without matching it
-   * (returned earlier, taken by a concurrent wait, handled, gone), oldest
-   * first. Omitted means none.
-   */
-  readonly skipped?: readonly SkippedMail[] | undefined;
-  /** The most recent transient failure, if any check or fetch failed. */
-  readonly lastError: Error | undefined;
-  /** Set when an AbortSignal ended the wait before its budget did. */
-  readonly cutShort: boolean;
-  readonly cutShortReason: string | undefined;
-}
-
-/** A wait for mail ran out of budget (or was cut short) without the mail. */
-// The class carries every field of `WaitFailure` (declaration merging keeps
-// the list in one place).
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
-export interface MailTimeoutError extends Omit<WaitFailure, 'address' | 'skipped'> {}
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
-export class MailTimeoutError extends MailroomError {
-  override name = 'MailTimeoutError';
-  declare readonly address: string;
-  /** Mail above the watermark the wait passed over, and why (empty when none). */
-  declare readonly skipped: readonly SkippedMail[];
-
-  constructor(failure: WaitFailure) {
-    super(formatWaitFailure(failure), { slug: 'mail_timeout', address: failure.address, cause: failure.lastError });
-    Object.assign(this, failure, {
-      rejected: Object.freeze([...failure.rejected]),
-      unfetched: Object.freeze([...failure.unfetched]),
-      skipped: Object.freeze((failure.skipped ?? []).map((s) => Object.freeze({ summary: s.summary, reason: s.reason }))),
-    });
-  }
-}
-
-/**
- * `No mail matching subject ~ "Invoice" arrived at a@b within 30 s (14
- * checks). Seen and rejected: "Welcome" from x at 12:00:01, …`
- */
-export function formatWaitFailure(f: WaitFailure): string {
-  const matching = f.filter === 'any mail' ? '' : ` matching ${f.filter}`;
-  const what =
-    f.wanted <= 1
-      ? `No mail${matching} arrived`
-      : `Only ${f.received} of ${f.wanted} mails${matching} arrived`;
-  const within = f.cutShort
-    ? `within ${formatDuration(f.elapsedMs)}, when the wait was cut short of its ${formatDuration(f.budgetMs)} budget${f.cutShortReason ? ` (${f.cutShortReason})` : ''}`
-    : `within ${formatDuration(f.budgetMs)}`;
-
-  const counts = [`${f.checks} ${f.checks === 1 ? 'check' : 'checks'}`];
-  if (f.failedChecks > 0) counts.push(`${f.failedChecks} failed`);
-  if (f.refusals > 0) counts.push(`${f.refusals} refused with 429`);
-
-  let text = `${what} at ${f.address} ${within} (${counts.join(', ')}).`;
-  const skipped = f.skipped ?? [];
-  if (f.rejected.length > 0) {
-    text += ` Seen and rejected: ${formatSummaries(f.rejected)}.`;
-  }
-  for (const reason of Object.keys(SKIP_REASONS) as SkipReason[]) {
-    const these = skipped.filter((s) => s.reason === reason).map((s) => s.summary);
-    if (these.length > 0) text += ` ${SKIP_REASONS[reason]}: ${formatSummaries(these)}.`;
-  }
-  // Only when nothing at all was above the watermark: mail passed over for
-  // a reason, or matching mail that could not be fetched, did arrive.
-  if (f.checks > 0 && f.received === 0 && f.rejected.length === 0 && skipped.length === 0 && f.unfetched.length === 0) {
-    text += ' Nothing arrived at all.';
-  }
-  if (f.unfetched.length > 0) {
-    text += ` Matching mail did arrive but could not be fetched in time: ${formatSummaries(f.unfetched, 5)}.`;
-  }
-  if (f.lastError) {
-    text += f.checks === 0
-      ? ` No check got an answer; the last failure: ${f.lastError.message}`
-      : ` The last failed check: ${f.lastError.message}`;
-  }
-  return text;
-}
-
-export interface UnexpectedMailDetails {
-  readonly address: string;
-  readonly filter: string;
-  readonly withinMs: number;
-  readonly elapsedMs: number;
-  /** The matching mail that arrived, oldest first. */
-  readonly arrived: readonly MailSummary[];
-}
-
-/** `expectNoMail` saw matching mail during its quiet period. */
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
-export interface UnexpectedMailError extends Omit<UnexpectedMailDetails, 'address'> {}
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
-export class UnexpectedMailError extends MailroomError {
-  override name = 'UnexpectedMailError';
-  declare readonly address: string;
-
-  constructor(details: UnexpectedMailDetails) {
-    const matching = details.filter === 'any mail' ? '' : ` matching ${details.filter}`;
-    const [first, ...others] = details.arrived;
-    const seen = first ? formatSummary(first) : 'a message';
-    const more = others.length > 0 ? `, and ${others.length === 1 ? 'also' : `${others.length} more:`} ${formatSummaries(others, 5)}` : '';
-    super(
-      `Expected no mail${matching} at ${details.address} for ${formatDuration(details.withinMs)}, but ${seen} arrived${more} (seen after ${formatDuration(details.elapsedMs)}).`,
-      { slug: 'unexpected_mail', address: details.address },
-    );
-    Object.assign(this, details, { arrived: Object.freeze([...details.arrived]) });
-  }
+/** Anything thrown, as an Error. */
+export function asError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
 }

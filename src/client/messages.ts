@@ -1,4 +1,6 @@
-// What the list call says about one message, and how it reads in a sentence.
+// The client's own shapes of what the service returns: camel-cased, dates as
+// `Date`, checked at the edge (wire-schemas.ts) so nothing above it meets a
+// raw wire body.
 
 /** One entry of a mailbox listing: enough to filter on, not the body. */
 export interface MailSummary {
@@ -14,36 +16,31 @@ export interface MailSummary {
   readonly size: number;
 }
 
-const MAX_QUOTED = 80;
-
-/** `"Subject"`, with quotes and control characters escaped, long text cut. */
-export function quote(text: string): string {
-  const cut = text.length > MAX_QUOTED ? `${text.slice(0, MAX_QUOTED - 1)}…` : text;
-  return JSON.stringify(cut);
+export interface MailAttachment {
+  readonly filename: string | null;
+  readonly contentType: string;
+  readonly size: number;
+  readonly contentId: string | null;
 }
 
-/** `12:00:01`: the UTC time of day, which is what CI logs print. */
-export function formatTime(date: Date): string {
-  return Number.isNaN(date.getTime()) ? 'an unknown time' : date.toISOString().slice(11, 19);
+/** The full message as the service returns it, in the core's own shape. */
+export interface MessageDetail extends MailSummary {
+  /** The sender's Message-ID header (not the service's `id`). */
+  readonly messageId: string | null;
+  readonly cc: readonly string[];
+  /** The Date header, when it parses. */
+  readonly date: Date | null;
+  /** Header name (lowercase) to its values, in order. */
+  readonly headers: Readonly<Record<string, readonly string[]>>;
+  /** The plain-text part, or '' when there is none. */
+  readonly text: string;
+  /** The HTML part, or '' when there is none. */
+  readonly html: string;
+  readonly attachments: readonly MailAttachment[];
 }
 
-/** `"Welcome to Acme" from hello@acme.example at 12:00:01` */
-export function formatSummary(summary: Pick<MailSummary, 'subject' | 'from' | 'receivedAt'>): string {
-  const from = summary.from.trim() === '' ? 'an unknown sender' : summary.from;
-  return `${quote(summary.subject)} from ${from} at ${formatTime(summary.receivedAt)}`;
-}
-
-/** A list of summaries for a failure message, the first `max` of them. */
-export function formatSummaries(summaries: readonly Pick<MailSummary, 'subject' | 'from' | 'receivedAt'>[], max = 10): string {
-  const shown = summaries.slice(0, max).map(formatSummary).join(', ');
-  const more = summaries.length - max;
-  return more > 0 ? `${shown} and ${more} more` : shown;
-}
-
-/** `30 s`, `1.5 s`, `250 ms`: budgets as people write them. */
-export function formatDuration(ms: number): string {
-  if (!Number.isFinite(ms)) return String(ms);
-  if (Math.abs(ms) < 1000) return `${Math.round(ms)} ms`;
-  const seconds = Math.round(ms / 100) / 10;
-  return `${Number.isInteger(seconds) ? seconds.toFixed(0) : seconds.toFixed(1)} s`;
+/** What a service advertises beyond the contract's calls (`GET /healthz` → `features`). */
+export interface ServiceFeatures {
+  /** The path of the long-poll (`GET /api/v1/mailbox/wait`), when the service offers one. */
+  readonly wait: string | undefined;
 }

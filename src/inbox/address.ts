@@ -4,6 +4,7 @@
 // CSPRNG (a 3-character suffix collides within 100k draws; 80 bits need
 // about 10^12 addresses for a one-in-a-million chance).
 import { randomBytes } from 'node:crypto';
+import { isDomainName, parseMailboxAddress } from '../contract/address.js';
 
 /** Random bits in every fresh address. */
 export const ADDRESS_RANDOM_BITS = 80;
@@ -47,25 +48,18 @@ export function sanitizePrefix(text: string): string {
     .replace(/-+$/, '');
 }
 
-// A host name: dot-separated labels of letters, digits and inner hyphens.
-const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
-// A dot-atom local part (RFC 5321), which is all a fresh address ever uses.
-const LOCAL_PART = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/i;
-
 export function normalizeDomain(domain: unknown): string {
-  if (typeof domain !== 'string' || !DOMAIN.test(domain.trim().toLowerCase())) {
+  const normalized = typeof domain === 'string' ? domain.trim().toLowerCase() : '';
+  if (!isDomainName(normalized)) {
     throw new TypeError(`Expected \`domain\` to be a host name like "mailroom.test", got ${JSON.stringify(domain)}`);
   }
-  return domain.trim().toLowerCase();
+  return normalized;
 }
 
-/** Checks a caller-given address enough to name the mistake early. */
+/** Checks a caller-given address by the contract's rule, to name the mistake before any request. */
 export function validateAddress(address: unknown): string {
   if (typeof address !== 'string') throw new TypeError(`Expected \`address\` to be a string like "someone@mailroom.test", got ${typeof address}`);
-  const at = address.lastIndexOf('@');
-  const local = address.slice(0, at);
-  const domain = address.slice(at + 1);
-  if (at <= 0 || local.length > 64 || !LOCAL_PART.test(local) || !DOMAIN.test(domain.toLowerCase())) {
+  if (!parseMailboxAddress(address)) {
     throw new TypeError(`Expected \`address\` to be an address like "someone@mailroom.test", got ${JSON.stringify(address)}`);
   }
   return address;

@@ -7,17 +7,22 @@
 // still finds it, and two waits for "Your code" get the first and the
 // second code, in arrival order, never the same one twice.
 import { freshAddress } from './address.js';
-import { MAX_LIST_LIMIT, MailroomClient, type CallOptions } from '../client/client.js';
+import { MailroomClient, type CallOptions } from '../client/client.js';
+import { MAX_LIST_LIMIT } from '../contract/limits.js';
 import { describeWait, type WaitKind } from './describe.js';
-import { MailTimeoutError, MailroomApiError, MailroomError, UnexpectedMailError, isTransient, type SkippedMail, type SkipReason } from '../client/errors.js';
+import { MailroomApiError, MailroomError, isTransient } from '../client/errors.js';
+import { MailTimeoutError, UnexpectedMailError, type SkippedMail, type SkipReason } from './wait-errors.js';
 import { compileFilter, type CompiledFilter, type MailFilter } from './filter.js';
 import { Mail } from './mail.js';
 import { assertMs, DEFAULT_QUIET_MS, resolveInboxOptions, type ConnectionOptions, type ResolvedInboxOptions } from './inbox-options.js';
 import { pacerFor, TOO_LATE } from '../wait/pacer.js';
 import { callWithRetry } from '../wait/retry.js';
-import { formatDuration, type MailSummary } from '../client/messages.js';
-import { serverWaitStrategy } from '../wait/long-poll-strategy.js';
-import { MAX_GRACE_MS, pollingStrategy, type InspectContext, type PollEvent, type PollOutcome, type WaitStrategy } from '../wait/polling-strategy.js';
+import { type MailSummary } from '../client/messages.js';
+import { formatDuration } from './describe.js';
+import { longPollStrategy } from '../wait/long-poll-strategy.js';
+import { pollingStrategy } from '../wait/polling-strategy.js';
+import { MAX_GRACE_MS } from '../wait/window.js';
+import { type InspectContext, type PollEvent, type PollOutcome, type WaitStrategy } from '../wait/strategy.js';
 import type { Clock, RandomSource } from '../wait/clock.js';
 import type { HandledStore } from './handled.js';
 
@@ -461,7 +466,7 @@ export class Inbox {
     if (!this.#options.serverWait) return pollingStrategy;
     const { wait: path } = await this.client.features({ timeout: this.#options.requestTimeout, signal });
     if (path === undefined) return pollingStrategy;
-    return serverWaitStrategy({
+    return longPollStrategy({
       sinceId: this.#watermark?.id,
       hold: async (sinceId, holdMs, holdSignal) => {
         const listing = await this.client.waitForMail(this.address, { path, sinceId, holdMs, limit: MAX_LIST_LIMIT, signal: holdSignal });

@@ -1,30 +1,7 @@
 // A fetched message: everything a test reads out of a mail.
 import PostalMime from 'postal-mime';
 import { extractCodes, extractLinks } from './extract.js';
-import type { MailSummary } from '../client/messages.js';
-
-export interface MailAttachment {
-  readonly filename: string | null;
-  readonly contentType: string;
-  readonly size: number;
-  readonly contentId: string | null;
-}
-
-/** The full message as the service returns it, in the core's own shape. */
-export interface MessageDetail extends MailSummary {
-  /** The sender's Message-ID header (not the service's `id`). */
-  readonly messageId: string | null;
-  readonly cc: readonly string[];
-  /** The Date header, when it parses. */
-  readonly date: Date | null;
-  /** Header name (lowercase) to its values, in order. */
-  readonly headers: Readonly<Record<string, readonly string[]>>;
-  /** The plain-text part, or '' when there is none. */
-  readonly text: string;
-  /** The HTML part, or '' when there is none. */
-  readonly html: string;
-  readonly attachments: readonly MailAttachment[];
-}
+import type { MailAttachment, MessageDetail } from '../client/messages.js';
 
 export type RawLoader = (signal?: AbortSignal) => Promise<string>;
 

@@ -1,10 +1,10 @@
-// The MCP tools (CONTRACT.md, "MCP endpoint"): `wait_for_message`, and
+// The MCP tools (docs/CONTRACT.md, "MCP endpoint"): `wait_for_message`, and
 // `list_messages`, `get_message`, `delete_message` mirroring the HTTP calls.
 //
 // The tools only translate: arguments in, a `MailTools` backend call, and an
 // answer with human-readable text plus the same facts as structured content.
-// The embedded server's backend reads its store (mcp-backend.ts); `mailroom
-// mcp` proxies a mailbox HTTP API (mcp-proxy.ts).
+// The embedded server's backend reads its store (server/mcp/embedded-tools.ts);
+// `mailroom mcp` proxies a mailbox HTTP API (cli/mcp-stdio.ts).
 //
 // No tool declares an `outputSchema`: a refusal is a tool error whose
 // structured content is `{"error": slug, "message": text}`, and SDK clients
@@ -12,9 +12,12 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { WireMessage, WireSummary } from '../server/mailbox-reader.js';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, MAX_WAIT_SECONDS, MCP_WAIT_SLOTS } from '../contract/limits.js';
 import { Refusal } from '../contract/refusal.js';
-import { describeContains, MAX_WAIT_SECONDS } from '../server/waits/hold-for-mail.js';
+import type { WireListing, WireMessage } from '../contract/wire.js';
+
+/** What an agent is told to do when every wait slot is taken (`too_many_waits`). */
+export const WHEN_SLOTS_ARE_FULL = 'List the mailbox with list_messages and carry on, or call wait_for_message again in a little while';
 
 export interface WaitArguments {
   readonly address: string;
@@ -31,7 +34,7 @@ export type WaitAnswer =
 
 /** What the tools need; throws `Refusal` for every refusal (its slug becomes the tool error's). */
 export interface MailTools {
-  listMessages(address: string, limit: number | undefined, signal: AbortSignal): Promise<{ address: string; messages: readonly WireSummary[] }>;
+  listMessages(address: string, limit: number | undefined, signal: AbortSignal): Promise<WireListing>;
   getMessage(address: string, id: string, signal: AbortSignal): Promise<WireMessage>;
   deleteMessage(address: string, id: string, signal: AbortSignal): Promise<{ deleted: boolean }>;
   waitForMessage(args: WaitArguments, signal: AbortSignal): Promise<WaitAnswer>;
@@ -60,7 +63,7 @@ async function answer(work: () => Promise<CallToolResult>): Promise<CallToolResu
   }
 }
 
-function summaryLine(m: WireSummary): string {
+function summaryLine(m: WireListing['messages'][number]): string {
   return `- ${m.id}  ${m.received_at}  from ${m.from || '(no sender)'}: ${JSON.stringify(m.subject)}${m.preview ? ` - ${m.preview}` : ''}`;
 }
 
@@ -78,6 +81,14 @@ function messageText(m: WireMessage): string {
   return lines.join('\n');
 }
 
+/** The filter in words, e.g. `subject containing "code"`; undefined when there is none. */
+function describeContains(fromContains: string | undefined, subjectContains: string | undefined): string | undefined {
+  const parts: string[] = [];
+  if (fromContains !== undefined) parts.push(`sender containing ${JSON.stringify(fromContains)}`);
+  if (subjectContains !== undefined) parts.push(`subject containing ${JSON.stringify(subjectContains)}`);
+  return parts.length === 0 ? undefined : parts.join(' and ');
+}
+
 export function clampTimeout(seconds: number | undefined): number {
   return seconds === undefined ? MAX_WAIT_SECONDS : Math.min(Math.max(0, seconds), MAX_WAIT_SECONDS);
 }
@@ -90,7 +101,7 @@ export function registerMailTools(server: McpServer, tools: MailTools): void {
       `It holds for at most ${MAX_WAIT_SECONDS} seconds (\`timeout_seconds\`, default ${MAX_WAIT_SECONDS}; larger values are clamped). ` +
       'A timeout is an answer, not an error: call again to keep waiting. Pass `since_id` (the id of the newest message you already handled) so old mail does not count; ' +
       'without it every message in the mailbox counts as new and the call answers at once with what already matches. ' +
-      'The server has 8 wait slots and no queue: when all are taken the call fails at once with too_many_waits; list the mailbox instead.',
+      `The server has ${MCP_WAIT_SLOTS} wait slots and no queue: when all are taken the call fails at once with too_many_waits; list the mailbox instead.`,
     inputSchema: {
       address,
       from_contains: z.string().optional().describe('Only messages whose sender (name or address) contains this text, case-insensitive.'),
@@ -129,7 +140,7 @@ export function registerMailTools(server: McpServer, tools: MailTools): void {
     description: 'Lists the newest messages of `address`, newest first (summaries with a short preview, not the body; use get_message for the body). Limited to one call per second per address, shared with wait_for_message.',
     inputSchema: {
       address,
-      limit: z.number().int().min(1).max(100).optional().describe('How many of the newest messages, 1 to 100 (default 25).'),
+      limit: z.number().int().min(1).max(MAX_LIST_LIMIT).optional().describe(`How many of the newest messages, 1 to ${MAX_LIST_LIMIT} (default ${DEFAULT_LIST_LIMIT}).`),
     },
     annotations: { readOnlyHint: true, openWorldHint: false },
   }, (args, extra) => answer(async () => {

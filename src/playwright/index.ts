@@ -19,8 +19,10 @@ export type { MailroomWebServerOptions } from './web-server.js';
 
 // The types a test touches, so one import is enough.
 export type { Inbox } from '../inbox/inbox.js';
-export type { Mail, MailAttachment } from '../inbox/mail.js';
+export type { Mail } from '../inbox/mail.js';
+export type { MailAttachment } from '../client/messages.js';
 export type { MailFilter, TextMatcher } from '../inbox/filter.js';
 export type { MailSummary } from '../client/messages.js';
 export type { MailroomTestOptions } from '../runner/test-inbox.js';
-export { MailTimeoutError, UnexpectedMailError, MailroomError } from '../client/errors.js';
+export { MailroomError } from '../client/errors.js';
+export { MailTimeoutError, UnexpectedMailError } from '../inbox/wait-errors.js';

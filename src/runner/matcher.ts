@@ -1,12 +1,12 @@
 // `toReceiveMail`, runner-neutral. The Playwright and Vitest adapters only
 // register it and print the hint their runner prints; what the matcher
 // does, and every word of its failure text, lives here.
-import { MailTimeoutError, UnexpectedMailError } from '../client/errors.js';
+import { MailTimeoutError, UnexpectedMailError } from '../inbox/wait-errors.js';
 import { describeFilter, type MailFilter } from '../inbox/filter.js';
 import { isInbox, type Inbox } from '../inbox/inbox.js';
 import type { Mail } from '../inbox/mail.js';
 import { DEFAULT_QUIET_MS } from '../inbox/inbox-options.js';
-import { formatDuration, formatSummaries, formatSummary } from '../client/messages.js';
+import { formatDuration, formatSummaries, formatSummary } from '../inbox/describe.js';
 
 export interface ReceiveMailOptions {
   /** Budget of the positive matcher, in ms (the inbox's `timeout` by default). */

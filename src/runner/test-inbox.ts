@@ -7,11 +7,12 @@
 // inside the test's own deadline, and delete the mailbox afterwards without
 // ever masking the test's result. All of that lives here; an adapter only
 // translates its runner's test info into a `TestRunnerBridge`.
-import { MailTimeoutError, SKIP_REASONS, UnexpectedMailError } from '../client/errors.js';
+import { MailTimeoutError, SKIP_REASONS, UnexpectedMailError } from '../inbox/wait-errors.js';
 import { createInbox, type Inbox, type InboxEvent } from '../inbox/inbox.js';
 import type { Mail } from '../inbox/mail.js';
 import { assertMs, DEFAULT_TIMEOUT_MS, type ConnectionOptions } from '../inbox/inbox-options.js';
-import { formatDuration, formatSummary, type MailSummary } from '../client/messages.js';
+import { type MailSummary } from '../client/messages.js';
+import { formatDuration, formatSummary } from '../inbox/describe.js';
 
 /**
  * What a user sets per project or per test (`use: { mailroom: {...} }`).

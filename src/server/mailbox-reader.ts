@@ -2,31 +2,10 @@
 // the MCP tools so the three can never disagree: the address check with its
 // refusals, the summary, the full message.
 import { parseMailboxAddress } from '../contract/address.js';
-import type { MailSummary, AttachmentInfo } from './store/mime-parse.js';
+import type { ParsedSummary } from './store/mime-parse.js';
+import type { WireMessage, WireSummary } from '../contract/wire.js';
 import { Refusal } from '../contract/refusal.js';
 import type { MessageStore, StoredMessage } from './store/message-store.js';
-
-/** A list entry, as `GET /api/v1/mailbox` shows it. */
-export interface WireSummary {
-  readonly id: string;
-  readonly from: string;
-  readonly to: readonly string[];
-  readonly subject: string;
-  readonly preview: string;
-  readonly received_at: string;
-  readonly size: number;
-}
-
-/** A full message, as `GET /api/v1/message/{id}` shows it. */
-export interface WireMessage extends WireSummary {
-  readonly message_id: string | null;
-  readonly cc: readonly string[];
-  readonly date: string | null;
-  readonly headers: Readonly<Record<string, readonly string[]>>;
-  readonly text: string | null;
-  readonly html: string | null;
-  readonly attachments: readonly AttachmentInfo[];
-}
 
 export interface MailboxReader {
   /**
@@ -36,7 +15,7 @@ export interface MailboxReader {
    */
   mailboxKey(value: string | undefined, name: string): string;
   /** The list's view of a message (parsed on first use, then kept). */
-  summaryOf(message: StoredMessage): Promise<MailSummary>;
+  summaryOf(message: StoredMessage): Promise<ParsedSummary>;
   /** Newest first, at most `limit`, as the list shows them. */
   listing(mailbox: string, limit: number): Promise<WireSummary[]>;
   wireSummary(message: StoredMessage): Promise<WireSummary>;
@@ -46,10 +25,10 @@ export interface MailboxReader {
 export function createMailboxReader(store: MessageStore, domains: readonly string[]): MailboxReader {
   const served = new Set(domains);
 
-  const summaryOf = (message: StoredMessage): Promise<MailSummary> =>
+  const summaryOf = (message: StoredMessage): Promise<ParsedSummary> =>
     message.content.summaryIfKnown ? Promise.resolve(message.content.summaryIfKnown) : message.content.summary();
 
-  const wire = (message: StoredMessage, parsed: MailSummary): WireSummary => ({
+  const wire = (message: StoredMessage, parsed: ParsedSummary): WireSummary => ({
     id: message.id,
     from: parsed.from,
     to: parsed.to,

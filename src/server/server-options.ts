@@ -2,10 +2,12 @@
 // option and the value, defaulted in one place, then frozen for the internals.
 import { isIP } from 'node:net';
 import { isDomainName } from '../contract/address.js';
+import { DEFAULT_DOMAIN, DEFAULT_HOST, DEFAULT_HTTP_PORT, DEFAULT_SMTP_PORT } from '../contract/defaults.js';
+import { expectedError } from '../contract/validation.js';
 import { defaultLogger, type Logger } from './log.js';
 
 /** Wall-clock milliseconds, injectable so retention and budgets are testable without sleeping. */
-export interface Clock {
+export interface WallClock {
   now(): number;
 }
 
@@ -40,7 +42,7 @@ export interface ServerOptions {
   /** Serve the fault switch over HTTP (`/_mailroom/faults`, `/_mailroom/stats`). Default false. */
   faultInjection?: boolean;
   /** Wall clock for received_at, retention and budgets. Default `Date`. */
-  clock?: Clock;
+  clock?: WallClock;
   /** Where evictions and internal errors are reported. Default: warnings and errors to the console. */
   logger?: Logger;
 }
@@ -58,15 +60,15 @@ export interface ResolvedServerOptions {
   readonly waitSlots: number;
   readonly token: string | undefined;
   readonly faultInjection: boolean;
-  readonly clock: Clock;
+  readonly clock: WallClock;
   readonly logger: Logger;
 }
 
 export const DEFAULTS = Object.freeze({
-  host: '127.0.0.1',
-  smtpPort: 2525,
-  httpPort: 8025,
-  domains: Object.freeze(['mailroom.test']),
+  host: DEFAULT_HOST,
+  smtpPort: DEFAULT_SMTP_PORT,
+  httpPort: DEFAULT_HTTP_PORT,
+  domains: Object.freeze([DEFAULT_DOMAIN]),
   retention: 60 * 60 * 1000,
   maxMessages: 100_000,
   maxMessageBytes: 25 * 1024 * 1024,
@@ -75,23 +77,15 @@ export const DEFAULTS = Object.freeze({
   waitSlots: 64,
 });
 
-const systemClock: Clock = Object.freeze({ now: () => Date.now() });
+const systemClock: WallClock = Object.freeze({ now: () => Date.now() });
 
 const KNOWN_OPTIONS = new Set<string>([
   'host', 'smtpPort', 'httpPort', 'domains', 'retention', 'maxMessages', 'maxMessageBytes',
   'listPerSecond', 'messagePerSecond', 'waitSlots', 'token', 'faultInjection', 'clock', 'logger',
 ]);
 
-function show(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'function') return 'a function';
-  if (Array.isArray(value)) return `[${value.map(show).join(', ')}]`;
-  if (value !== null && typeof value === 'object') return 'an object';
-  return String(value);
-}
-
 function expect(condition: boolean, name: string, what: string, value: unknown): void {
-  if (!condition) throw new TypeError(`Expected \`${name}\` to be ${what}, got ${show(value)}`);
+  if (!condition) throw expectedError(name, what, value);
 }
 
 function checkPort(name: string, value: number): void {

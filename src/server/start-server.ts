@@ -2,17 +2,18 @@
 // their lifetime.
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo, Server as NetServer } from 'node:net';
+import { MCP_WAIT_SLOTS } from '../contract/limits.js';
+import { WaitSlots } from '../contract/wait-slots.js';
 import { Budget } from './budgets/budget.js';
-import { EvictionReporter } from './store/eviction.js';
-import { FaultSwitch, RequestCounter, type FaultInjection, type RequestStats } from './http/faults.js';
 import { createApiHandler } from './http/api.js';
+import { FaultSwitch, RequestCounter, type FaultInjection, type RequestStats } from './http/faults.js';
 import { createMailboxReader } from './mailbox-reader.js';
-import { createEmbeddedTools, MCP_WAIT_SLOTS } from './mcp/embedded-tools.js';
+import { createEmbeddedTools } from './mcp/embedded-tools.js';
 import { createMcpEndpoint } from './mcp/endpoint.js';
 import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from './server-options.js';
 import { createSmtpIntake } from './smtp/intake.js';
+import { EvictionReporter } from './store/eviction.js';
 import { MessageStore } from './store/message-store.js';
-import { WaitSlots } from './waits/hold-for-mail.js';
 
 export interface MailroomServer {
   /** The bound SMTP port (the real one when 0 was asked). */

@@ -1,8 +1,9 @@
-// The server-side wait (issue 6): when the service advertises a long-poll,
-// the loop holds one request open instead of sleeping between list calls,
-// and the service answers the moment mail arrives.
+// The long-poll strategy: when the service advertises a long-poll, the wait
+// holds one request open instead of sleeping between list calls, and the
+// service answers the moment mail arrives. "Rule N" refers to
+// docs/CONTRACT.md, "The client's nine rules".
 //
-// It is a `WaitStrategy` (see wait.ts): the same plan in, the same outcome
+// It is a `WaitStrategy` (strategy.ts): the same plan in, the same outcome
 // out, every answer handed to the same `inspect`. So the deadline, the
 // watermark walk, the filters, exactly-once and the failure text stay where
 // they are, in the callers. What changes is only how a check is made:
@@ -25,14 +26,14 @@
 //   holds again. Falling back to polling would gain nothing: the list call
 //   draws on the same budget and would wait out the same Retry-After.
 import { MAX_HOLD_MS } from '../client/client.js';
-import { sleepUntil } from './clock.js';
-import { MailroomApiError, MailroomNetworkError } from '../client/errors.js';
-import { scheduleDelay } from './schedule.js';
+import { MailroomApiError, MailroomNetworkError, asError } from '../client/errors.js';
 import type { MailSummary } from '../client/messages.js';
-import { asError, openWaitWindow, pollMailbox, type PollOutcome, type PollPlan, type WaitStrategy } from './polling-strategy.js';
-
-/** Slugs after which polling cannot help either: the list call would be refused the same way. */
-const STOP_SLUGS: ReadonlySet<string> = new Set(['invalid_address', 'unknown_domain', 'unauthorized']);
+import { ADDRESS_REFUSALS } from '../contract/refusal.js';
+import { sleepUntil } from './clock.js';
+import { pollMailbox } from './polling-strategy.js';
+import { scheduleDelay } from './schedule.js';
+import type { PollOutcome, PollPlan, WaitStrategy } from './strategy.js';
+import { openWaitWindow } from './window.js';
 
 export interface HeldListing {
   /** Newest first: the mailbox when the hold was answered. */
@@ -48,9 +49,9 @@ export interface LongPoll {
   hold(sinceId: string | undefined, holdMs: number, signal: AbortSignal | undefined): Promise<HeldListing>;
 }
 
-export function serverWaitStrategy(longPoll: LongPoll): WaitStrategy {
+export function longPollStrategy(longPoll: LongPoll): WaitStrategy {
   return Object.freeze({
-    name: 'server-wait',
+    name: 'long-poll',
     poll: <T>(plan: PollPlan<T>) => holdMailbox(plan, longPoll),
   });
 }
@@ -81,7 +82,7 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
       answer = await longPoll.hold(sinceId, Math.min(holdMs, MAX_HOLD_MS), signal);
     } catch (error) {
       // A hold that got no answer (reset, timeout) may have been counted by
-      // the service; counting it here too is the safe side (see pacer.ts).
+      // the service; counting it here too is the safe side (pacer.ts says why).
       if (error instanceof MailroomNetworkError) plan.pacer().note();
       if (signal?.aborted) return outcome(undefined);
       if (error instanceof MailroomApiError && error.status === 429) {
@@ -97,7 +98,7 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
         await sleepUntil(clock, retryAt, signal);
         continue;
       }
-      if (error instanceof MailroomApiError && STOP_SLUGS.has(error.slug)) throw error;
+      if (error instanceof MailroomApiError && ADDRESS_REFUSALS.has(error.slug)) throw error;
       failedChecks++;
       lastError = asError(error);
       plan.onEvent?.({ type: 'check-failed', round, error: lastError, startedMs: start - startedAt, elapsedMs: elapsed() });

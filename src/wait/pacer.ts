@@ -15,7 +15,7 @@
 // timeout) may or may not have been counted by the server; counting it is
 // the safe side.
 import { sleepUntil, type Clock } from './clock.js';
-import { LIST_INTERVAL_MS } from './schedule.js';
+import { LIST_INTERVAL_MS } from '../contract/limits.js';
 
 /**
  * Added to the one-second floor: the server may stamp with a millisecond

@@ -1,86 +1,20 @@
-// The wait loop: the seed guide's reference loop, rule by rule.
+// The polling loop: the contract's reference loop (docs/CONTRACT.md, "The
+// client's nine rules"; "rule N" below refers to those), as a `WaitStrategy`.
 //
-// This file knows about time and refusals, not about what a wait looks for:
-// each answered check hands the listing to `plan.inspect`, which says
-// whether the wait is over (inbox.ts decides what counts as found). The loop
-// is runner-agnostic and clock-agnostic; unit tests drive it with a fake
-// clock and a scripted list call, integration tests with the real server.
-//
-// Seam for a server-side wait: a `WaitStrategy` gets the same `PollPlan`
-// and returns the same `PollOutcome`. The long-poll strategy
-// (server-wait.ts) holds one request open instead of sleeping between
-// checks, hands each answer to the same `inspect`, and falls back to this
-// loop when the server does not offer it, is full, or fails. Deadline,
-// watermark, filters, exactly-once and failure text stay where they are,
-// in this loop's callers.
-import { sleepUntil, type Clock, type RandomSource } from './clock.js';
-import { MailroomApiError, isTransient } from '../client/errors.js';
-import { PACING_GUARD_MS, TOO_LATE, type ListPacer } from './pacer.js';
-import { LIST_INTERVAL_MS, scheduleDelay } from './schedule.js';
+// It knows about time and refusals, not about what a wait looks for: each
+// answered check hands the listing to `plan.inspect`, which says whether the
+// wait is over. Unit tests drive it with a fake clock and a scripted list
+// call, integration tests with the real server.
+import { MailroomApiError, asError, isTransient } from '../client/errors.js';
 import type { MailSummary } from '../client/messages.js';
+import { sleepUntil } from './clock.js';
+import { TOO_LATE } from './pacer.js';
+import { scheduleDelay } from './schedule.js';
+import type { PollOutcome, PollPlan, WaitStrategy } from './strategy.js';
+import { LIST_FLOOR_MS, openWaitWindow } from './window.js';
 
-/** The closing check and its fetch may run this far past the deadline, at most. */
-export const MAX_GRACE_MS = 1000;
-const LIST_FLOOR_MS = LIST_INTERVAL_MS + PACING_GUARD_MS;
 /** A request with less time than this left is not worth starting. */
 const MIN_REQUEST_MS = 20;
-
-export type PollMode =
-  /** Stop as soon as `inspect` returns something; the deadline is failure. */
-  | 'until-found'
-  /** Keep looking until the deadline; the deadline (with a check at it) is success. */
-  | 'quiet';
-
-export type PollEvent =
-  | { readonly type: 'check'; readonly round: number; readonly checks: number; readonly startedMs: number; readonly elapsedMs: number; readonly listed: number }
-  | { readonly type: 'refused'; readonly retryAfterMs: number; readonly startedMs: number; readonly elapsedMs: number }
-  | { readonly type: 'check-failed'; readonly round: number; readonly error: Error; readonly startedMs: number; readonly elapsedMs: number }
-  | { readonly type: 'sleep'; readonly reason: 'schedule' | 'retry-after' | 'closing-check'; readonly ms: number; readonly elapsedMs: number };
-
-export interface PollPlan<T> {
-  readonly mode: PollMode;
-  readonly budgetMs: number;
-  readonly clock: Clock;
-  readonly random: RandomSource;
-  readonly requestTimeout: number;
-  readonly signal: AbortSignal | undefined;
-  /** The pacer of this address (rule 4); looked up per call, never cached. */
-  readonly pacer: () => ListPacer;
-  /** One list call, newest first. Throws the client's typed errors. */
-  readonly list: (timeoutMs: number, signal: AbortSignal | undefined) => Promise<readonly MailSummary[]>;
-  /**
-   * Looks at one answered listing. Returning a value ends the wait with it.
-   * `hardStop` is the moment by which any request it makes must be done;
-   * `incomplete()` says a listed match could not be handled yet (a fetch
-   * failed transiently), so the next check must list it again.
-   */
-  readonly inspect: (messages: readonly MailSummary[], context: InspectContext) => Promise<T | undefined>;
-  readonly onEvent?: ((event: PollEvent) => void) | undefined;
-}
-
-export interface InspectContext {
-  readonly hardStop: number;
-  readonly incomplete: () => void;
-}
-
-export interface PollOutcome<T> {
-  /** What `inspect` returned, or undefined when the deadline came first. */
-  readonly result: T | undefined;
-  /** Quiet mode: true when a check that started at or after the deadline was answered. */
-  readonly coveredDeadline: boolean;
-  readonly checks: number;
-  readonly failedChecks: number;
-  readonly refusals: number;
-  readonly elapsedMs: number;
-  readonly lastError: Error | undefined;
-  readonly cutShort: boolean;
-  readonly cutShortReason: string | undefined;
-}
-
-export interface WaitStrategy {
-  readonly name: string;
-  poll<T>(plan: PollPlan<T>): Promise<PollOutcome<T>>;
-}
 
 type Answer =
   | { readonly kind: 'expired' }
@@ -92,52 +26,6 @@ export const pollingStrategy: WaitStrategy = Object.freeze({
   name: 'polling',
   poll: pollMailbox,
 });
-
-/** When a wait started, when it must end, and when its last request must be done. */
-export interface WaitWindow {
-  readonly startedAt: number;
-  readonly deadline: number;
-  readonly hardStop: number;
-  /** How long the closing check and its fetch may run past the deadline. */
-  readonly grace: number;
-  /** Milliseconds since `startedAt`. */
-  readonly elapsed: () => number;
-  /** The outcome of this wait from its tally, with the time spent and why it was cut short. */
-  readonly settle: <T>(result: T | undefined, tally: WaitTally) => PollOutcome<T>;
-}
-
-/** What a strategy counted while it waited. */
-export type WaitTally = Pick<PollOutcome<unknown>, 'coveredDeadline' | 'checks' | 'failedChecks' | 'refusals' | 'lastError'>;
-
-/**
- * Rule 3: the deadline is taken once, from a monotonic clock, before the
- * first request. Nothing else in a wait changes how long it lasts. Every
- * strategy opens its window here, so they all end at the same moment.
- */
-export function openWaitWindow(plan: PollPlan<unknown>): WaitWindow {
-  const { clock } = plan;
-  const startedAt = clock.now();
-  const deadline = startedAt + plan.budgetMs;
-  // The closing check may start at the deadline itself, and a match it finds
-  // still has to be fetched: both get a short grace, never more than one
-  // request timeout, so no wait outlives its deadline by more than that.
-  //
-  // A quiet period must be looked at once it is over, and the floor may hold
-  // that closing check back by up to one list interval: its hard stop leaves
-  // room for that too.
-  const grace = Math.min(plan.requestTimeout, MAX_GRACE_MS);
-  const hardStop = deadline + grace + (plan.mode === 'quiet' ? LIST_FLOOR_MS : 0);
-  const { signal } = plan;
-  const elapsed = () => clock.now() - startedAt;
-  const settle = <T>(result: T | undefined, tally: WaitTally): PollOutcome<T> => ({
-    result,
-    ...tally,
-    elapsedMs: elapsed(),
-    cutShort: signal?.aborted === true && result === undefined,
-    cutShortReason: signal?.aborted ? describeReason(signal.reason) : undefined,
-  });
-  return { startedAt, deadline, hardStop, grace, elapsed, settle };
-}
 
 export interface PollState {
   /**
@@ -272,16 +160,4 @@ export async function pollMailbox<T>(plan: PollPlan<T>, state: PollState = {}): 
     if (nextAt > hardStop) return outcome(undefined);
     plan.onEvent?.({ type: 'sleep', reason, ms: Math.max(0, nextAt - clock.now()), elapsedMs: elapsed() });
   }
-}
-
-export function asError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(String(value));
-}
-
-export function describeReason(reason: unknown): string | undefined {
-  if (reason === undefined) return undefined;
-  if (reason instanceof Error) {
-    return reason.name === 'AbortError' && /aborted/i.test(reason.message) ? undefined : reason.message;
-  }
-  return String(reason);
 }

@@ -7,7 +7,7 @@
 // at once. Every attempt's timeout is capped by the time left.
 import pRetry, { AbortError } from 'p-retry';
 import type { Clock } from './clock.js';
-import { MailroomApiError, MailroomError, isTransient } from '../client/errors.js';
+import { MailroomApiError, MailroomError, asError, isTransient } from '../client/errors.js';
 
 export interface RetryOptions {
   readonly clock: Clock;
@@ -30,12 +30,12 @@ export async function callWithRetry<T>(call: (timeoutMs: number) => Promise<T>, 
       // request timeout that came early, so a wait treats it as a fetch that
       // did not get through (and fails with its own message), never as a
       // reason to stop.
-      if (left < 1) throw new AbortError(asError(lastError) ?? outOfTime());
+      if (left < 1) throw new AbortError(lastError === undefined ? outOfTime() : asError(lastError));
       try {
         return await call(Math.min(requestTimeout, left));
       } catch (error) {
         lastError = error;
-        if (signal?.aborted || !isTransient(error)) throw new AbortError(asError(error) ?? new Error(String(error)));
+        if (signal?.aborted || !isTransient(error)) throw new AbortError(asError(error));
         throw error;
       }
     },
@@ -66,10 +66,5 @@ function outOfTime(): MailroomError {
 
 function isRateLimit(error: unknown): error is MailroomApiError {
   return error instanceof MailroomApiError && error.status === 429;
-}
-
-function asError(value: unknown): Error | undefined {
-  if (value === undefined) return undefined;
-  return value instanceof Error ? value : new Error(String(value));
 }
 

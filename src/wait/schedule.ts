@@ -7,10 +7,8 @@
 // a signup mail that takes twelve seconds is still seen within a second of
 // arriving. Jitter is only ever added: the list endpoint allows one call per
 // second per address, so a delay below the step would be refused (rule 4).
+import { LIST_INTERVAL_MS } from '../contract/limits.js';
 import type { RandomSource } from './clock.js';
-
-/** The service's floor: one list call per second, per address. */
-export const LIST_INTERVAL_MS = 1000;
 /** Rounds spent at the floor before the interval starts to widen. */
 export const FLAT_ROUNDS = 15;
 /** The widest step, so the second half of a long wait is not spent asleep. */

@@ -1,15 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { describeWait } from '../../src/inbox/describe.js';
-import {
-  MailroomApiError,
-  MailroomError,
-  MailroomNetworkError,
-  MailTimeoutError,
-  UnexpectedMailError,
-  isTransient,
-  type WaitFailure,
-} from '../../src/client/errors.js';
-import { formatDuration, type MailSummary } from '../../src/client/messages.js';
+import { MailroomApiError, MailroomError, MailroomNetworkError, isTransient } from '../../src/client/errors.js';
+import { MailTimeoutError, UnexpectedMailError, type WaitFailure } from '../../src/inbox/wait-errors.js';
+import { type MailSummary } from '../../src/client/messages.js';
+import { formatDuration } from '../../src/inbox/describe.js';
 
 const seen = (subject: string, from: string, time: string): MailSummary => ({ id: subject, from, to: [], subject, preview: '', receivedAt: new Date(`2030-01-01T${time}Z`), size: 1 });
 const url = 'http://127.0.0.1:8025/api/v1/mailbox?address=a%40mailroom.test';

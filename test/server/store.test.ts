@@ -2,7 +2,7 @@
 // tombstones, compaction, expiry and the cap must never change what is listed.
 import { describe, expect, it } from 'vitest';
 import { Budget } from '../../src/server/budgets/budget.js';
-import { WaitSlots } from '../../src/server/waits/hold-for-mail.js';
+import { WaitSlots } from '../../src/contract/wait-slots.js';
 import { MessageStore, type StoredMessage } from '../../src/server/store/message-store.js';
 import { fakeClock } from './helpers.js';
 

@@ -4,9 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { MailroomApiError, MailroomNetworkError } from '../../src/client/errors.js';
 import { pacerFor } from '../../src/wait/pacer.js';
-import { serverWaitStrategy, type HeldListing } from '../../src/wait/long-poll-strategy.js';
+import { longPollStrategy, type HeldListing } from '../../src/wait/long-poll-strategy.js';
 import type { MailSummary } from '../../src/client/messages.js';
-import type { PollEvent, PollPlan } from '../../src/wait/polling-strategy.js';
+import type { PollEvent, PollPlan } from '../../src/wait/strategy.js';
 import { FakeClock, seededRandom } from '../support/fake-clock.js';
 
 function summary(id: string, subject: string): MailSummary {
@@ -31,7 +31,7 @@ function harness(script: Script, sinceId: string | undefined = 'w0') {
   const lists: number[] = [];
   const events: PollEvent[] = [];
   const key = `server-wait-${++keys}`;
-  const strategy = serverWaitStrategy({
+  const strategy = longPollStrategy({
     sinceId,
     async hold(since, holdMs) {
       const step = script(holds.length, holdMs);
@@ -64,7 +64,7 @@ function harness(script: Script, sinceId: string | undefined = 'w0') {
 const timedOut = (messages: MailSummary[] = []): HeldListing => ({ messages, timedOut: true });
 const woken = (messages: MailSummary[]): HeldListing => ({ messages, timedOut: false });
 
-describe('serverWaitStrategy', () => {
+describe('longPollStrategy', () => {
   it('holds in steps of at most 25 s until the deadline, and its last hold is the check at the deadline', async () => {
     const h = harness((_, holdMs) => ({ after: holdMs, answer: timedOut() }));
     const outcome = await h.run({ budgetMs: 60_000 });

@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { MailroomApiError, MailroomNetworkError } from '../../src/client/errors.js';
 import { pacerFor, PACING_GUARD_MS } from '../../src/wait/pacer.js';
 import type { MailSummary } from '../../src/client/messages.js';
-import { MAX_GRACE_MS, pollMailbox, type PollEvent, type PollPlan } from '../../src/wait/polling-strategy.js';
+import { pollMailbox } from '../../src/wait/polling-strategy.js';
+import { MAX_GRACE_MS } from '../../src/wait/window.js';
+import { type PollEvent, type PollPlan } from '../../src/wait/strategy.js';
 import { FakeClock, seededRandom } from '../support/fake-clock.js';
 
 type Step = { readonly after?: number; readonly answer: readonly MailSummary[] | Error };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FLAT_ROUNDS, LIST_INTERVAL_MS, MAX_STEP_MS, scheduleDelay, scheduleStep } from '../../src/wait/schedule.js';
+import { FLAT_ROUNDS, MAX_STEP_MS, scheduleDelay, scheduleStep } from '../../src/wait/schedule.js';
+import { LIST_INTERVAL_MS } from '../../src/contract/limits.js';
 import { seededRandom } from '../support/fake-clock.js';
 
 describe('scheduleStep', () => {

@@ -5,7 +5,8 @@
 // (the contract's list floor), 10/s is ten calls in any second, 0.25/s is one
 // call every four seconds. Refused calls are not logged, so a refusal never
 // pushes the next allowed call further away.
-import type { Clock } from '../server-options.js';
+import { Refusal } from '../../contract/refusal.js';
+import type { WallClock } from '../server-options.js';
 
 export type BudgetDecision =
   | { readonly allowed: true }
@@ -19,11 +20,11 @@ export class Budget {
   readonly perSecond: number;
   readonly #capacity: number;
   readonly #windowMs: number;
-  readonly #clock: Clock;
+  readonly #clock: WallClock;
   readonly #log = new Map<string, number[]>();
   #lastSweep: number;
 
-  constructor(perSecond: number, clock: Clock) {
+  constructor(perSecond: number, clock: WallClock) {
     this.perSecond = perSecond;
     this.#capacity = Math.max(1, Math.floor(perSecond));
     this.#windowMs = (this.#capacity / perSecond) * 1000;
@@ -68,6 +69,15 @@ export class Budget {
   }
 
   /**
+   * Spends one call of `mailbox`'s budget, or throws the `rate_limited`
+   * refusal naming `what` budget it is and when to come back.
+   */
+  spend(mailbox: string, what: string): void {
+    const decision = this.take(mailbox);
+    if (!decision.allowed) throw this.#refusal(mailbox, what, decision);
+  }
+
+  /**
    * Records a call for `key` now even when the window's calls are spent: the
    * next `take` is then refused for a whole window. For work the caller did
    * not ask for at this moment (a held wait answering because mail arrived)
@@ -84,6 +94,17 @@ export class Budget {
     }
     calls.push(now);
     while (calls.length > this.#capacity) calls.shift();
+  }
+
+  #refusal(address: string, what: string, decision: Exclude<BudgetDecision, { allowed: true }>): Refusal {
+    const window = this.#windowMs === 1000 ? 'second' : `${this.#windowMs / 1000} s`;
+    const allowance = `${this.#capacity} call${this.#capacity === 1 ? '' : 's'} per ${window} per address`;
+    return new Refusal(
+      429,
+      'rate_limited',
+      `The ${what} budget of ${address} is spent (${allowance}; the last allowed call was ${(decision.sinceLastMs / 1000).toFixed(3)} s ago). Retry after ${decision.retryAfterSeconds} s; this refusal did not count against the budget`,
+      { 'retry-after': String(decision.retryAfterSeconds) },
+    );
   }
 
   #sweep(now: number): void {

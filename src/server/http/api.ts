@@ -1,23 +1,22 @@
-// The mailbox HTTP API (see CONTRACT.md), on node:http directly.
+// The mailbox HTTP API (docs/CONTRACT.md), on node:http directly.
 //
 // Every answer is computed as a Reply first and written in one place, which is
 // where an injected fault decides how (or whether) the answer reaches the wire.
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readBodyUpTo } from './body.js';
+import { Refusal } from '../../contract/refusal.js';
+import { API_BASE, HEALTH_PATH, MCP_PATH, WAIT_PATH } from '../../contract/routes.js';
+import type { WaitSlots } from '../../contract/wait-slots.js';
 import type { Budget } from '../budgets/budget.js';
-import { normalizeInjection, type ApiCall, type Fault, type FaultSwitch, type RequestCounter } from './faults.js';
-import { isWellFormedId } from '../store/ids.js';
 import type { Logger } from '../log.js';
-import { longPoll, WAIT_PATH } from './long-poll.js';
 import type { MailboxReader } from '../mailbox-reader.js';
-import { MCP_PATH, type McpEndpoint } from '../mcp/endpoint.js';
-import { parseLimit, singleParam } from './params.js';
-import { Refusal, rateRefusal } from '../../contract/refusal.js';
+import type { McpEndpoint } from '../mcp/endpoint.js';
+import { isWellFormedId } from '../store/ids.js';
 import type { MessageStore } from '../store/message-store.js';
-import type { WaitSlots } from '../waits/hold-for-mail.js';
-
-export const API_BASE = '/api/v1';
+import { readBodyUpTo } from './body.js';
+import { normalizeInjection, type ApiCall, type Fault, type FaultSwitch, type RequestCounter } from './faults.js';
+import { longPoll } from './long-poll.js';
+import { parseLimit, singleParam } from './params.js';
 const MAX_ADMIN_BODY = 64 * 1024;
 
 export interface ApiContext {
@@ -66,7 +65,7 @@ function methodNotAllowed(method: string, path: string, allowed: readonly string
 /** Maps method + path to a route, or throws the refusal for it. */
 function route(method: string, path: string, faultInjection: boolean, longPollServed: boolean): Route {
   const verb = method === 'HEAD' ? 'GET' : method;
-  if (path === '/healthz') {
+  if (path === HEALTH_PATH) {
     if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
     return { kind: 'healthz' };
   }
@@ -113,7 +112,7 @@ function route(method: string, path: string, faultInjection: boolean, longPollSe
     if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
     return { kind: 'stats' };
   }
-  throw new Refusal(404, 'not_found', `No such route: ${method} ${path}. The API is GET|DELETE ${API_BASE}/mailbox?address=A, ${longPollServed ? `GET ${WAIT_PATH}?address=A&since_id=ID, ` : ''}GET|DELETE ${API_BASE}/message/{id}?mailbox=A, GET ${API_BASE}/message/{id}/raw?mailbox=A, POST ${MCP_PATH} and GET /healthz`);
+  throw new Refusal(404, 'not_found', `No such route: ${method} ${path}. The API is GET|DELETE ${API_BASE}/mailbox?address=A, ${longPollServed ? `GET ${WAIT_PATH}?address=A&since_id=ID, ` : ''}GET|DELETE ${API_BASE}/message/{id}?mailbox=A, GET ${API_BASE}/message/{id}/raw?mailbox=A, POST ${MCP_PATH} and GET ${HEALTH_PATH}`);
 }
 
 function addressParamOf(call: ApiCall): 'address' | 'mailbox' {
@@ -136,7 +135,7 @@ export interface ApiHandler {
 }
 
 export function createApiHandler(ctx: ApiContext): ApiHandler {
-  // Discovery (CONTRACT.md proposal): a client that finds `features.wait`
+  // Discovery: a client that finds `features.wait`
   // here may use the long-poll; a service without it simply does not say so.
   const health = {
     ok: true,
@@ -177,7 +176,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
       if (call === 'list') {
         const limit = parseLimit(params);
         const mailbox = mailboxParam(params, 'address');
-        spend(ctx.listBudget, mailbox, 'list');
+        ctx.listBudget.spend(mailbox, 'list');
         // The address is echoed as the caller wrote it (the contract's A); the mailbox itself is case-insensitive.
         return json(200, { address: params.get('address'), messages: await ctx.reader.listing(mailbox, limit) });
       }
@@ -186,11 +185,11 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
       }
       if (call === 'deleteMailbox') {
         const mailbox = mailboxParam(params, 'address');
-        spend(ctx.messageBudget, mailbox, 'message');
+        ctx.messageBudget.spend(mailbox, 'message');
         return json(200, { deleted: ctx.store.deleteMailbox(mailbox) });
       }
       const mailbox = mailboxParam(params, 'mailbox');
-      spend(ctx.messageBudget, mailbox, 'message');
+      ctx.messageBudget.spend(mailbox, 'message');
       if (call === 'deleteMessage') return json(200, { deleted: ctx.store.delete(mailbox, id!) });
       const message = ctx.store.get(mailbox, id!);
       if (!message) {
@@ -207,11 +206,6 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
       }
       throw error;
     }
-  }
-
-  function spend(budget: Budget, mailbox: string, what: string): void {
-    const decision = budget.take(mailbox);
-    if (!decision.allowed) throw rateRefusal(mailbox, what, budget, decision);
   }
 
   async function admin(route: Route, req: IncomingMessage, params: URLSearchParams): Promise<Reply> {

@@ -9,21 +9,14 @@
 // first and stops at its watermark as usual, and filters the server cannot
 // evaluate (a RegExp, a predicate) still work - such a client sends no
 // server-side filter, so any new message wakes it, and it filters itself.
-import { parseLimit, parseSinceId, singleParam } from './params.js';
+import { MAX_WAIT_SECONDS } from '../../contract/limits.js';
+import { API_BASE } from '../../contract/routes.js';
 import { Refusal } from '../../contract/refusal.js';
-import { containsFilter, holdForMail, MAX_WAIT_SECONDS, type WaitContext, type WaitSlots } from '../waits/hold-for-mail.js';
-import type { WireSummary } from '../mailbox-reader.js';
-
-export const WAIT_PATH = '/api/v1/mailbox/wait';
-
-export interface LongPollAnswer {
-  readonly address: string;
-  /** Newest first, at most `limit`: the listing when the wait was answered. */
-  readonly messages: readonly WireSummary[];
-  /** True when the timeout ended the wait (the listing then has nothing newer than `since_id` that matches). */
-  readonly timed_out: boolean;
-  readonly waited_seconds: number;
-}
+import { blankToUndefined } from '../../contract/validation.js';
+import type { WaitSlots } from '../../contract/wait-slots.js';
+import type { WireWaitAnswer } from '../../contract/wire.js';
+import { containsFilter, holdForMail, type WaitContext } from '../waits/hold-for-mail.js';
+import { parseLimit, parseSinceId, singleParam } from './params.js';
 
 /** `timeout` in seconds (fractions allowed, default and maximum 25; larger values are clamped). */
 export function parseWaitTimeout(value: string | undefined): number {
@@ -35,28 +28,19 @@ export function parseWaitTimeout(value: string | undefined): number {
   return Math.min(seconds, MAX_WAIT_SECONDS);
 }
 
-function optionalText(params: URLSearchParams, name: string): string | undefined {
-  const value = singleParam(params, name);
-  return value === undefined || value === '' ? undefined : value;
-}
-
 export async function longPoll(
   ctx: WaitContext & { readonly slots: WaitSlots },
   params: URLSearchParams,
   signal: AbortSignal,
-): Promise<LongPollAnswer> {
+): Promise<WireWaitAnswer> {
   const limit = parseLimit(params);
   const sinceId = parseSinceId(singleParam(params, 'since_id'), 'since_id');
   const timeoutSeconds = parseWaitTimeout(singleParam(params, 'timeout'));
-  const matches = containsFilter(optionalText(params, 'from_contains'), optionalText(params, 'subject_contains'));
+  const matches = containsFilter(blankToUndefined(singleParam(params, 'from_contains')), blankToUndefined(singleParam(params, 'subject_contains')));
   const address = singleParam(params, 'address');
   const mailbox = ctx.reader.mailboxKey(address, 'address');
 
-  const release = ctx.slots.tryTake();
-  if (!release) {
-    throw new Refusal(503, 'too_many_waits',
-      `Too many waits are in progress: all ${ctx.slots.capacity} wait slots of this server are taken and waits are not queued. List the mailbox instead (GET /api/v1/mailbox?address=${address}), or try again later`);
-  }
+  const release = ctx.slots.take(`List the mailbox instead (GET ${API_BASE}/mailbox?address=${address}), or try again later`);
   try {
     const outcome = await holdForMail(ctx, { mailbox, sinceId, timeoutMs: timeoutSeconds * 1000, matches, signal });
     if (outcome.kind === 'failed') throw outcome.error;

@@ -1,10 +1,8 @@
 // Query parameters, checked the same way on every route: each given at most
 // once, malformed ones refused with `invalid_request` naming the parameter.
-import { isWellFormedId } from '../store/ids.js';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../../contract/limits.js';
 import { Refusal } from '../../contract/refusal.js';
-
-export const DEFAULT_LIMIT = 25;
-export const MAX_LIMIT = 100;
+import { isWellFormedId } from '../store/ids.js';
 
 export function singleParam(params: URLSearchParams, name: string): string | undefined {
   const values = params.getAll(name);
@@ -14,10 +12,10 @@ export function singleParam(params: URLSearchParams, name: string): string | und
 
 export function parseLimit(params: URLSearchParams): number {
   const value = singleParam(params, 'limit');
-  if (value === undefined) return DEFAULT_LIMIT;
+  if (value === undefined) return DEFAULT_LIST_LIMIT;
   const limit = /^[0-9]{1,3}$/.test(value) ? Number(value) : NaN;
-  if (!(limit >= 1 && limit <= MAX_LIMIT)) {
-    throw new Refusal(400, 'invalid_request', `Parameter \`limit\` must be a whole number from 1 to ${MAX_LIMIT}, got ${JSON.stringify(value)}`);
+  if (!(limit >= 1 && limit <= MAX_LIST_LIMIT)) {
+    throw new Refusal(400, 'invalid_request', `Parameter \`limit\` must be a whole number from 1 to ${MAX_LIST_LIMIT}, got ${JSON.stringify(value)}`);
   }
   return limit;
 }

@@ -1,17 +1,17 @@
 // The MCP tools on the embedded server: the store read directly, with the same
-// refusals and budgets as the HTTP API (mailbox.ts), and `wait_for_message`
-// held by `holdForMail` in one of the server's 8 MCP wait slots.
+// refusals and budgets as the HTTP API (mailbox-reader.ts), and
+// `wait_for_message` held by `holdForMail` in one of the server's MCP wait slots.
+import { DEFAULT_LIST_LIMIT } from '../../contract/limits.js';
+import { Refusal } from '../../contract/refusal.js';
+import { blankToUndefined } from '../../contract/validation.js';
+import type { WaitSlots } from '../../contract/wait-slots.js';
+import { WHEN_SLOTS_ARE_FULL, type MailTools, type WaitArguments, type WaitAnswer } from '../../mcp/tools.js';
 import type { Budget } from '../budgets/budget.js';
-import { isWellFormedId } from '../store/ids.js';
+import { parseSinceId } from '../http/params.js';
 import type { MailboxReader } from '../mailbox-reader.js';
-import type { MailTools, WaitArguments, WaitAnswer } from '../../mcp/tools.js';
-import { DEFAULT_LIMIT, parseSinceId } from '../http/params.js';
-import { Refusal, rateRefusal } from '../../contract/refusal.js';
+import { isWellFormedId } from '../store/ids.js';
 import type { MessageStore } from '../store/message-store.js';
-import { containsFilter, holdForMail, type WaitSlots } from '../waits/hold-for-mail.js';
-
-/** The contract's number: 8 wait slots in the whole server, no queue. */
-export const MCP_WAIT_SLOTS = 8;
+import { containsFilter, holdForMail } from '../waits/hold-for-mail.js';
 
 export interface EmbeddedToolsContext {
   readonly store: MessageStore;
@@ -21,19 +21,10 @@ export interface EmbeddedToolsContext {
   readonly slots: WaitSlots;
 }
 
-function spend(budget: Budget, mailbox: string, what: string): void {
-  const decision = budget.take(mailbox);
-  if (!decision.allowed) throw rateRefusal(mailbox, what, budget, decision);
-}
-
 function checkId(id: string): void {
   if (!isWellFormedId(id)) {
     throw new Refusal(400, 'invalid_request', `Malformed message id ${JSON.stringify(id)}: an id is 11 characters of 0-9 and a-z, as list_messages returns them`);
   }
-}
-
-function blankToUndefined(value: string | undefined): string | undefined {
-  return value === undefined || value === '' ? undefined : value;
 }
 
 export function createEmbeddedTools(ctx: EmbeddedToolsContext): MailTools {
@@ -41,14 +32,14 @@ export function createEmbeddedTools(ctx: EmbeddedToolsContext): MailTools {
   return {
     async listMessages(address, limit) {
       const mailbox = reader.mailboxKey(address, 'address');
-      spend(ctx.listBudget, mailbox, 'list');
-      return { address, messages: await reader.listing(mailbox, limit ?? DEFAULT_LIMIT) };
+      ctx.listBudget.spend(mailbox, 'list');
+      return { address, messages: await reader.listing(mailbox, limit ?? DEFAULT_LIST_LIMIT) };
     },
 
     async getMessage(address, id) {
       const mailbox = reader.mailboxKey(address, 'address');
       checkId(id);
-      spend(ctx.messageBudget, mailbox, 'message');
+      ctx.messageBudget.spend(mailbox, 'message');
       const message = store.get(mailbox, id);
       if (!message) throw new Refusal(404, 'not_found', `No message ${id} in ${address}: it expired, was deleted, or never existed there`);
       return reader.wireMessage(message);
@@ -57,7 +48,7 @@ export function createEmbeddedTools(ctx: EmbeddedToolsContext): MailTools {
     async deleteMessage(address, id) {
       const mailbox = reader.mailboxKey(address, 'address');
       checkId(id);
-      spend(ctx.messageBudget, mailbox, 'message');
+      ctx.messageBudget.spend(mailbox, 'message');
       return { deleted: store.delete(mailbox, id) };
     },
 
@@ -65,12 +56,7 @@ export function createEmbeddedTools(ctx: EmbeddedToolsContext): MailTools {
       const mailbox = reader.mailboxKey(args.address, 'address');
       const sinceId = parseSinceId(blankToUndefined(args.since_id), 'since_id');
       const matches = containsFilter(blankToUndefined(args.from_contains), blankToUndefined(args.subject_contains));
-      const release = ctx.slots.tryTake();
-      if (!release) {
-        throw new Refusal(503, 'too_many_waits',
-          `Too many waits are in progress: all ${ctx.slots.capacity} wait slots of this server are taken, and waits are not queued. ` +
-          'List the mailbox with list_messages and carry on, or call wait_for_message again in a little while');
-      }
+      const release = ctx.slots.take(WHEN_SLOTS_ARE_FULL);
       try {
         const outcome = await holdForMail(ctx, { mailbox, sinceId, timeoutMs: args.timeout_seconds * 1000, matches, signal });
         const waited_seconds = Math.round(outcome.waitedMs) / 1000;

@@ -4,7 +4,7 @@
 //
 // The seed's own example is a bare curl call: `Content-Type:
 // application/json`, curl's default `Accept: */*`, and `tools/call` with no
-// `initialize` before it. CONTRACT.md ("MCP endpoint") promises it a plain
+// `initialize` before it. docs/CONTRACT.md ("MCP endpoint") promises it a plain
 // JSON answer. The SDK's transport insists on `Accept: application/json,
 // text/event-stream` (406 otherwise), so the request is rebuilt here with
 // that Accept header, and the answer's form is chosen from what the client
@@ -15,14 +15,13 @@
 // server's request handlers do not require one.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { MCP_PATH } from '../../contract/routes.js';
+import { createMcpServer } from '../../mcp/mcp-server.js';
+import type { MailTools } from '../../mcp/tools.js';
 import { readBodyUpTo } from '../http/body.js';
 import type { Logger } from '../log.js';
-import { registerMailTools, type MailTools } from '../../mcp/tools.js';
-import { packageVersion } from '../../contract/package-version.js';
 
-export const MCP_PATH = '/mcp';
 const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface McpEndpointOptions {
@@ -35,21 +34,6 @@ export interface McpEndpoint {
   handle(req: IncomingMessage, res: ServerResponse): void;
   /** Cancels every call in progress (their waits end and free their slots). */
   close(): void;
-}
-
-/** What the server tells an agent once, at `initialize`. */
-export function mcpInstructions(domains: readonly string[]): string {
-  return [
-    `A disposable-inbox mail service. Mail sent to any address at ${domains.join(', ')} lands in that address's mailbox; there is nothing to create first.`,
-    'To get an email your action causes: note the id of the newest message already there (list_messages), act, then call wait_for_message with since_id set to that id.',
-    'A wait holds for at most 25 s; a timed-out answer is normal - call again to keep waiting.',
-  ].join(' ');
-}
-
-export function createMcpServer(tools: MailTools, domains: readonly string[]): McpServer {
-  const server = new McpServer({ name: 'mailroom', version: packageVersion() }, { instructions: mcpInstructions(domains) });
-  registerMailTools(server, tools);
-  return server;
 }
 
 function jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
@@ -82,7 +66,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       body: new Uint8Array(body),
     });
 
-    const server = createMcpServer(options.tools, options.domains);
+    const server = createMcpServer(options.tools, { domains: options.domains });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsStream });
     transport.onerror = (error) => options.logger.info(`mailroom: MCP request refused: ${error.message}`);
     let closed = false;

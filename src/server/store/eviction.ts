@@ -2,13 +2,13 @@
 // once; under sustained pressure the rest are summarised at most every 10 s,
 // so a full store cannot flood the log.
 import type { Logger } from '../log.js';
-import type { Clock } from '../server-options.js';
+import type { WallClock } from '../server-options.js';
 import type { StoredMessage } from './message-store.js';
 
 const SUMMARY_INTERVAL_MS = 10_000;
 
 export class EvictionReporter {
-  readonly #clock: Clock;
+  readonly #clock: WallClock;
   readonly #logger: Logger;
   readonly #maxMessages: number;
   #lastReport = -Infinity;
@@ -16,7 +16,7 @@ export class EvictionReporter {
   #lastVictim: StoredMessage | undefined;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(options: { clock: Clock; logger: Logger; maxMessages: number }) {
+  constructor(options: { clock: WallClock; logger: Logger; maxMessages: number }) {
     this.#clock = options.clock;
     this.#logger = options.logger;
     this.#maxMessages = options.maxMessages;

@@ -11,7 +11,7 @@
 // test/server/summary.test.ts checks that both paths agree.
 import { isUtf8 } from 'node:buffer';
 import { addressParser, decodeWords } from 'postal-mime';
-import { detached, formatFrom, makePreview, oneLine, type MailSummary } from './mime-parse.js';
+import { detached, formatFrom, makePreview, oneLine, type ParsedSummary } from './mime-parse.js';
 
 const MAX_HEADER_BYTES = 64 * 1024;
 const MAX_DEPTH = 3;
@@ -40,7 +40,7 @@ interface ContentType {
 const WSP = /^[ \t]+|[ \t]+$/g;
 
 /** The summary, or undefined when the message needs the full parser. */
-export function fastSummary(raw: Buffer): MailSummary | undefined {
+export function fastSummary(raw: Buffer): ParsedSummary | undefined {
   const top = readPart(raw, 0, raw.length);
   if (!top) return undefined;
   const preview = previewOf(raw, top, 0);

@@ -7,9 +7,9 @@
 //
 // Removed messages are tombstoned in place and squeezed out once tombstones
 // outnumber live entries, which keeps every operation amortised O(1) per message.
-import type { Clock } from '../server-options.js';
+import type { WallClock } from '../server-options.js';
 import { createIdSource, type IdSource } from './ids.js';
-import { parseMail, summarize, type MailSummary, type ParsedMail } from './mime-parse.js';
+import { parseMail, summarize, type ParsedSummary, type ParsedMail } from './mime-parse.js';
 import { fastSummary } from './fast-summary.js';
 
 /**
@@ -55,7 +55,7 @@ export class MessageContent {
   readonly raw: Buffer;
   readonly envelopeFrom: string;
   readonly #cache: ParseCache;
-  #summary: MailSummary | undefined;
+  #summary: ParsedSummary | undefined;
   #parsing: Promise<ParsedMail> | undefined;
 
   constructor(raw: Buffer, envelopeFrom: string, cache: ParseCache) {
@@ -65,11 +65,11 @@ export class MessageContent {
   }
 
   /** The list's view of the message, parsed on first use and then kept. */
-  get summaryIfKnown(): MailSummary | undefined {
+  get summaryIfKnown(): ParsedSummary | undefined {
     return this.#summary;
   }
 
-  async summary(): Promise<MailSummary> {
+  async summary(): Promise<ParsedSummary> {
     this.#summary ??= fastSummary(this.raw);
     return this.#summary ?? (this.#summary = summarize(await this.parsed()));
   }
@@ -103,7 +103,7 @@ export type RemovalReason = 'expired' | 'evicted' | 'deleted';
 export type ArrivalListener = (message: StoredMessage) => void;
 
 export interface StoreOptions {
-  readonly clock: Clock;
+  readonly clock: WallClock;
   readonly retention: number;
   readonly maxMessages: number;
   /** Called for every message the global cap pushed out. */

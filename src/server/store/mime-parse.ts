@@ -1,25 +1,19 @@
 // Turning a stored source into what the API shows. This runs on the first read of
-// a message, not at intake: parsing every message as it arrives is what made
-// intake slow, and most test mail is read once or never. The result is cached
-// by the caller (see store.ts), so a message is parsed at most once.
+// a message, not at intake: parsing at intake would make intake as slow as the
+// parser, and most test mail is read once or never. The result is cached by
+// the caller (message-content.ts), so a message is parsed at most once.
 //
 // It never throws: a message that the MIME parser refuses still gets a summary
 // built from its header block and its body as text.
 import { isUtf8 } from 'node:buffer';
 import { Parser } from 'htmlparser2';
 import PostalMime, { addressParser, decodeWords, type Address, type Email } from 'postal-mime';
+import type { WireAttachment } from '../../contract/wire.js';
 
 export const PREVIEW_LENGTH = 100;
 
-export interface AttachmentInfo {
-  readonly filename: string | null;
-  readonly content_type: string;
-  readonly size: number;
-  readonly content_id: string | null;
-}
-
 /** What the list shows of a message: small, and kept for the message's lifetime. */
-export interface MailSummary {
+export interface ParsedSummary {
   readonly from: string;
   readonly to: readonly string[];
   readonly subject: string;
@@ -38,7 +32,7 @@ export interface ParsedMail {
   readonly headers: Readonly<Record<string, readonly string[]>>;
   readonly text: string | null;
   readonly html: string | null;
-  readonly attachments: readonly AttachmentInfo[];
+  readonly attachments: readonly WireAttachment[];
 }
 
 export async function parseMail(raw: Buffer): Promise<ParsedMail> {
@@ -76,7 +70,7 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
  * its whole parent string (the decoded source) alive, and summaries live as
  * long as their message.
  */
-export function summarize(parsed: ParsedMail): MailSummary {
+export function summarize(parsed: ParsedMail): ParsedSummary {
   return Object.freeze({
     from: detached(parsed.from),
     to: Object.freeze(parsed.to.map(detached)),

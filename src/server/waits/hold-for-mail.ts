@@ -25,37 +25,8 @@
 import { performance } from 'node:perf_hooks';
 import type { Budget } from '../budgets/budget.js';
 import type { MailboxReader } from '../mailbox-reader.js';
-import type { MailSummary } from '../store/mime-parse.js';
+import type { ParsedSummary } from '../store/mime-parse.js';
 import type { MessageStore, StoredMessage } from '../store/message-store.js';
-
-/** The longest a wait is held, in seconds (the seed's ceiling: proxies kill longer requests). */
-export const MAX_WAIT_SECONDS = 25;
-
-/** A fixed number of concurrent waits, and no queue: a wait that finds them all taken is refused at once. */
-export class WaitSlots {
-  readonly capacity: number;
-  #inUse = 0;
-
-  constructor(capacity: number) {
-    this.capacity = capacity;
-  }
-
-  get inUse(): number {
-    return this.#inUse;
-  }
-
-  /** A release function (idempotent), or undefined when every slot is taken. */
-  tryTake(): (() => void) | undefined {
-    if (this.#inUse >= this.capacity) return undefined;
-    this.#inUse++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.#inUse--;
-    };
-  }
-}
 
 export interface WaitContext {
   readonly store: MessageStore;
@@ -70,7 +41,7 @@ export interface HoldRequest {
   readonly sinceId: string | undefined;
   readonly timeoutMs: number;
   /** The server-side filter; a wait without one is answered by any new message. */
-  readonly matches: (summary: MailSummary) => boolean;
+  readonly matches: (summary: ParsedSummary) => boolean;
   /** Aborted when the caller goes away or the server closes. */
   readonly signal: AbortSignal;
 }
@@ -174,18 +145,10 @@ export function holdForMail(ctx: WaitContext, request: HoldRequest): Promise<Hol
 }
 
 /** Case-insensitive substring filters on the summary's `from` and `subject`; absent ones match anything. */
-export function containsFilter(fromContains: string | undefined, subjectContains: string | undefined): (summary: MailSummary) => boolean {
+export function containsFilter(fromContains: string | undefined, subjectContains: string | undefined): (summary: ParsedSummary) => boolean {
   const from = fromContains?.toLowerCase();
   const subject = subjectContains?.toLowerCase();
   return (summary) =>
     (from === undefined || summary.from.toLowerCase().includes(from)) &&
     (subject === undefined || summary.subject.toLowerCase().includes(subject));
-}
-
-/** The filter in words, e.g. `subject containing "code"`; undefined when there is none. */
-export function describeContains(fromContains: string | undefined, subjectContains: string | undefined): string | undefined {
-  const parts: string[] = [];
-  if (fromContains !== undefined) parts.push(`sender containing ${JSON.stringify(fromContains)}`);
-  if (subjectContains !== undefined) parts.push(`subject containing ${JSON.stringify(subjectContains)}`);
-  return parts.length === 0 ? undefined : parts.join(' and ');
 }
