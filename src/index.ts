@@ -40,7 +40,8 @@ export type { ServiceFeatures } from './client/messages.js';
 // Addresses, options, exactly-once
 export { freshAddress, sanitizePrefix } from './inbox/address.js';
 export type { FreshAddressOptions } from './inbox/address.js';
-export { resolveConnection, DEFAULT_API_URL, DEFAULT_DOMAIN, DEFAULT_TIMEOUT_MS, DEFAULT_QUIET_MS } from './inbox/inbox-options.js';
+export { resolveConnection, DEFAULT_TIMEOUT_MS, DEFAULT_QUIET_MS } from './inbox/inbox-options.js';
+export { DEFAULT_API_URL, DEFAULT_DOMAIN } from './contract/defaults.js';
 export type { ConnectionOptions, ResolvedConnection } from './inbox/inbox-options.js';
 export { createHandledStore, openHandledStore } from './inbox/handled.js';
 export type { HandledStore } from './inbox/handled.js';

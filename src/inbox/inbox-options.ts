@@ -1,11 +1,11 @@
 // Inbox options: validated at the edge, defaulted in one place, frozen.
-import { normalizeDomain, sanitizePrefix, validateAddress } from './address.js';
-import { MailroomClient, normalizeApiURL, DEFAULT_REQUEST_TIMEOUT_MS } from '../client/client.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, MailroomClient, normalizeApiURL } from '../client/client.js';
+import { DEFAULT_API_URL, DEFAULT_DOMAIN } from '../contract/defaults.js';
+import { assertMs, blankToUndefined } from '../contract/validation.js';
 import { systemClock, systemRandom, type Clock, type RandomSource } from '../wait/clock.js';
+import { normalizeDomain, sanitizePrefix, validateAddress } from './address.js';
 import type { HandledStore } from './handled.js';
 
-export const DEFAULT_API_URL = 'http://127.0.0.1:8025';
-export const DEFAULT_DOMAIN = 'mailroom.test';
 /** The default budget of `expectMail`. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /** The default quiet period of `expectNoMail`. */
@@ -31,13 +31,13 @@ export interface ResolvedConnection {
 
 /** Fills connection options from the environment, then the built-in defaults. */
 export function resolveConnection(options: ConnectionOptions = {}, env: Readonly<Record<string, string | undefined>> = process.env): ResolvedConnection {
-  const token = options.token ?? nonEmpty(env.MAILROOM_TOKEN);
+  const token = options.token ?? fromEnv(env.MAILROOM_TOKEN);
   if (token !== undefined && (typeof token !== 'string' || token === '')) throw new TypeError('Expected `token` to be a non-empty string');
   const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
   assertMs('requestTimeout', requestTimeout, { positive: true });
   return Object.freeze({
-    apiURL: normalizeApiURL(options.apiURL ?? nonEmpty(env.MAILROOM_API_URL) ?? DEFAULT_API_URL),
-    domain: normalizeDomain(options.domain ?? nonEmpty(env.MAILROOM_DOMAIN) ?? DEFAULT_DOMAIN),
+    apiURL: normalizeApiURL(options.apiURL ?? fromEnv(env.MAILROOM_API_URL) ?? DEFAULT_API_URL),
+    domain: normalizeDomain(options.domain ?? fromEnv(env.MAILROOM_DOMAIN) ?? DEFAULT_DOMAIN),
     token,
     requestTimeout,
   });
@@ -54,12 +54,6 @@ export interface ResolvedInboxOptions extends ResolvedConnection {
   readonly serverWait: boolean;
   readonly clock: Clock;
   readonly random: RandomSource;
-}
-
-export function assertMs(name: string, value: unknown, { positive = false } = {}): asserts value is number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (positive && value === 0)) {
-    throw new TypeError(`Expected \`${name}\` to be a ${positive ? 'positive' : 'non-negative'} number of milliseconds, got ${typeof value === 'number' ? value : typeof value}`);
-  }
 }
 
 export function resolveInboxOptions(options: Record<string, unknown> & ConnectionOptions, env: Readonly<Record<string, string | undefined>> = process.env): ResolvedInboxOptions {
@@ -103,13 +97,14 @@ export function resolveInboxOptions(options: Record<string, unknown> & Connectio
 
 /** An on/off environment variable: 1/true/yes/on or 0/false/no/off; unset or empty is undefined. */
 function parseSwitch(name: string, value: string | undefined): boolean | undefined {
-  const v = nonEmpty(value)?.toLowerCase();
+  const v = fromEnv(value)?.toLowerCase();
   if (v === undefined) return undefined;
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
   throw new TypeError(`Expected ${name} to be 1 or 0 (true/false, yes/no, on/off), got ${JSON.stringify(value)}`);
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
+/** An environment variable's value, trimmed; undefined when unset or blank. */
+function fromEnv(value: string | undefined): string | undefined {
+  return blankToUndefined(value)?.trim();
 }

@@ -14,7 +14,8 @@ import { MailroomApiError, MailroomError, isTransient } from '../client/errors.j
 import { MailTimeoutError, UnexpectedMailError, type SkippedMail, type SkipReason } from './wait-errors.js';
 import { compileFilter, type CompiledFilter, type MailFilter } from './filter.js';
 import { Mail } from './mail.js';
-import { assertMs, DEFAULT_QUIET_MS, resolveInboxOptions, type ConnectionOptions, type ResolvedInboxOptions } from './inbox-options.js';
+import { DEFAULT_QUIET_MS, resolveInboxOptions, type ConnectionOptions, type ResolvedInboxOptions } from './inbox-options.js';
+import { assertMs } from '../contract/validation.js';
 import { pacerFor, TOO_LATE } from '../wait/pacer.js';
 import { callWithRetry } from '../wait/retry.js';
 import { type MailSummary } from '../client/messages.js';

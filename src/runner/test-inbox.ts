@@ -10,7 +10,8 @@
 import { MailTimeoutError, SKIP_REASONS, UnexpectedMailError } from '../inbox/wait-errors.js';
 import { createInbox, type Inbox, type InboxEvent } from '../inbox/inbox.js';
 import type { Mail } from '../inbox/mail.js';
-import { assertMs, DEFAULT_TIMEOUT_MS, type ConnectionOptions } from '../inbox/inbox-options.js';
+import { DEFAULT_TIMEOUT_MS, type ConnectionOptions } from '../inbox/inbox-options.js';
+import { assertMs } from '../contract/validation.js';
 import { type MailSummary } from '../client/messages.js';
 import { formatDuration, formatSummary } from '../inbox/describe.js';
 

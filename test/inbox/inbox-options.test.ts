@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MailroomClient, normalizeApiURL, parseRetryAfter } from '../../src/client/client.js';
 import { createHandledStore, openHandledStore } from '../../src/inbox/handled.js';
-import { DEFAULT_API_URL, DEFAULT_DOMAIN, DEFAULT_TIMEOUT_MS, resolveConnection, resolveInboxOptions } from '../../src/inbox/inbox-options.js';
+import { DEFAULT_TIMEOUT_MS, resolveConnection, resolveInboxOptions } from '../../src/inbox/inbox-options.js';
+import { DEFAULT_API_URL, DEFAULT_DOMAIN } from '../../src/contract/defaults.js';
 
 describe('resolveConnection', () => {
   it('takes options first, then MAILROOM_* variables, then the embedded server defaults', () => {
