@@ -32,16 +32,23 @@ function run(command: string, args: readonly string[], cwd: string, env: NodeJS.
   });
 }
 
-async function step(title: string, command: string, args: readonly string[], cwd: string, env?: NodeJS.ProcessEnv, expect?: RegExp): Promise<string> {
+async function timed<T>(title: string, work: () => T | Promise<T>): Promise<T> {
   const started = performance.now();
-  const { code, output } = await run(command, args, cwd, env);
+  const result = await work();
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  if (code !== 0 || (expect && !expect.test(output))) {
-    const why = code !== 0 ? `exited with ${code}` : `printed nothing matching ${expect}`;
-    throw new Error(`pack check: ${title} failed: \`${command} ${args.join(' ')}\` in ${cwd} ${why}.\n--- its output ---\n${output}`);
-  }
   console.log(`pack check: ${title} (${seconds} s)`);
-  return output;
+  return result;
+}
+
+function step(title: string, command: string, args: readonly string[], cwd: string, env?: NodeJS.ProcessEnv, expect?: RegExp): Promise<string> {
+  return timed(title, async () => {
+    const { code, output } = await run(command, args, cwd, env);
+    if (code !== 0 || (expect && !expect.test(output))) {
+      const why = code !== 0 ? `exited with ${code}` : `printed nothing matching ${expect}`;
+      throw new Error(`pack check: ${title} failed: \`${command} ${args.join(' ')}\` in ${cwd} ${why}.\n--- its output ---\n${output}`);
+    }
+    return output;
+  });
 }
 
 function freePort(): Promise<number> {
