@@ -2,8 +2,10 @@
 // `npm pack`, installs the tarball into a new project next to vitest and
 // @playwright/test, and runs there a type check, a Vitest signup test and a
 // Playwright signup spec (the templates in test/pack/project) against the
-// Acme demo app. Exits non-zero, with the failing command's output, when any
-// step fails; the project is kept for a post-mortem then.
+// Acme demo app. It also compares the export list of every entry point with
+// test/pack/exports.txt (scripts/pack-exports.ts); `--update-exports` rewrites
+// that file instead. Exits non-zero, with the failing command's output, when
+// any step fails; the project is kept for a post-mortem then.
 import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -12,6 +14,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findChromium } from '../e2e/chromium.js';
 import { startDemoApp } from '../fixtures/demo-app/index.js';
+import {
+  assertExportsFileMatches,
+  assertRuntimeMatchesTypes,
+  entryPoints,
+  listExports,
+  readRuntimeProbe,
+  updateExportsFile,
+  writeRuntimeProbe,
+} from './pack-exports.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TEMPLATE = join(ROOT, 'test/pack/project');
@@ -32,16 +43,29 @@ function run(command: string, args: readonly string[], cwd: string, env: NodeJS.
   });
 }
 
-async function step(title: string, command: string, args: readonly string[], cwd: string, env?: NodeJS.ProcessEnv, expect?: RegExp): Promise<string> {
+async function timed<T>(title: string, work: () => T | Promise<T>): Promise<T> {
   const started = performance.now();
-  const { code, output } = await run(command, args, cwd, env);
+  const result = await work();
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  if (code !== 0 || (expect && !expect.test(output))) {
-    const why = code !== 0 ? `exited with ${code}` : `printed nothing matching ${expect}`;
-    throw new Error(`pack check: ${title} failed: \`${command} ${args.join(' ')}\` in ${cwd} ${why}.\n--- its output ---\n${output}`);
-  }
   console.log(`pack check: ${title} (${seconds} s)`);
-  return output;
+  return result;
+}
+
+function step(title: string, command: string, args: readonly string[], cwd: string, env?: NodeJS.ProcessEnv, expect?: RegExp): Promise<string> {
+  return timed(title, async () => {
+    const { code, output } = await run(command, args, cwd, env);
+    if (code !== 0 || (expect && !expect.test(output))) {
+      const why = code !== 0 ? `exited with ${code}` : `printed nothing matching ${expect}`;
+      throw new Error(`pack check: ${title} failed: \`${command} ${args.join(' ')}\` in ${cwd} ${why}.\n--- its output ---\n${output}`);
+    }
+    return output;
+  });
+}
+
+function parseArguments(args: readonly string[]): { readonly updateExports: boolean } {
+  const unknown = args.filter((arg) => arg !== '--update-exports');
+  if (unknown.length > 0) throw new Error(`pack check: unknown argument ${unknown.join(' ')}; the only one is --update-exports`);
+  return { updateExports: args.includes('--update-exports') };
 }
 
 function freePort(): Promise<number> {
@@ -55,6 +79,7 @@ function freePort(): Promise<number> {
   });
 }
 
+const { updateExports } = parseArguments(process.argv.slice(2));
 const own = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
 const work = mkdtempSync(join(tmpdir(), 'mailroom-pack-'));
 const project = join(work, 'project');
@@ -95,6 +120,17 @@ try {
   // Everything but the tarball is in npm's cache after `npm ci` here.
   await step('npm install into a new project', 'npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], project);
   await step('tsc: the published types (expect(42).toReceiveMail() does not compile)', 'npx', ['tsc', '-p', '.'], project);
+  const specifiers = entryPoints(project);
+  await step(`vitest: import() of ${specifiers.join(', ')}`, 'npx', writeRuntimeProbe(project, specifiers), project, process.env, /1 passed/);
+  const title = updateExports
+    ? 'exports: rewrote test/pack/exports.txt from the package'
+    : 'exports: every entry point exports what test/pack/exports.txt lists';
+  await timed(title, () => {
+    const entries = listExports(project, specifiers);
+    assertRuntimeMatchesTypes(entries, readRuntimeProbe(project));
+    if (updateExports) updateExportsFile(entries);
+    else assertExportsFileMatches(entries);
+  });
 
   const [smtpPort, httpPort] = [await freePort(), await freePort()];
   const demo = await startDemoApp({ smtp: { host: '127.0.0.1', port: smtpPort } });
