@@ -1,0 +1,231 @@
+// The layering of src/, enforced by `npm run lint:layers` and by
+// test/layout/import-graph.test.ts.
+//
+// Each illegal import between folders is reported by exactly one rule, the
+// most specific: an import of cli/ by `no-import-of-cli`, client side to
+// server side by `client-side-not-server`, anything else by the importing
+// layer's own `<layer>-layer` rule. A cycle is reported on top, once per
+// cycle. A file outside the known folders is reported once, whatever it
+// imports.
+
+/**
+ * The layers under src/, lowest first. Each may import itself and the layers
+ * in `mayImport`; `side` is the half of the package it ships in (the client
+ * side must not import the server side); `why` says what the boundary protects.
+ */
+const LAYERS = {
+  contract: {
+    side: 'shared',
+    mayImport: [],
+    why: 'wire types and address rules are the base both halves share, so they depend on nothing',
+  },
+  client: {
+    side: 'client',
+    mayImport: ['contract'],
+    why: 'the HTTP client speaks the wire and knows nothing of how callers wait',
+  },
+  wait: {
+    side: 'client',
+    mayImport: ['contract', 'client'],
+    why: 'the polling loop drives the client and knows nothing of inboxes',
+  },
+  inbox: {
+    side: 'client',
+    mayImport: ['contract', 'client', 'wait'],
+    why: 'the Inbox composes client and waiting; test runners build on it, not it on them',
+  },
+  runner: {
+    side: 'client',
+    mayImport: ['contract', 'client', 'wait', 'inbox'],
+    why: 'the runner-neutral test inbox is what both adapters share, so it needs neither',
+  },
+  playwright: {
+    side: 'client',
+    mayImport: ['contract', 'client', 'wait', 'inbox', 'runner'],
+    why: 'an adapter binds one test runner; importing the other adapter drags a second runner in',
+  },
+  vitest: {
+    side: 'client',
+    mayImport: ['contract', 'client', 'wait', 'inbox', 'runner'],
+    why: 'an adapter binds one test runner; importing the other adapter drags a second runner in',
+  },
+  mcp: {
+    side: 'server',
+    mayImport: ['contract'],
+    why: 'the MCP tool definitions are shared by the server and the stdio proxy, so they need neither',
+  },
+  server: {
+    side: 'server',
+    mayImport: ['contract', 'mcp'],
+    why: 'the embedded server runs without the client side, so it must not need it',
+  },
+};
+
+/** The command line sits on top of everything and may import anything. */
+const TOP = 'cli';
+
+/** The only file directly in src/: the package's root entry (`mailroom`). */
+const ROOT_ENTRY = {
+  path: '^src/index\\.ts$',
+  mayImport: ['contract', 'client', 'wait', 'inbox'],
+  why: '`mailroom` is the client core; runners, adapters and the server have their own entries',
+};
+
+const FOLDERS = [...Object.keys(LAYERS), TOP];
+const CLIENT_SIDE = layersOn('client');
+const SERVER_SIDE = layersOn('server');
+
+/** The test runners, by the only folder allowed to import each one's npm packages. */
+const TEST_RUNNERS = {
+  vitest: ['vitest', '@vitest/[^/]+'],
+  playwright: ['@playwright/test', 'playwright', 'playwright-core'],
+};
+
+function layersOn(side) {
+  return Object.keys(LAYERS).filter((name) => LAYERS[name].side === side);
+}
+
+/** Matches any module inside one of the named folders of src/. */
+function inFolders(names) {
+  return `^src/(${names.join('|')})/`;
+}
+
+/**
+ * Matches an npm package whether it resolved into node_modules (possibly
+ * through a symlink) or could not be resolved and kept its bare name.
+ */
+function npmPackages(names) {
+  const alternatives = names.join('|');
+  return [`(^|/)node_modules/(${alternatives})/`, `^(${alternatives})(/|$)`];
+}
+
+/**
+ * What a layer must not import, leaving out what the rules across the halves
+ * and the rule about cli/ already report.
+ */
+function forbiddenTargets(self, mayImport, isClientSide) {
+  const notHere = new Set([self, ...mayImport, TOP, ...(isClientSide ? SERVER_SIDE : [])]);
+  const folders = FOLDERS.filter((name) => !notHere.has(name));
+  return folders.length > 0 ? [inFolders(folders), ROOT_ENTRY.path] : [ROOT_ENTRY.path];
+}
+
+function describeImports(mayImport) {
+  return mayImport.length > 0 ? mayImport.map((name) => `${name}/`).join(', ') : 'nothing else';
+}
+
+function layerRule(name, { side, mayImport, why }) {
+  return {
+    name: `${name}-layer`,
+    comment: `${why} (${name}/ may import ${describeImports(mayImport)})`,
+    severity: 'error',
+    from: { path: `^src/${name}/` },
+    to: { path: forbiddenTargets(name, mayImport, side === 'client') },
+  };
+}
+
+function rootEntryRule() {
+  return {
+    name: 'root-entry-layer',
+    comment: `${ROOT_ENTRY.why} (src/index.ts may import ${describeImports(ROOT_ENTRY.mayImport)})`,
+    severity: 'error',
+    from: { path: ROOT_ENTRY.path },
+    to: { path: forbiddenTargets('index.ts', ROOT_ENTRY.mayImport, true) },
+  };
+}
+
+function testRunnerRule(folder, packages) {
+  return {
+    name: `only-${folder}-imports-${folder}`,
+    comment: `the core knows no test runner: only src/${folder}/ may import ${packages.join(', ')}`,
+    severity: 'error',
+    from: { path: '^src/', pathNot: `^src/${folder}/` },
+    to: { path: npmPackages(packages) },
+  };
+}
+
+/**
+ * dependency-cruiser has no rule for "this file should not exist", but a
+ * `required` rule whose target can never exist fires once for every module it
+ * selects, whatever that module imports.
+ */
+const NOTHING = '$^';
+
+const LAYOUT_RULES = [
+  {
+    name: 'no-loose-files',
+    comment: 'every module lives in its layer folder; src/index.ts is the one file allowed at the top',
+    severity: 'error',
+    module: { path: '^src/[^/]+$', pathNot: ROOT_ENTRY.path },
+    to: { path: NOTHING },
+  },
+  {
+    name: 'no-unknown-folders',
+    comment: `a folder the layering does not know escapes every rule; the known ones are ${FOLDERS.join(', ')}`,
+    severity: 'error',
+    module: { path: '^src/[^/]+/', pathNot: inFolders(FOLDERS) },
+    to: { path: NOTHING },
+  },
+];
+
+const CROSS_RULES = [
+  {
+    name: 'client-side-not-server',
+    comment: 'the client side ships to test processes that never load the server or its MCP tools',
+    severity: 'error',
+    from: { path: [inFolders(CLIENT_SIDE), ROOT_ENTRY.path] },
+    to: { path: inFolders(SERVER_SIDE) },
+  },
+  {
+    name: 'no-import-of-cli',
+    comment: 'cli/ is the top of the graph: importing it pulls the whole program into a library',
+    severity: 'error',
+    from: { path: '^src/', pathNot: inFolders([TOP]) },
+    to: { path: inFolders([TOP]) },
+  },
+];
+
+const GRAPH_RULES = [
+  {
+    name: 'no-circular',
+    comment: 'a cycle makes load order matter and hides which module is the lower one',
+    severity: 'error',
+    from: { path: '^src/' },
+    to: { circular: true },
+  },
+  {
+    name: 'no-unresolvable',
+    comment: 'an import the checker cannot resolve is an edge no other rule can see',
+    severity: 'error',
+    from: { path: '^src/' },
+    to: { couldNotResolve: true },
+  },
+];
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+export default {
+  required: LAYOUT_RULES,
+  forbidden: [
+    ...Object.entries(LAYERS).map(([name, layer]) => layerRule(name, layer)),
+    rootEntryRule(),
+    ...CROSS_RULES,
+    ...Object.entries(TEST_RUNNERS).map(([folder, packages]) => testRunnerRule(folder, packages)),
+    ...GRAPH_RULES,
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Type-only imports are coupling too, so they are edges like any other.
+    tsPreCompilationDeps: true,
+    // The parser takes its compiler options (and any `paths`) from here.
+    // NodeNext imports ('./foo.js' for ./foo.ts) resolve without help:
+    // dependency-cruiser falls back from .js to .ts the way tsc does, which
+    // is why the config schema has no place for enhanced-resolve's
+    // extensionAlias. The `no-unresolvable` rule fails loudly if that stops.
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+    skipAnalysisNotInRules: true,
+  },
+};
