@@ -11,7 +11,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openTestInbox, type TestRunnerBridge } from '../src/index.js';
+import { openTestInbox, type TestRunnerBridge } from '../src/runner/index.js';
 import type { BenchSection } from './run.js';
 import { describe, formatMs, percentile, ROOT, startChild, startServerProcess, verdict } from './support.js';
 

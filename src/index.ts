@@ -1,53 +1,40 @@
-// The core's public surface. Every export is listed explicitly.
+// `mailroom`: what a test author uses without a runner plugin - inboxes and
+// their waits, mail, filters, errors, the HTTP client, exactly-once stores.
+// Every export is listed explicitly and is public API; runner-plugin authors
+// find the test-inbox bridge in `mailroom/runner`.
 
 // Inboxes and waits
 export { createInbox, isInbox, Inbox } from './inbox/inbox.js';
-export type { InboxOptions, WaitOptions, QuietOptions, WaitInfo, InboxEvent } from './inbox/inbox.js';
+export type { InboxOptions, WaitOptions, QuietOptions, ConnectionOptions } from './inbox/inbox-options.js';
+export { DEFAULT_TIMEOUT_MS, DEFAULT_QUIET_MS } from './inbox/inbox-options.js';
+export { DEFAULT_API_URL, DEFAULT_DOMAIN } from './contract/defaults.js';
+export type { WaitInfo, InboxEvent } from './inbox/events.js';
 export type { PollEvent } from './wait/strategy.js';
 
 // Messages
 export { Mail, parseMail } from './inbox/mail.js';
 export type { ParseMailOptions } from './inbox/mail.js';
-export type { MailAttachment, MessageDetail } from './client/messages.js';
-export type { MailSummary } from './client/messages.js';
+export type { MailSummary, MessageDetail, MailAttachment } from './client/messages.js';
 export { extractLinks, extractCodes } from './inbox/extract.js';
 
-// Filters and the words for them
-export { compileFilter, describeFilter } from './inbox/filter.js';
-export type { MailFilter, TextMatcher, CompiledFilter } from './inbox/filter.js';
-export { describeWait } from './inbox/describe.js';
-export type { DescribeWaitOptions, WaitKind } from './inbox/describe.js';
-export { formatSummary, formatSummaries, formatDuration } from './inbox/describe.js';
-
-// The shared matcher for runner adapters
-export { matchReceiveMail } from './runner/matcher.js';
-export type { ReceiveMailOptions, ReceiveMailResult } from './runner/matcher.js';
-
-// One test's inbox, for runner plugins
-export { openTestInbox, validateTestOptions, deadlineMargin, timeLeft, mailAttachments, seenAttachment } from './runner/test-inbox.js';
-export type { MailroomTestOptions, TestRunnerBridge, TestInbox, ReportAttachment, TestTimeoutState } from './runner/test-inbox.js';
+// Filters
+export { describeFilter } from './inbox/filter.js';
+export type { MailFilter, TextMatcher } from './inbox/filter.js';
 
 // Errors
 export { MailroomError, MailroomApiError, MailroomNetworkError, isTransient } from './client/errors.js';
 export { MailTimeoutError, UnexpectedMailError } from './inbox/wait-errors.js';
 export type { WaitFailure, UnexpectedMailDetails, SkippedMail, SkipReason } from './inbox/wait-errors.js';
 
-// The HTTP client
+// The HTTP client, for services and tools beyond a wait
 export { MailroomClient } from './client/client.js';
-export type { ClientOptions, CallOptions, ListOptions, MailboxListing, WaitForMailOptions, WaitListing } from './client/client.js';
-export type { ServiceFeatures } from './client/messages.js';
+export type { ClientOptions, CallOptions, ListOptions, MailboxListing } from './client/client.js';
 
-// Addresses, options, exactly-once
-export { freshAddress, sanitizePrefix } from './inbox/address.js';
+// Addresses and exactly-once
+export { freshAddress } from './inbox/address.js';
 export type { FreshAddressOptions } from './inbox/address.js';
-export { resolveConnection, DEFAULT_TIMEOUT_MS, DEFAULT_QUIET_MS } from './inbox/inbox-options.js';
-export { DEFAULT_API_URL, DEFAULT_DOMAIN } from './contract/defaults.js';
-export type { ConnectionOptions, ResolvedConnection } from './inbox/inbox-options.js';
 export { createHandledStore, openHandledStore } from './inbox/handled.js';
 export type { HandledStore } from './inbox/handled.js';
 
-// The schedule and injected time, for tests and tools
-export { scheduleStep, scheduleDelay } from './wait/schedule.js';
-export { LIST_INTERVAL_MS } from './contract/limits.js';
-export { systemClock } from './wait/clock.js';
+// Injected time, to drive an inbox's waits from a test's own clock
 export type { Clock, RandomSource } from './wait/clock.js';

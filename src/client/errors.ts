@@ -1,8 +1,6 @@
-// One error family. Every error names its slug, and the address when there
-// is one; a wait that gives up says what it looked for, for how long, how
-// many times it looked, and what it saw instead (rule 9).
-import { type MailSummary } from './messages.js';
-import { formatDuration, formatSummaries, formatSummary } from '../inbox/describe.js';
+// The base of mailroom's one error family, and the errors of a single call:
+// every error names its slug, and the address when there is one. The errors
+// of a wait that gives up build on these (inbox/wait-errors.ts).
 
 export interface MailroomErrorOptions {
   readonly slug: string;

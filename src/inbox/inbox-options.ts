@@ -4,7 +4,66 @@ import { DEFAULT_API_URL, DEFAULT_DOMAIN } from '../contract/defaults.js';
 import { assertMs, blankToUndefined } from '../contract/validation.js';
 import { systemClock, systemRandom, type Clock, type RandomSource } from '../wait/clock.js';
 import { normalizeDomain, sanitizePrefix, validateAddress } from './address.js';
+import type { InboxEvent, WaitInfo } from './events.js';
 import type { HandledStore } from './handled.js';
+
+export interface InboxOptions extends ConnectionOptions {
+  /** Use this address instead of a fresh one. */
+  readonly address?: string | undefined;
+  /** Readable start of a fresh address, e.g. the test's title. */
+  readonly prefix?: string | undefined;
+  /** Default budget of `expectMail`/`expectMails`, in ms (30 s). */
+  readonly timeout?: number | undefined;
+  /**
+   * Skip the watermark read: a message id to count from, or `null` to count
+   * every message already in the mailbox as new (for consumers draining a
+   * mailbox with a `handled` store). Omit it to read the watermark now.
+   */
+  readonly watermark?: string | null | undefined;
+  /** Share one client (and its connection pool) between inboxes. */
+  readonly client?: MailroomClient | undefined;
+  /**
+   * Let the service hold the wait (its long-poll) when it advertises one,
+   * instead of polling: mail is seen the moment it arrives. Falls back to
+   * polling on its own when the service has none, is full, or fails.
+   * Default: `MAILROOM_SERVER_WAIT` (`0`/`false` turns it off), else true.
+   */
+  readonly serverWait?: boolean | undefined;
+  /** Remember handled ids beyond this inbox, e.g. `openHandledStore(path)`. */
+  readonly handled?: HandledStore | undefined;
+  /** Observes every wait: start, each check, refusals, failures, the end. */
+  readonly onEvent?: ((event: InboxEvent) => void) | undefined;
+  /**
+   * Wraps every wait, e.g. in a report step:
+   * `aroundWait: (wait, run) => test.step(wait.title, run, { box: true })`.
+   */
+  readonly aroundWait?: (<T>(wait: WaitInfo, run: () => Promise<T>) => Promise<T>) | undefined;
+  /** Cancels the watermark read of `createInbox`. */
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * Asked at the start of every wait: a signal that ends it early with its
+   * own failure text. Runner plugins pass one that fires shortly before the
+   * test's own deadline, so a wait never dies of the runner's generic timeout.
+   */
+  readonly waitSignal?: (() => AbortSignal | undefined) | undefined;
+  /** A monotonic clock; only tests replace it. */
+  readonly clock?: Clock | undefined;
+  /** A random source in [0, 1); only tests replace it. */
+  readonly random?: RandomSource | undefined;
+}
+
+export interface WaitOptions {
+  /** Budget in ms; the inbox's `timeout` (default 30 s) when omitted. */
+  readonly timeout?: number | undefined;
+  /** Ends the wait early (e.g. at the test's own deadline) with the same failure text. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+export interface QuietOptions {
+  /** The quiet period in ms (default 5 s). */
+  readonly within?: number | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
 
 /** The default budget of `expectMail`. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -54,6 +113,9 @@ export interface ResolvedInboxOptions extends ResolvedConnection {
   readonly serverWait: boolean;
   readonly clock: Clock;
   readonly random: RandomSource;
+  readonly onEvent: InboxOptions['onEvent'];
+  readonly aroundWait: InboxOptions['aroundWait'];
+  readonly waitSignal: InboxOptions['waitSignal'];
 }
 
 export function resolveInboxOptions(options: Record<string, unknown> & ConnectionOptions, env: Readonly<Record<string, string | undefined>> = process.env): ResolvedInboxOptions {
@@ -77,6 +139,10 @@ export function resolveInboxOptions(options: Record<string, unknown> & Connectio
   if (typeof serverWait !== 'boolean') throw new TypeError(`Expected \`serverWait\` to be a boolean, got ${typeof serverWait}`);
   const clock = (options.clock as Clock | undefined) ?? systemClock;
   if (typeof clock.now !== 'function' || typeof clock.sleep !== 'function') throw new TypeError('Expected `clock` to have now() and sleep(ms, signal)');
+  for (const hook of ['onEvent', 'aroundWait', 'waitSignal'] as const) {
+    if (options[hook] !== undefined && typeof options[hook] !== 'function') throw new TypeError(`Expected \`${hook}\` to be a function`);
+  }
+  const hooks = options as Pick<InboxOptions, 'onEvent' | 'aroundWait' | 'waitSignal'>;
   const random = (options.random as RandomSource | undefined) ?? systemRandom;
   if (typeof random !== 'function') throw new TypeError('Expected `random` to be a function returning a number in [0, 1)');
   return Object.freeze({
@@ -92,6 +158,9 @@ export function resolveInboxOptions(options: Record<string, unknown> & Connectio
     serverWait,
     clock,
     random,
+    onEvent: hooks.onEvent,
+    aroundWait: hooks.aroundWait,
+    waitSignal: hooks.waitSignal,
   });
 }
 
@@ -107,4 +176,17 @@ function parseSwitch(name: string, value: string | undefined): boolean | undefin
 /** An environment variable's value, trimmed; undefined when unset or blank. */
 function fromEnv(value: string | undefined): string | undefined {
   return blankToUndefined(value)?.trim();
+}
+
+/** Checks a wait's options: its budget is `budgetName`; anything else but `signal` is a typo. */
+export function validateWaitOptions(options: unknown, budgetName: 'timeout' | 'within'): void {
+  if (options === null || typeof options !== 'object') throw new TypeError(`Expected wait options to be an object like { ${budgetName}: 10_000 }`);
+  for (const key of Object.keys(options)) {
+    if (key !== budgetName && key !== 'signal') {
+      const hint = key === 'timeout' || key === 'within' ? `: this wait's budget is \`${budgetName}\`` : '';
+      throw new TypeError(`Unknown wait option \`${key}\`${hint} (expected \`${budgetName}\` and \`signal\`)`);
+    }
+  }
+  const { signal } = options as { signal?: unknown };
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('Expected `signal` to be an AbortSignal');
 }

@@ -8,7 +8,8 @@
 // ever masking the test's result. All of that lives here; an adapter only
 // translates its runner's test info into a `TestRunnerBridge`.
 import { MailTimeoutError, SKIP_REASONS, UnexpectedMailError } from '../inbox/wait-errors.js';
-import { createInbox, type Inbox, type InboxEvent } from '../inbox/inbox.js';
+import { createInbox, type Inbox } from '../inbox/inbox.js';
+import { type InboxEvent } from '../inbox/events.js';
 import type { Mail } from '../inbox/mail.js';
 import { DEFAULT_TIMEOUT_MS, type ConnectionOptions } from '../inbox/inbox-options.js';
 import { assertMs } from '../contract/validation.js';

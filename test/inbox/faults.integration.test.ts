@@ -2,7 +2,8 @@
 // make, through real sockets.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MailroomServer } from '../../src/server/index.js';
-import { createInbox, MailroomNetworkError, MailTimeoutError, systemClock } from '../../src/index.js';
+import { createInbox, MailroomNetworkError, MailTimeoutError } from '../../src/index.js';
+import { systemClock } from '../../src/wait/clock.js';
 import { eventsOf, observedInbox, send, startTestServer } from '../support/server.js';
 
 let server: MailroomServer;

@@ -7,15 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // Every test has its own addresses, so they run side by side.
 import type { MailroomServer } from '../../src/server/index.js';
-import {
-  createInbox,
-  matchReceiveMail,
-  MailroomApiError,
-  MailTimeoutError,
-  openHandledStore,
-  UnexpectedMailError,
-  type WaitInfo,
-} from '../../src/index.js';
+import { createInbox, MailroomApiError, MailTimeoutError, openHandledStore, UnexpectedMailError, type WaitInfo } from '../../src/index.js';
+import { matchReceiveMail } from '../../src/runner/index.js';
 import { eventsOf, observedInbox, send, startTestServer } from '../support/server.js';
 
 let server: MailroomServer;

@@ -3,7 +3,8 @@
 // server, SMTP and HTTP are real.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MailroomServer } from '../../src/server/index.js';
-import { MailTimeoutError, MailroomError, openTestInbox, timeLeft, validateTestOptions, type ReportAttachment, type TestRunnerBridge } from '../../src/index.js';
+import { MailTimeoutError, MailroomError } from '../../src/index.js';
+import { openTestInbox, timeLeft, validateTestOptions, type ReportAttachment, type TestRunnerBridge } from '../../src/runner/index.js';
 import { teardownBudget } from '../../src/runner/test-inbox.js';
 import { send, startTestServer } from '../support/server.js';
 

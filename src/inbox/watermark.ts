@@ -1,0 +1,57 @@
+// The watermark (rule 1 of docs/CONTRACT.md, "The client's nine rules"): the
+// newest message when the inbox is created, read before the test does
+// whatever sends the mail. Every wait considers only mail above it.
+import type { MailroomClient } from '../client/client.js';
+import { MailroomError, isTransient } from '../client/errors.js';
+import type { MailSummary } from '../client/messages.js';
+import { listPaced, type PacedListOptions } from '../wait/paced-list.js';
+
+export interface Watermark {
+  readonly id: string;
+  /** When the watermark message arrived: the fallback cut if it disappears. */
+  readonly receivedAt: Date | undefined;
+}
+
+/**
+ * Reads the watermark: the newest message now, or null for an empty
+ * mailbox. A transient failure names the address and the service, and asks
+ * whether the mail server is running there.
+ */
+export async function readWatermark(client: MailroomClient, address: string, options: Omit<PacedListOptions, 'limit'>): Promise<Watermark | null> {
+  let newest: readonly MailSummary[];
+  try {
+    newest = await listPaced(client, address, { ...options, limit: 1 });
+  } catch (error) {
+    throw watermarkFailure(error, address, client.apiURL);
+  }
+  const top = newest[0];
+  return top ? { id: top.id, receivedAt: top.receivedAt } : null;
+}
+
+/**
+ * The summaries above the watermark, newest first (rule 7). Walks down to
+ * the watermark by id; when the watermark message is gone (expired,
+ * deleted), stops at the first message that arrived no later than it did
+ * instead: ids need not sort on every service, arrival times do.
+ */
+export function aboveWatermark(messages: readonly MailSummary[], mark: Watermark | null): MailSummary[] {
+  const markListed = mark !== null && messages.some((m) => m.id === mark.id);
+  const cutAt = !markListed && mark?.receivedAt ? mark.receivedAt.getTime() : undefined;
+  const fresh: MailSummary[] = [];
+  for (const message of messages) {
+    if (markListed && message.id === mark.id) break;
+    if (cutAt !== undefined && message.receivedAt.getTime() <= cutAt) break;
+    fresh.push(message);
+  }
+  return fresh;
+}
+
+function watermarkFailure(error: unknown, address: string, apiURL: string): unknown {
+  if (!(error instanceof MailroomError) || !isTransient(error)) return error;
+  return new MailroomError(`Could not read the watermark of ${address} from ${apiURL}: ${error.message}. Is the mail server running there (MAILROOM_API_URL)?`, {
+    slug: error.slug,
+    status: error.status,
+    address,
+    cause: error,
+  });
+}
