@@ -39,9 +39,10 @@ export async function runFixtureBench(): Promise<FixtureBenchResults> {
 /** The bridge a runner would give, doing nothing a runner would not. */
 const bridge: TestRunnerBridge = {
   title: 'bench fixture',
+  titlePath: 'bench > fixture',
   step: (_title, run) => run(),
   attach: () => {},
-  note: (message) => {
+  annotate: (message) => {
     throw new Error(`unexpected note: ${message}`);
   },
   timeLeft: () => 30_000,

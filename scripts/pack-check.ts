@@ -80,7 +80,18 @@ function freePort(): Promise<number> {
 }
 
 const { updateExports } = parseArguments(process.argv.slice(2));
-const own = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+interface OwnPackage {
+  readonly devDependencies: Record<string, string>;
+  readonly bin: Record<string, string>;
+  readonly exports: Record<string, string | Record<string, string>>;
+}
+const own = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as OwnPackage;
+/** Every file package.json points a user at: the bins and each entry point's code and types. */
+const promised = [
+  ...Object.values(own.bin),
+  ...Object.values(own.exports).flatMap((target) => (typeof target === 'string' ? [target] : Object.values(target))),
+  'README.md',
+].map((path) => path.replace(/^\.\//, ''));
 const work = mkdtempSync(join(tmpdir(), 'mailroom-pack-'));
 const project = join(work, 'project');
 let passed = false;
@@ -89,7 +100,7 @@ try {
   const packed = await step('npm pack', 'npm', ['pack', '--pack-destination', work, '--json'], ROOT);
   const [{ filename, files }] = JSON.parse(packed.slice(packed.indexOf('['))) as [{ filename: string; files: { path: string }[] }];
   const shipped = new Set(files.map((f) => f.path));
-  for (const path of ['dist/cli/index.js', 'dist/index.js', 'dist/server/index.js', 'dist/playwright/index.js', 'dist/vitest/index.js', 'README.md']) {
+  for (const path of promised) {
     if (!shipped.has(path)) throw new Error(`pack check: the tarball lacks ${path}`);
   }
   const strays = [...shipped].filter((p) => !/^(dist\/|README\.md$|package\.json$|LICENSE$)/.test(p));

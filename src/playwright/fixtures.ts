@@ -4,7 +4,10 @@
 // into the core's TestRunnerBridge.
 import { test as base, type Fixtures, type TestInfo } from '@playwright/test';
 import type { Inbox } from '../inbox/inbox.js';
-import { openTestInbox, timeLeft, type MailroomTestOptions, type TestRunnerBridge } from '../runner/test-inbox.js';
+import { timeLeft } from '../runner/deadlines.js';
+import { ANNOTATION_TYPE } from '../runner/report.js';
+import { openTestInbox, type TestRunnerBridge } from '../runner/test-inbox.js';
+import type { MailroomTestOptions } from '../runner/test-options.js';
 
 /** The option fixture, set in the config's `use` or with `test.use`. */
 export interface MailroomOptions {
@@ -35,7 +38,6 @@ const fixtures: Fixtures<MailroomFixtures & MailroomOptions & MailroomPrivateFix
   // Auto, so it is set up before the test's other fixtures (page, context…)
   // and its clock starts about where Playwright's test timeout does.
   _mailroomTimeLeft: [
-    // eslint-disable-next-line no-empty-pattern
     async ({}, use, testInfo) => {
       const startedAt = performance.now();
       await use({ timeLeft: timeLeftClock(testInfo, startedAt), teardownTimeLeft: teardownTimeLeftClock(testInfo, startedAt) });
@@ -92,13 +94,11 @@ export function teardownTimeLeftClock(testInfo: Pick<TestInfo, 'timeout' | 'dura
 function bridgeFor(testInfo: TestInfo, clocks: Pick<TestRunnerBridge, 'timeLeft' | 'teardownTimeLeft'>): TestRunnerBridge {
   return {
     title: testInfo.title,
+    titlePath: testInfo.titlePath.join(' > '),
     // Boxed: a failed wait points at the test's line, not at mailroom's code.
     step: (title, run) => base.step(title, run, { box: true }),
     attach: ({ name, contentType, body }) => testInfo.attach(name, { contentType, body }),
-    note: (message) => {
-      testInfo.annotations.push({ type: 'mailroom', description: message });
-      console.error(message);
-    },
+    annotate: (message) => void testInfo.annotations.push({ type: ANNOTATION_TYPE, description: message }),
     timeLeft: clocks.timeLeft,
     teardownTimeLeft: clocks.teardownTimeLeft,
   };

@@ -1,5 +1,6 @@
 // mailroom/playwright: the `inbox` fixture and `toReceiveMail` for
-// Playwright Test. Every export is listed explicitly.
+// Playwright Test, a thin adapter over the core (mailroom/runner). Its names
+// match mailroom/vitest's, so a test reads the same in both runners.
 import { test as base, expect as baseExpect } from '@playwright/test';
 import { mailroomFixtures, type MailroomFixtures, type MailroomOptions } from './fixtures.js';
 import { mailroomMatchers } from './matchers.js';
@@ -20,9 +21,8 @@ export type { MailroomWebServerOptions } from './web-server.js';
 // The types a test touches, so one import is enough.
 export type { Inbox } from '../inbox/inbox.js';
 export type { Mail } from '../inbox/mail.js';
-export type { MailAttachment } from '../client/messages.js';
+export type { MailAttachment, MailSummary } from '../client/messages.js';
 export type { MailFilter, TextMatcher } from '../inbox/filter.js';
-export type { MailSummary } from '../client/messages.js';
-export type { MailroomTestOptions } from '../runner/test-inbox.js';
-export { MailroomError } from '../client/errors.js';
+export type { MailroomTestOptions } from '../runner/test-options.js';
 export { MailTimeoutError, UnexpectedMailError } from '../inbox/wait-errors.js';
+export { MailroomError } from '../client/errors.js';

@@ -3,11 +3,14 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { PlaywrightTestConfig } from '@playwright/test';
+import { DEFAULT_HOST, DEFAULT_HTTP_PORT, DEFAULT_SMTP_PORT } from '../contract/defaults.js';
+import { HEALTH_PATH } from '../contract/routes.js';
+import { assertMs } from '../contract/validation.js';
 
 type WebServer = Exclude<NonNullable<PlaywrightTestConfig['webServer']>, readonly unknown[]>;
 
 export interface MailroomWebServerOptions {
-  /** SMTP port (default 2525). */
+  /** SMTP port (default 2525, as `mailroom serve`). */
   readonly smtpPort?: number | undefined;
   /** HTTP API port (default 8025); readiness is `GET /healthz` there. */
   readonly httpPort?: number | undefined;
@@ -28,14 +31,14 @@ export interface MailroomWebServerOptions {
  */
 export function mailroomWebServer(options: MailroomWebServerOptions = {}): WebServer {
   if (options === null || typeof options !== 'object') throw new TypeError('Expected mailroomWebServer options to be an object like { smtpPort: 2525, httpPort: 8025 }');
-  const smtpPort = port('smtpPort', options.smtpPort ?? 2525);
-  const httpPort = port('httpPort', options.httpPort ?? 8025);
-  const host = options.host ?? '127.0.0.1';
+  const smtpPort = port('smtpPort', options.smtpPort ?? DEFAULT_SMTP_PORT);
+  const httpPort = port('httpPort', options.httpPort ?? DEFAULT_HTTP_PORT);
+  const host = options.host ?? DEFAULT_HOST;
   if (typeof host !== 'string' || host === '') throw new TypeError(`Expected \`host\` to be an interface address like "127.0.0.1", got ${JSON.stringify(host)}`);
   const domains = options.domains ?? [];
   if (!Array.isArray(domains) || domains.some((d) => typeof d !== 'string' || d === '')) throw new TypeError('Expected `domains` to be an array of domain names');
   const timeout = options.timeout ?? 30_000;
-  if (typeof timeout !== 'number' || !(timeout > 0)) throw new TypeError(`Expected \`timeout\` to be a positive number of milliseconds, got ${String(timeout)}`);
+  assertMs('timeout', timeout, { positive: true });
 
   const cli = fileURLToPath(new URL('../cli/index.js', import.meta.url));
   if (!existsSync(cli)) throw new Error(`mailroomWebServer: the mailroom CLI is missing at ${cli}; is the package built (npm run build)?`);
@@ -44,7 +47,7 @@ export function mailroomWebServer(options: MailroomWebServerOptions = {}): WebSe
   return {
     name: 'mailroom',
     command: [process.execPath, cli, ...args].map(shellQuote).join(' '),
-    url: `http://${readyHost}:${httpPort}/healthz`,
+    url: `http://${readyHost}:${httpPort}${HEALTH_PATH}`,
     reuseExistingServer: options.reuseExistingServer ?? !process.env.CI,
     timeout,
     stdout: 'pipe',

@@ -3,8 +3,13 @@
 // `openTestInbox`, and registers `matchReceiveMail` as its matcher; the life
 // of a test's inbox and every word of the failure text live here, so a plugin
 // stays near 150 lines and reads the same as the built-in ones.
-export { openTestInbox, validateTestOptions, timeLeft } from './test-inbox.js';
-export type { MailroomTestOptions, TestRunnerBridge, TestInbox, ReportAttachment, TestTimeoutState } from './test-inbox.js';
+export { openTestInbox } from './test-inbox.js';
+export { timeLeft } from './deadlines.js';
+export { validateTestOptions } from './test-options.js';
+export type { TestRunnerBridge, TestInbox } from './test-inbox.js';
+export type { ReportAttachment } from './report.js';
+export type { TestTimeoutState } from './deadlines.js';
+export type { MailroomTestOptions } from './test-options.js';
 export { matchReceiveMail } from './matcher.js';
 export type { ReceiveMailOptions, ReceiveMailResult } from './matcher.js';
 export { describeWait } from '../inbox/describe.js';

@@ -1,6 +1,7 @@
 // `toReceiveMail`, runner-neutral. The Playwright and Vitest adapters only
-// register it and print the hint their runner prints; what the matcher
-// does, and every word of its failure text, lives here.
+// register it and put their runner's hint line (`expect(inbox).toReceiveMail(filter)`)
+// above its message; what the matcher does, and every word of its failure
+// text, lives here.
 import { MailTimeoutError, UnexpectedMailError } from '../inbox/wait-errors.js';
 import { describeFilter, type MailFilter } from '../inbox/filter.js';
 import { isInbox, type Inbox } from '../inbox/inbox.js';
@@ -20,6 +21,7 @@ export interface ReceiveMailOptions {
 /** The shape both runners' `expect.extend` accept, plus what was received. */
 export interface ReceiveMailResult {
   readonly pass: boolean;
+  /** The failure text: what happened, then an `Expected:` and a `Received:` line. */
   readonly message: () => string;
   readonly name: 'toReceiveMail';
   /** The filter in words. */
@@ -45,20 +47,33 @@ export async function matchReceiveMail(received: unknown, filter: MailFilter | u
     const within = options.within ?? options.timeout ?? DEFAULT_QUIET_MS;
     try {
       await inbox.expectNoMail(filter, { within, signal: options.signal });
-      return result(false, () => `No mail matching ${expected} arrived at ${inbox.address} for ${formatDuration(within)}.`, expected, 'nothing matching', undefined, undefined);
+      return result(false, () => `No mail matching ${expected} arrived at ${inbox.address} for ${formatDuration(within)}.`, expected, 'nothing matching', undefined, undefined, true);
     } catch (error) {
       if (!(error instanceof UnexpectedMailError)) throw error;
-      return result(true, () => error.message, expected, formatSummaries(error.arrived, 5), undefined, error);
+      return result(true, () => error.message, expected, formatSummaries(error.arrived, 5), undefined, error, true);
     }
   }
   try {
     const mail = await inbox.expectMail(filter, { timeout: options.timeout, signal: options.signal });
-    return result(true, () => `Expected no mail matching ${expected} at ${inbox.address}, but ${formatSummary(mail)} arrived.`, expected, formatSummary(mail), mail, undefined);
+    return result(true, () => `Expected no mail matching ${expected} at ${inbox.address}, but ${formatSummary(mail)} arrived.`, expected, formatSummary(mail), mail, undefined, false);
   } catch (error) {
     if (!(error instanceof MailTimeoutError)) throw error;
     const actual = error.rejected.length > 0 ? `rejected: ${formatSummaries(error.rejected, 5)}` : 'nothing';
-    return result(false, () => error.message, expected, actual, undefined, error);
+    return result(false, () => error.message, expected, actual, undefined, error, false);
   }
+}
+
+/** What both runners' matcher state (`this` in a matcher) offers for the hint line. */
+export interface MatcherHintState {
+  readonly isNot: boolean;
+  readonly promise: string;
+  readonly utils: { matcherHint(name: string, received?: string, expected?: string, options?: { isNot?: boolean; promise?: string }): string };
+}
+
+/** The whole failure text of `toReceiveMail`: the runner's hint line, then the result's message. */
+export function receiveMailFailure(state: MatcherHintState, filter: MailFilter | undefined, result: ReceiveMailResult): string {
+  const hint = state.utils.matcherHint('toReceiveMail', 'inbox', filter === undefined ? '' : 'filter', { isNot: state.isNot, promise: state.promise });
+  return `${hint}\n\n${result.message()}`;
 }
 
 function assertInbox(value: unknown): Inbox {
@@ -83,6 +98,17 @@ function assertMatcherOptions(options: unknown, isNot: boolean): void {
   }
 }
 
-function result(pass: boolean, message: () => string, expected: string, actual: string, mail: Mail | undefined, error: MailTimeoutError | UnexpectedMailError | undefined): ReceiveMailResult {
+function result(pass: boolean, story: () => string, expected: string, actual: string, mail: Mail | undefined, error: MailTimeoutError | UnexpectedMailError | undefined, isNot: boolean): ReceiveMailResult {
+  const wanted = isNot ? `no mail matching ${expected}` : `mail matching ${expected}`;
+  const message = () => `${story()}\n\nExpected: ${wanted}\nReceived: ${endSentence(actual)}`;
   return Object.freeze({ pass, message, name: 'toReceiveMail' as const, expected, actual, mail, error });
+}
+
+/**
+ * Playwright reads every line of an error that ends like `file:12:34` as a
+ * stack frame, and a list of mails ends with a time (`at 16:49:08`): a full
+ * stop keeps the line in the message.
+ */
+function endSentence(text: string): string {
+  return /[\d)]$/.test(text) ? `${text}.` : text;
 }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MailroomServer } from '../../src/server/index.js';
 import { MailTimeoutError, MailroomError } from '../../src/index.js';
 import { openTestInbox, timeLeft, validateTestOptions, type ReportAttachment, type TestRunnerBridge } from '../../src/runner/index.js';
-import { teardownBudget } from '../../src/runner/test-inbox.js';
+import { teardownBudget } from '../../src/runner/deadlines.js';
 import { send, startTestServer } from '../support/server.js';
 
 let server: MailroomServer;
@@ -29,12 +29,13 @@ function recordingBridge(title: string, timeLeft: () => number | undefined = () 
   const notes: string[] = [];
   const bridge: TestRunnerBridge = {
     title,
+    titlePath: `test-inbox.integration.test.ts > ${title}`,
     step: (stepTitle, run) => {
       steps.push(stepTitle);
       return run();
     },
     attach: (attachment) => void attachments.push(attachment),
-    note: (message) => void notes.push(message),
+    annotate: (message) => void notes.push(message),
     timeLeft,
   };
   return { bridge, steps, attachments, notes };

@@ -1,0 +1,37 @@
+// The plugin options (`use: { mailroom: {...} }` in Playwright, `provide` or
+// `test.override` in Vitest), validated at the edge, naming the offending key.
+import { assertMs } from '../contract/validation.js';
+import type { ConnectionOptions } from '../inbox/inbox-options.js';
+
+/**
+ * What a user sets per project or per test (`use: { mailroom: {...} }`).
+ * `domain` and `token` are the core's connection options; `apiURL` is a
+ * string only, because runners pass options between processes.
+ */
+export interface MailroomTestOptions extends Pick<ConnectionOptions, 'domain' | 'token'> {
+  /** The mailbox API. Default: `MAILROOM_API_URL`, else `http://127.0.0.1:8025`. */
+  readonly apiURL?: string | undefined;
+  /** Budget of each wait for mail, in ms (default 30 s); the test's own deadline still caps it. */
+  readonly timeout?: number | undefined;
+  /** Keep a failed test's mailbox (and print its address) instead of deleting it. */
+  readonly keepOnFailure?: boolean | undefined;
+  /** Attach received mail, and on failure what was seen, to the report (default true). */
+  readonly attach?: boolean | undefined;
+}
+
+const OPTION_KEYS = new Set(['apiURL', 'domain', 'token', 'timeout', 'keepOnFailure', 'attach']);
+
+/** Validates the plugin options at the edge, naming the offending key. */
+export function validateTestOptions(options: unknown): MailroomTestOptions {
+  if (options === undefined || options === null) return Object.freeze({});
+  if (typeof options !== 'object') throw new TypeError(`Expected the \`mailroom\` option to be an object, got ${typeof options}`);
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.has(key)) throw new TypeError(`Unknown \`mailroom\` option \`${key}\`; expected one of ${[...OPTION_KEYS].join(', ')}`);
+  }
+  const o = options as MailroomTestOptions;
+  if (o.timeout !== undefined) assertMs('mailroom.timeout', o.timeout);
+  for (const key of ['keepOnFailure', 'attach'] as const) {
+    if (o[key] !== undefined && typeof o[key] !== 'boolean') throw new TypeError(`Expected \`mailroom.${key}\` to be a boolean, got ${typeof o[key]}`);
+  }
+  return Object.freeze({ ...o });
+}
