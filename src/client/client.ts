@@ -6,9 +6,10 @@
 // value or a typed error: a refusal carries its slug, a broken answer is a
 // network error, never a stray `TypeError` three frames away.
 import { request, type Dispatcher } from 'undici';
+import { DEFAULT_API_URL } from '../contract/defaults.js';
 import { MAX_LIST_LIMIT, MAX_WAIT_SECONDS } from '../contract/limits.js';
 import { API_BASE, HEALTH_PATH } from '../contract/routes.js';
-import { assertMs } from '../contract/validation.js';
+import { assertMs, expectedError } from '../contract/validation.js';
 import { MailroomApiError, MailroomNetworkError, isTransient } from './errors.js';
 import type { MailSummary, MessageDetail, ServiceFeatures } from './messages.js';
 import { Deleted, Detail, Health, Listing, MailboxDeleted, NO_FEATURES, parseBody, safeJson, Status, WaitAnswer, type Answer } from './wire-schemas.js';
@@ -88,7 +89,7 @@ export class MailroomClient {
     const query: Record<string, string> = { address };
     if (options.limit !== undefined) {
       if (!Number.isInteger(options.limit) || options.limit < 1 || options.limit > MAX_LIST_LIMIT) {
-        throw new TypeError(`Expected \`limit\` to be an integer from 1 to ${MAX_LIST_LIMIT}, got ${String(options.limit)}`);
+        throw expectedError('limit', `an integer from 1 to ${MAX_LIST_LIMIT}`, options.limit);
       }
       query.limit = String(options.limit);
     }
@@ -150,7 +151,7 @@ export class MailroomClient {
    */
   async waitForMail(address: string, options: WaitForMailOptions): Promise<WaitListing> {
     const holdMs = Math.min(Math.max(0, options.holdMs), MAX_HOLD_MS);
-    if (!Number.isFinite(holdMs)) throw new TypeError(`Expected \`holdMs\` to be a number of milliseconds, got ${String(options.holdMs)}`);
+    if (!Number.isFinite(holdMs)) throw expectedError('holdMs', 'a number of milliseconds', options.holdMs);
     const query: Record<string, string> = { address, timeout: (Math.ceil(holdMs) / 1000).toFixed(3) };
     if (options.sinceId !== undefined) query.since_id = options.sinceId;
     if (options.limit !== undefined) query.limit = String(options.limit);
@@ -244,10 +245,10 @@ export function normalizeApiURL(value: unknown): string {
   try {
     url = new URL(value instanceof URL ? value.href : String(value));
   } catch {
-    throw new TypeError(`Expected \`apiURL\` to be an http(s) URL like "http://127.0.0.1:8025", got ${JSON.stringify(value)}`);
+    throw expectedError('apiURL', `an http(s) URL like "${DEFAULT_API_URL}"`, value);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TypeError(`Expected \`apiURL\` to be an http(s) URL like "http://127.0.0.1:8025", got ${JSON.stringify(String(value))}`);
+    throw expectedError('apiURL', `an http(s) URL like "${DEFAULT_API_URL}"`, String(value));
   }
   const path = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
   return `${url.origin}${path}`;

@@ -8,7 +8,11 @@ export function describeValue(value: unknown): string {
   if (typeof value === 'function') return 'a function';
   if (Array.isArray(value)) return `[${value.map(describeValue).join(', ')}]`;
   if (value instanceof RegExp) return `a RegExp ${String(value)}`;
-  if (value !== null && typeof value === 'object') return 'an object';
+  if (value !== null && typeof value === 'object') {
+    // A class instance by its class: `got a Page` says more than `got an object`.
+    const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+    return typeof name === 'string' && name !== '' && name !== 'Object' ? `a ${name}` : 'an object';
+  }
   return String(value);
 }
 

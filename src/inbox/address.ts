@@ -5,6 +5,8 @@
 // about 10^12 addresses for a one-in-a-million chance).
 import { randomBytes } from 'node:crypto';
 import { isDomainName, parseMailboxAddress } from '../contract/address.js';
+import { DEFAULT_DOMAIN } from '../contract/defaults.js';
+import { expectedError } from '../contract/validation.js';
 
 /** Random bits in every fresh address. */
 export const ADDRESS_RANDOM_BITS = 80;
@@ -37,7 +39,7 @@ export function freshAddress(options: FreshAddressOptions): string {
  * so "Confirmação" reads as "confirmacao", not "confirma-o".
  */
 export function sanitizePrefix(text: string): string {
-  if (typeof text !== 'string') throw new TypeError(`Expected \`prefix\` to be a string, got ${typeof text}`);
+  if (typeof text !== 'string') throw expectedError('prefix', 'a string', text);
   return text
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
@@ -51,16 +53,16 @@ export function sanitizePrefix(text: string): string {
 export function normalizeDomain(domain: unknown): string {
   const normalized = typeof domain === 'string' ? domain.trim().toLowerCase() : '';
   if (!isDomainName(normalized)) {
-    throw new TypeError(`Expected \`domain\` to be a host name like "mailroom.test", got ${JSON.stringify(domain)}`);
+    throw expectedError('domain', `a host name like "${DEFAULT_DOMAIN}"`, domain);
   }
   return normalized;
 }
 
 /** Checks a caller-given address by the contract's rule, to name the mistake before any request. */
 export function validateAddress(address: unknown): string {
-  if (typeof address !== 'string') throw new TypeError(`Expected \`address\` to be a string like "someone@mailroom.test", got ${typeof address}`);
+  if (typeof address !== 'string') throw expectedError('address', `a string like "someone@${DEFAULT_DOMAIN}"`, address);
   if (!parseMailboxAddress(address)) {
-    throw new TypeError(`Expected \`address\` to be an address like "someone@mailroom.test", got ${JSON.stringify(address)}`);
+    throw expectedError('address', `an address like "someone@${DEFAULT_DOMAIN}"`, address);
   }
   return address;
 }

@@ -5,6 +5,7 @@
 // match alone (rule 8). Strings match as case-insensitive substrings, which
 // is what survives small copy edits; RegExps match as written.
 import type { MailSummary } from '../client/messages.js';
+import { describeValue, expectedError } from '../contract/validation.js';
 
 export type TextMatcher = string | RegExp;
 
@@ -32,7 +33,7 @@ const KNOWN_KEYS = new Set<string>([...TEXT_KEYS, 'where']);
 /** Validates a filter and turns it into a predicate plus its description. */
 export function compileFilter(filter: MailFilter | undefined = {}): CompiledFilter {
   if (filter === null || typeof filter !== 'object' || Array.isArray(filter) || filter instanceof RegExp) {
-    throw new TypeError(`Expected the mail filter to be an object like { subject: 'Confirm' }, got ${describeValue(filter)}`);
+    throw new TypeError(`Expected the mail filter to be an object like { subject: 'Confirm' }, got ${describeFilterValue(filter)}`);
   }
   for (const key of Object.keys(filter)) {
     if (!KNOWN_KEYS.has(key)) {
@@ -52,7 +53,7 @@ export function compileFilter(filter: MailFilter | undefined = {}): CompiledFilt
   const where = filter.where;
   if (where !== undefined) {
     if (typeof where !== 'function') {
-      throw new TypeError(`Expected \`where\` to be a function (summary) => boolean, got ${describeValue(where)}`);
+      throw expectedError('where', 'a function (summary) => boolean', where);
     }
     tests.push((s) => where(s) === true);
     words.push(where.name && where.name !== 'where' ? `where(${where.name})` : 'where(…)');
@@ -85,17 +86,15 @@ function textTest(key: string, value: unknown): (text: string) => boolean {
     const regex = new RegExp(value.source, value.flags.replace(/[gy]/g, ''));
     return (text) => regex.test(text);
   }
-  throw new TypeError(`Expected \`${key}\` to be a string or a RegExp, got ${describeValue(value)}`);
+  throw expectedError(key, 'a string or a RegExp', value);
 }
 
 function describeMatcher(value: TextMatcher): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
 
-function describeValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (value instanceof RegExp) return `a RegExp ${String(value)} (wrap it: { subject: ${String(value)} })`;
-  if (typeof value === 'string') return `the string ${JSON.stringify(value)} (wrap it: { subject: ${JSON.stringify(value)} })`;
-  return typeof value;
+/** A filter given as a bare string or RegExp gets the fix spelled out. */
+function describeFilterValue(value: unknown): string {
+  const wrap = value instanceof RegExp ? String(value) : typeof value === 'string' ? JSON.stringify(value) : undefined;
+  return wrap === undefined ? describeValue(value) : `${describeValue(value)} (wrap it: { subject: ${wrap} })`;
 }

@@ -1,7 +1,7 @@
 // Inbox options: validated at the edge, defaulted in one place, frozen.
 import { DEFAULT_REQUEST_TIMEOUT_MS, MailroomClient, normalizeApiURL } from '../client/client.js';
 import { DEFAULT_API_URL, DEFAULT_DOMAIN } from '../contract/defaults.js';
-import { assertMs, blankToUndefined } from '../contract/validation.js';
+import { assertMs, blankToUndefined, expectedError } from '../contract/validation.js';
 import { systemClock, systemRandom, type Clock, type RandomSource } from '../wait/clock.js';
 import { normalizeDomain, sanitizePrefix, validateAddress } from './address.js';
 import type { InboxEvent, WaitInfo } from './events.js';
@@ -136,7 +136,7 @@ export function resolveInboxOptions(options: Record<string, unknown> & Connectio
     throw new TypeError('Expected `handled` to be a store with has(address, id) and add(address, id), e.g. openHandledStore(path)');
   }
   const serverWait = options.serverWait ?? parseSwitch('MAILROOM_SERVER_WAIT', env.MAILROOM_SERVER_WAIT) ?? true;
-  if (typeof serverWait !== 'boolean') throw new TypeError(`Expected \`serverWait\` to be a boolean, got ${typeof serverWait}`);
+  if (typeof serverWait !== 'boolean') throw expectedError('serverWait', 'a boolean', serverWait);
   const clock = (options.clock as Clock | undefined) ?? systemClock;
   if (typeof clock.now !== 'function' || typeof clock.sleep !== 'function') throw new TypeError('Expected `clock` to have now() and sleep(ms, signal)');
   for (const hook of ['onEvent', 'aroundWait', 'waitSignal'] as const) {

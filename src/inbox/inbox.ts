@@ -11,7 +11,7 @@ import { MailroomClient } from '../client/client.js';
 import { MailroomApiError, MailroomError } from '../client/errors.js';
 import type { MailSummary } from '../client/messages.js';
 import { MAX_LIST_LIMIT } from '../contract/limits.js';
-import { assertMs } from '../contract/validation.js';
+import { assertMs, expectedError } from '../contract/validation.js';
 import { longPollStrategy } from '../wait/long-poll-strategy.js';
 import { listPaced, pacerKey } from '../wait/paced-list.js';
 import { pacerFor } from '../wait/pacer.js';
@@ -116,7 +116,7 @@ export class Inbox {
   /** Waits for `count` new mails matching `filter`; returns them in arrival order. */
   async expectMails(count: number, filter?: MailFilter, options: WaitOptions = {}): Promise<Mail[]> {
     if (!Number.isInteger(count) || count < 1 || count > MAX_LIST_LIMIT) {
-      throw new TypeError(`Expected \`count\` to be an integer from 1 to ${MAX_LIST_LIMIT}, got ${String(count)}`);
+      throw expectedError('count', `an integer from 1 to ${MAX_LIST_LIMIT}`, count);
     }
     return this.#expect('expectMails', count, filter, options);
   }

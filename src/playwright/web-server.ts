@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { PlaywrightTestConfig } from '@playwright/test';
 import { DEFAULT_HOST, DEFAULT_HTTP_PORT, DEFAULT_SMTP_PORT } from '../contract/defaults.js';
 import { HEALTH_PATH } from '../contract/routes.js';
-import { assertMs } from '../contract/validation.js';
+import { assertMs, expectedError } from '../contract/validation.js';
 
 type WebServer = Exclude<NonNullable<PlaywrightTestConfig['webServer']>, readonly unknown[]>;
 
@@ -34,7 +34,7 @@ export function mailroomWebServer(options: MailroomWebServerOptions = {}): WebSe
   const smtpPort = port('smtpPort', options.smtpPort ?? DEFAULT_SMTP_PORT);
   const httpPort = port('httpPort', options.httpPort ?? DEFAULT_HTTP_PORT);
   const host = options.host ?? DEFAULT_HOST;
-  if (typeof host !== 'string' || host === '') throw new TypeError(`Expected \`host\` to be an interface address like "127.0.0.1", got ${JSON.stringify(host)}`);
+  if (typeof host !== 'string' || host === '') throw expectedError('host', 'an interface address like "127.0.0.1"', host);
   const domains = options.domains ?? [];
   if (!Array.isArray(domains) || domains.some((d) => typeof d !== 'string' || d === '')) throw new TypeError('Expected `domains` to be an array of domain names');
   const timeout = options.timeout ?? 30_000;
@@ -58,7 +58,7 @@ export function mailroomWebServer(options: MailroomWebServerOptions = {}): WebSe
 
 function port(name: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 65535) {
-    throw new TypeError(`Expected \`${name}\` to be a port from 1 to 65535, got ${String(value)}`);
+    throw expectedError(name, 'a port from 1 to 65535', value);
   }
   return value;
 }

@@ -8,6 +8,7 @@ import { isInbox, type Inbox } from '../inbox/inbox.js';
 import type { Mail } from '../inbox/mail.js';
 import { DEFAULT_QUIET_MS } from '../inbox/inbox-options.js';
 import { formatDuration, formatSummaries, formatSummary } from '../inbox/describe.js';
+import { describeValue } from '../contract/validation.js';
 
 export interface ReceiveMailOptions {
   /** Budget of the positive matcher, in ms (the inbox's `timeout` by default). */
@@ -78,8 +79,7 @@ export function receiveMailFailure(state: MatcherHintState, filter: MailFilter |
 
 function assertInbox(value: unknown): Inbox {
   if (!isInbox(value)) {
-    const got = value === null ? 'null' : typeof value === 'object' ? (value.constructor?.name ?? 'an object') : typeof value;
-    throw new TypeError(`toReceiveMail expects an Inbox (the \`inbox\` fixture or the result of createInbox()), got ${got}`);
+    throw new TypeError(`toReceiveMail expects an Inbox (the \`inbox\` fixture or the result of createInbox()), got ${describeValue(value)}`);
   }
   return value;
 }

@@ -2,6 +2,7 @@
 // `test.override` in Vitest), validated at the edge, naming the offending key.
 import { assertMs } from '../contract/validation.js';
 import type { ConnectionOptions } from '../inbox/inbox-options.js';
+import { expectedError } from '../contract/validation.js';
 
 /**
  * What a user sets per project or per test (`use: { mailroom: {...} }`).
@@ -24,14 +25,14 @@ const OPTION_KEYS = new Set(['apiURL', 'domain', 'token', 'timeout', 'keepOnFail
 /** Validates the plugin options at the edge, naming the offending key. */
 export function validateTestOptions(options: unknown): MailroomTestOptions {
   if (options === undefined || options === null) return Object.freeze({});
-  if (typeof options !== 'object') throw new TypeError(`Expected the \`mailroom\` option to be an object, got ${typeof options}`);
+  if (typeof options !== 'object') throw expectedError('mailroom', 'an object', options);
   for (const key of Object.keys(options)) {
     if (!OPTION_KEYS.has(key)) throw new TypeError(`Unknown \`mailroom\` option \`${key}\`; expected one of ${[...OPTION_KEYS].join(', ')}`);
   }
   const o = options as MailroomTestOptions;
   if (o.timeout !== undefined) assertMs('mailroom.timeout', o.timeout);
   for (const key of ['keepOnFailure', 'attach'] as const) {
-    if (o[key] !== undefined && typeof o[key] !== 'boolean') throw new TypeError(`Expected \`mailroom.${key}\` to be a boolean, got ${typeof o[key]}`);
+    if (o[key] !== undefined && typeof o[key] !== 'boolean') throw expectedError(`mailroom.${key}`, 'a boolean', o[key]);
   }
   return Object.freeze({ ...o });
 }

@@ -51,6 +51,6 @@ describe('validateAddress', () => {
     expect(() => validateAddress('no-at-sign')).toThrow('Expected `address` to be an address like "someone@mailroom.test", got "no-at-sign"');
     expect(() => validateAddress('a b@mailroom.test')).toThrow(TypeError);
     expect(() => validateAddress('a@-bad-.test')).toThrow(TypeError);
-    expect(() => validateAddress(42)).toThrow('got number');
+    expect(() => validateAddress(42)).toThrow('Expected `address` to be a string like "someone@mailroom.test", got 42');
   });
 });

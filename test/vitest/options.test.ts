@@ -75,9 +75,9 @@ describe.concurrent('types', () => {
     expectTypeOf(expect(42).toReceiveMail).toEqualTypeOf<ToReceiveMailExpectsAnInbox>();
     expectTypeOf(expect.soft(42).not.toReceiveMail).toEqualTypeOf<ToReceiveMailExpectsAnInbox>();
     // @ts-expect-error toReceiveMail is only typed for an Inbox receiver
-    await expect(expect(42).toReceiveMail()).rejects.toThrow('toReceiveMail expects an Inbox (the `inbox` fixture or the result of createInbox()), got number');
+    await expect(expect(42).toReceiveMail()).rejects.toThrow('toReceiveMail expects an Inbox (the `inbox` fixture or the result of createInbox()), got 42');
     // @ts-expect-error not with .not either
-    await expect(expect({ address: 'a@mailroom.test' }).not.toReceiveMail()).rejects.toThrow('got Object');
+    await expect(expect({ address: 'a@mailroom.test' }).not.toReceiveMail()).rejects.toThrow('got an object');
   });
 });
 

@@ -2,6 +2,7 @@
 // loop be proven against 429s, 5xx bursts, slow answers and connections reset
 // after the answer, through real sockets.
 import { parseMailboxAddress } from '../../contract/address.js';
+import { expectedError } from '../../contract/validation.js';
 
 export type FaultRoute = 'list' | 'message' | 'wait' | 'any';
 
@@ -47,12 +48,8 @@ interface ArmedFault {
 
 const STATUS_FAULTS = new Set([500, 502, 503, 504]);
 
-function show(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value);
-}
-
 function fail(name: string, what: string, value: unknown): never {
-  throw new TypeError(`Expected \`${name}\` to be ${what}, got ${show(value)}`);
+  throw expectedError(name, what, value);
 }
 
 function isNonNegativeInteger(value: unknown): value is number {
