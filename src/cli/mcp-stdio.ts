@@ -3,7 +3,7 @@
 // HTTP API (the embedded server or a hosted one of the same shape).
 //
 // `wait_for_message` is the client's own wait: an inbox whose watermark is
-// `since_id`, and `expectMail` with the filters. So the seed's loop runs here
+// `since_id`, and `expectMail` with the filters. So the client's loop runs here
 // (deadline, pacing, Retry-After, the watermark walk), the service's long-poll
 // is used when it advertises one, and polling is the fallback.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';

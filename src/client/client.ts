@@ -1,7 +1,7 @@
 // The mailbox service's HTTP API, one method per call of the contract.
 //
 // Thin on purpose: no retries, no pacing, no waiting - those belong to the
-// wait loop (wait.ts), which knows the deadline. What this class does is
+// wait loop (wait/), which knows the deadline. What this class does is
 // give every request a timeout, and turn every answer into either a typed
 // value or a typed error: a refusal carries its slug, a broken answer is a
 // network error, never a stray `TypeError` three frames away.

@@ -1,4 +1,5 @@
-// Which messages a wait is looking for (rule 7), and how to say it in words.
+// Which messages a wait is looking for, and how to say it in words. "Rule N"
+// refers to docs/CONTRACT.md, "The client's nine rules".
 //
 // A filter looks at list summaries only - sender, recipients, subject - so
 // a wait can decide without fetching anything; the body is fetched for the

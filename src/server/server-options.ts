@@ -3,7 +3,7 @@
 import { isIP } from 'node:net';
 import { isDomainName } from '../contract/address.js';
 import { DEFAULT_DOMAIN, DEFAULT_HOST, DEFAULT_HTTP_PORT, DEFAULT_SMTP_PORT } from '../contract/defaults.js';
-import { expectedError } from '../contract/validation.js';
+import { assertMs, expectedError } from '../contract/validation.js';
 import { defaultLogger, type Logger } from './log.js';
 
 /** Wall-clock milliseconds, injectable so retention and budgets are testable without sleeping. */
@@ -131,7 +131,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     if (!domains.includes(lower)) domains.push(lower);
   }
 
-  expect(typeof o.retention === 'number' && Number.isFinite(o.retention) && o.retention > 0, 'retention', 'a positive number of milliseconds', o.retention);
+  assertMs('retention', o.retention, { positive: true });
   expect(o.maxMessages === Infinity || (Number.isInteger(o.maxMessages) && o.maxMessages >= 1), 'maxMessages', 'a positive integer (or Infinity for no cap)', o.maxMessages);
   expect(Number.isInteger(o.maxMessageBytes) && o.maxMessageBytes >= 1024, 'maxMessageBytes', 'an integer number of bytes, at least 1024', o.maxMessageBytes);
   checkRate('listPerSecond', o.listPerSecond);

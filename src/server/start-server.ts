@@ -12,6 +12,7 @@ import { createEmbeddedTools } from './mcp/embedded-tools.js';
 import { createMcpEndpoint } from './mcp/endpoint.js';
 import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from './server-options.js';
 import { createSmtpIntake } from './smtp/intake.js';
+import { netServerOf } from './smtp/smtp-server-private.js';
 import { EvictionReporter } from './store/eviction.js';
 import { MessageStore } from './store/message-store.js';
 
@@ -123,7 +124,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     socket.end(`HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   });
   const smtp = createSmtpIntake({ domains: config.domains, maxMessageBytes: config.maxMessageBytes, store, logger });
-  const smtpNet = (smtp.server as unknown as { server: NetServer }).server;
+  const smtpNet = netServerOf(smtp.server);
 
   let smtpPort: number;
   let httpPort: number;

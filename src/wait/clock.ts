@@ -3,7 +3,7 @@
 // The loop never reads `Date.now()` or calls `setTimeout` itself: it asks a
 // `Clock`. The system clock below is monotonic (`performance.now()`), so a
 // machine that corrects its wall time mid-wait cannot stretch or shrink a
-// deadline (rule 3 of the seed guide).
+// deadline (rule 3 of docs/CONTRACT.md, "The client's nine rules").
 import { setTimeout as delay } from 'node:timers/promises';
 
 export interface Clock {

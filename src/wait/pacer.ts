@@ -1,4 +1,5 @@
-// Client-side pacing of list calls, per address (rule 4).
+// Client-side pacing of list calls, per address (rule 4 of docs/CONTRACT.md,
+// "The client's nine rules"; "rule N" below refers to those too).
 //
 // The service allows a list call when at least one second has passed since
 // its last allowed list call for that address. A correct client never earns
@@ -48,7 +49,7 @@ export class ListPacer {
     return this.#lastSettledAt;
   }
 
-  /** True while a list call is in flight or its floor has not passed yet. */
+  /** True when no list call is in flight and the floor has passed: forgetting this pacer loses nothing. */
   isIdle(): boolean {
     return this.#busy === undefined && this.#clock.now() >= this.earliestStart();
   }

@@ -45,20 +45,10 @@ export async function pollMailbox<T>(plan: PollPlan<T>, state: PollState = {}): 
   let refusals = 0;
   let lastError: Error | undefined;
   let coveredDeadline = false;
-  // Rule 2: the first check is due at once; only after it does the loop sleep.
-  //
-  // Does rule 2 survive rule 1? The watermark read is a list call, so a wait
-  // that starts right after `createInbox` finds the address's floor (rule 4)
-  // not yet passed, and the pacer holds its first check until one second
-  // after that read. That is still "ask at once" in the sense the seed means:
-  // the loop adds no sleep of its own, and asking sooner would not be
-  // faster - the service would refuse with a 429 whose Retry-After (whole
-  // seconds, rounded up) costs a full second anyway, and a refused call is a
-  // call a correct client never makes. When the test acted for more than a
-  // second before waiting - any browser flow - the floor has passed and the
-  // first check goes out at once (the bench measures ~5 ms for mail already
-  // there). An API-level test that acts within the second pays the rest of
-  // it; only a server-side wait (the seam above) can remove that.
+  // Rule 2: the first check is due at once; only after it does the loop
+  // sleep. The pacer may still hold it until the address's floor (rule 4)
+  // has passed - after the watermark read, say - since asking sooner would
+  // only earn a 429 that costs the same second.
   let nextAt = startedAt;
   // A zero budget still looks once: "is it there right now?"
   let closing = plan.budgetMs <= 0;

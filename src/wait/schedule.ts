@@ -1,4 +1,5 @@
-// The delay schedule of the seed guide, as pure functions.
+// The contract's reference schedule (docs/CONTRACT.md, "The client's nine
+// rules"; "rule N" below refers to those), as pure functions.
 //
 //   step = 1 s for the first 15 rounds, then doubling (2, 4, 8 s) up to 8 s
 //   delay = step + random(0 .. step/2)

@@ -27,7 +27,7 @@ export interface PollPlan<T> {
   readonly random: RandomSource;
   readonly requestTimeout: number;
   readonly signal: AbortSignal | undefined;
-  /** The pacer of this address (rule 4); looked up per call, never cached. */
+  /** The pacer of this address (rule 4 of docs/CONTRACT.md); looked up per call, never cached. */
   readonly pacer: () => ListPacer;
   /** One list call, newest first. Throws the client's typed errors. */
   readonly list: (timeoutMs: number, signal: AbortSignal | undefined) => Promise<readonly MailSummary[]>;

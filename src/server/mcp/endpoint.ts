@@ -2,7 +2,7 @@
 // transport in stateless mode - a fresh McpServer and transport per request,
 // no sessions - so any request stands on its own.
 //
-// The seed's own example is a bare curl call: `Content-Type:
+// The contract's own example is a bare curl call: `Content-Type:
 // application/json`, curl's default `Accept: */*`, and `tools/call` with no
 // `initialize` before it. docs/CONTRACT.md ("MCP endpoint") promises it a plain
 // JSON answer. The SDK's transport insists on `Accept: application/json,

@@ -1,12 +1,13 @@
 // SMTP intake: smtp-server speaks the protocol, this file decides what to accept.
 //
 // What intake must know is only the envelope, the size and the bytes. Parsing
-// the MIME structure waits for the first read (see parse.ts), which is what
+// the MIME structure waits for the first read (store/mime-parse.ts), which is what
 // keeps intake close to the rate of a server that discards everything.
 import type { Socket } from 'node:net';
-import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream } from 'smtp-server';
 import { parseMailboxAddress } from '../../contract/address.js';
 import type { Logger } from '../log.js';
+import { isMalformedRecipient, netServerOf, rewordEarlyRefusals } from './smtp-server-private.js';
 import type { MessageStore } from '../store/message-store.js';
 
 export interface SmtpIntakeOptions {
@@ -32,15 +33,6 @@ function tooBig(bytes: number | string, limit: number): Error {
   return smtpError(552, `5.3.4 Message size ${bytes} exceeds the limit of ${limit} bytes`);
 }
 
-type Connection = {
-  session?: SMTPServerSession;
-  _validateMailParams?: (parsed: unknown) => { code: number; message: string } | null;
-  _parseAddressCommand?: (name: string, command: unknown) => unknown;
-};
-
-/** Marks a recipient smtp-server could not parse, so onRcptTo refuses it with 553 5.1.3. */
-const MALFORMED = Symbol('malformed recipient');
-
 export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
   const { domains, maxMessageBytes, store, logger } = options;
   const served = new Set(domains);
@@ -64,7 +56,7 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
     closeTimeout: 1000,
 
     onConnect(session, callback) {
-      patchSizeReply(session);
+      rewordEarlyRefusals(server, session, (declared) => tooBig(declared, maxMessageBytes).message);
       callback();
     },
     onAuth(auth, _session, callback) {
@@ -76,7 +68,7 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
     onRcptTo(address: SMTPServerAddress, _session, callback) {
       // RFC 5321 requires the domainless postmaster to be accepted.
       const given = address.address.toLowerCase() === 'postmaster' ? `postmaster@${domains[0]}` : address.address;
-      const parsed = (address as { [MALFORMED]?: boolean })[MALFORMED] ? undefined : parseMailboxAddress(given);
+      const parsed = isMalformedRecipient(address) ? undefined : parseMailboxAddress(given);
       if (!parsed) return callback(smtpError(553, `5.1.3 Malformed recipient address <${address.address}>`));
       if (!served.has(parsed.domain)) {
         return callback(smtpError(550, `5.1.2 Domain ${parsed.domain} is not served here (served: ${domains.join(', ')})`));
@@ -113,42 +105,7 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
     },
   });
 
-  // Two refusals happen inside smtp-server before any hook runs, with replies
-  // the contract words differently: a declared MAIL FROM SIZE= over the limit
-  // (552 without 5.3.4) and a recipient it cannot parse at all, such as
-  // <no-at-sign> or <a@b@c> (501 "Bad recipient address syntax" instead of
-  // 553 5.1.3). Both checks are wrapped per connection. This is private API of
-  // the pinned smtp-server 3.21.x; test/server/smtp.test.ts asserts both
-  // replies, so an upgrade that changes them fails loudly.
-  function patchSizeReply(session: SMTPServerSession): void {
-    for (const connection of server.connections as Set<Connection>) {
-      if (connection.session !== session) continue;
-      const validate = connection._validateMailParams;
-      if (typeof validate === 'function') {
-        connection._validateMailParams = function (parsed: unknown) {
-          const result = validate.call(this, parsed);
-          if (result && result.code === 552) {
-            const declared = (parsed as { args?: Record<string, string> }).args?.SIZE ?? 'declared';
-            return { ...result, message: tooBig(declared, maxMessageBytes).message };
-          }
-          return result;
-        };
-      }
-      const parse = connection._parseAddressCommand;
-      if (typeof parse === 'function') {
-        connection._parseAddressCommand = function (name: string, command: unknown) {
-          const parsed = parse.call(this, name, command);
-          if (name !== 'rcpt to' || (parsed !== false && (parsed as { address?: string }).address !== '')) return parsed;
-          const bracketed = /^\s*RCPT\s+TO\s*:\s*<([^<>]*)>/i.exec(String(command));
-          return bracketed ? { address: bracketed[1] || '<>', args: false, [MALFORMED]: true } : parsed;
-        };
-      }
-      return;
-    }
-  }
-
-  const netServer = (server as unknown as { server: import('node:net').Server }).server;
-  netServer.on('connection', (socket: Socket) => {
+  netServerOf(server).on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });

@@ -2,12 +2,12 @@
 // almost all application mail has: a header block, then a text/plain body,
 // alone or as the first part of a multipart/alternative or multipart/mixed.
 //
-// The full MIME parse costs about 90 us and a lot of garbage per message; a
-// first list of 25 unparsed messages paid that 25 times, and the garbage made
-// the young-generation collections that set the p99. This reads only the
-// top-level headers and the first text part, with the same header decoding
-// the full parser uses (postal-mime's decodeWords and addressParser), and says
-// "don't know" (undefined) for anything else, which then takes the full parse.
+// The full MIME parse costs about 90 us and a lot of garbage per message, so a
+// first list of 25 unparsed messages would pay it 25 times and the garbage
+// would set the p99. This reads only the top-level headers and the first text
+// part, with the same header decoding the full parser uses (postal-mime's
+// decodeWords and addressParser), and says "don't know" (undefined) for
+// anything else, which then takes the full parse.
 // test/server/summary.test.ts checks that both paths agree.
 import { isUtf8 } from 'node:buffer';
 import { addressParser, decodeWords } from 'postal-mime';
@@ -65,7 +65,7 @@ export function fastSummary(raw: Buffer): ParsedSummary | undefined {
   });
 }
 
-/** Splits a part into its header fields and body, decoding the header bytes like parse.ts does. */
+/** Splits a part into its header fields and body, decoding the header bytes like mime-parse.ts does. */
 function readPart(raw: Buffer, start: number, end: number): Part | undefined {
   let headerEnd: number;
   let bodyStart: number;

@@ -4,7 +4,7 @@
 // hold through `holdForMail`; each has its own `WaitSlots`.
 //
 // How a wait draws on the address's list budget (the floor of one list call
-// per second per address still holds, CONTRACT.md "A wait is no way around
+// per second per address still holds, docs/CONTRACT.md "A wait is no way around
 // the floor"):
 //
 // - A wait looks at the mailbox when it starts, and that look spends one list

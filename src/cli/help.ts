@@ -1,0 +1,32 @@
+// `mailroom --help`: every command, flag and environment variable, with the defaults as the code has them.
+import { DEFAULT_API_URL } from '../contract/defaults.js';
+import { MCP_WAIT_SLOTS } from '../contract/limits.js';
+import { DEFAULTS } from '../server/server-options.js';
+
+export const HELP = `Usage: mailroom serve [options]
+       mailroom mcp [--api-url <url>] [--token <token>]
+
+\`mailroom mcp\` serves the MCP tools (wait_for_message, list_messages,
+get_message, delete_message) over stdio, for agents configured with a
+command, in front of any mailbox HTTP API: --api-url (MAILROOM_API_URL,
+default ${DEFAULT_API_URL}) and --token (MAILROOM_TOKEN).
+
+Runs the embedded mail server: SMTP in, the mailbox HTTP API out.
+
+Options (each also read from the environment variable shown):
+  --smtp-port <port>        SMTP port, 0 = any free port      MAILROOM_SMTP_PORT   (default ${DEFAULTS.smtpPort})
+  --http-port <port>        HTTP API port, 0 = any free port  MAILROOM_HTTP_PORT   (default ${DEFAULTS.httpPort})
+  --host <address>          interface to bind                 MAILROOM_HOST        (default ${DEFAULTS.host})
+  --domain <domain>         served domain, repeatable         MAILROOM_DOMAIN      (default ${DEFAULTS.domains[0]}; comma-separated in the variable)
+  --retention <duration>    how long mail lives: 90s, 30m, 1h MAILROOM_RETENTION   (default 1h; a bare number is seconds)
+  --max-messages <n>        global cap, oldest evicted first  MAILROOM_MAX_MESSAGES (default ${DEFAULTS.maxMessages}; "unlimited" for none)
+  --max-message-bytes <n>   largest accepted message          MAILROOM_MAX_MESSAGE_BYTES (default ${DEFAULTS.maxMessageBytes})
+  --token <token>           require Authorization: Bearer     MAILROOM_TOKEN
+  --wait-slots <n>          concurrent long-polls, 0 = off    MAILROOM_WAIT_SLOTS  (default ${DEFAULTS.waitSlots}; MCP waits have their own ${MCP_WAIT_SLOTS})
+  --enable-faults           serve the test fault switch       MAILROOM_ENABLE_FAULTS=1
+  -h, --help                show this help
+  -v, --version             show the version
+
+API: GET|DELETE /api/v1/mailbox?address=A, GET /api/v1/mailbox/wait?address=A&since_id=ID,
+     GET|DELETE /api/v1/message/{id}?mailbox=A, GET /api/v1/message/{id}/raw?mailbox=A,
+     GET /healthz; MCP (streamable HTTP): POST /mcp`;

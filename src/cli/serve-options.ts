@@ -1,0 +1,89 @@
+// `mailroom serve`'s flags and environment variables turned into startServer
+// options (flags win), each mistake named with the flag and its variable.
+import { parseArgs } from 'node:util';
+import { blankToUndefined } from '../contract/validation.js';
+import type { ServerOptions } from '../server/index.js';
+import { parseDuration } from './duration.js';
+
+/** A mistake on the command line: printed as it is, exit code 2. */
+export class UsageError extends Error {}
+
+function integer(value: string, flag: string, envName: string, min: number, max: number, what: string): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max) {
+    throw new UsageError(`mailroom serve: ${flag} (or ${envName}) must be ${what}, got ${JSON.stringify(value)}`);
+  }
+  return Number(value);
+}
+
+/** Builds startServer options from argv and the environment (flags win). Exported for tests. */
+export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { options: ServerOptions; help: boolean; version: boolean } {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: false,
+      strict: true,
+      options: {
+        'smtp-port': { type: 'string' },
+        'http-port': { type: 'string' },
+        host: { type: 'string' },
+        domain: { type: 'string', multiple: true },
+        retention: { type: 'string' },
+        'max-messages': { type: 'string' },
+        'max-message-bytes': { type: 'string' },
+        token: { type: 'string' },
+        'wait-slots': { type: 'string' },
+        'enable-faults': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(`mailroom serve: ${(error as Error).message}. Run \`mailroom serve --help\` for the options.`);
+  }
+  const v = parsed.values;
+  const pick = (flag: string, envName: string): string | undefined => {
+    const fromFlag = (v as Record<string, unknown>)[flag];
+    if (typeof fromFlag === 'string') return fromFlag;
+    return blankToUndefined(env[envName]);
+  };
+  const options: ServerOptions = {};
+
+  const smtpPort = pick('smtp-port', 'MAILROOM_SMTP_PORT');
+  if (smtpPort !== undefined) options.smtpPort = integer(smtpPort, '--smtp-port', 'MAILROOM_SMTP_PORT', 0, 65535, 'a port from 0 to 65535');
+  const httpPort = pick('http-port', 'MAILROOM_HTTP_PORT');
+  if (httpPort !== undefined) options.httpPort = integer(httpPort, '--http-port', 'MAILROOM_HTTP_PORT', 0, 65535, 'a port from 0 to 65535');
+  const host = pick('host', 'MAILROOM_HOST');
+  if (host !== undefined) options.host = host;
+
+  const domains = v.domain ?? env.MAILROOM_DOMAIN?.split(',').map((d) => d.trim()).filter(Boolean);
+  if (domains && domains.length > 0) options.domains = domains;
+
+  const retention = pick('retention', 'MAILROOM_RETENTION');
+  if (retention !== undefined) {
+    const ms = parseDuration(retention);
+    if (ms === undefined || ms <= 0) {
+      throw new UsageError(`mailroom serve: --retention (or MAILROOM_RETENTION) must be a duration such as 90s, 30m, 1h or 2d, got ${JSON.stringify(retention)}`);
+    }
+    options.retention = ms;
+  }
+  const maxMessages = pick('max-messages', 'MAILROOM_MAX_MESSAGES');
+  if (maxMessages !== undefined) {
+    options.maxMessages = /^(unlimited|infinity)$/i.test(maxMessages)
+      ? Infinity
+      : integer(maxMessages, '--max-messages', 'MAILROOM_MAX_MESSAGES', 1, Number.MAX_SAFE_INTEGER, 'a positive whole number or "unlimited"');
+  }
+  const maxBytes = pick('max-message-bytes', 'MAILROOM_MAX_MESSAGE_BYTES');
+  if (maxBytes !== undefined) {
+    options.maxMessageBytes = integer(maxBytes, '--max-message-bytes', 'MAILROOM_MAX_MESSAGE_BYTES', 1024, Number.MAX_SAFE_INTEGER, 'a whole number of bytes, at least 1024');
+  }
+  const waitSlots = pick('wait-slots', 'MAILROOM_WAIT_SLOTS');
+  if (waitSlots !== undefined) {
+    options.waitSlots = integer(waitSlots, '--wait-slots', 'MAILROOM_WAIT_SLOTS', 0, 100_000, 'a whole number from 0 to 100000 (0 turns the long-poll off)');
+  }
+  const token = pick('token', 'MAILROOM_TOKEN');
+  if (token !== undefined) options.token = token;
+  if (v['enable-faults'] === true || /^(1|true|yes)$/i.test(env.MAILROOM_ENABLE_FAULTS ?? '')) options.faultInjection = true;
+
+  return { options, help: v.help === true, version: v.version === true };
+}
