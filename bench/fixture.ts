@@ -71,11 +71,18 @@ async function playwrightSamples(apiURL: string): Promise<FixtureBenchResults['p
   const reportFile = join(dir, 'durations.json');
   try {
     const cli = createRequire(import.meta.url).resolve('@playwright/test/cli');
-    const env = { ...process.env, MAILROOM_API_URL: apiURL, BENCH_FIXTURE_REPORT: reportFile, BENCH_FIXTURE_OUTPUT: join(dir, 'results'), BENCH_FIXTURE_TESTS: String(PLAYWRIGHT_TESTS) };
+    const env = {
+      ...process.env,
+      MAILROOM_API_URL: apiURL,
+      BENCH_FIXTURE_REPORT: reportFile,
+      BENCH_FIXTURE_OUTPUT: join(dir, 'results'),
+      BENCH_FIXTURE_TESTS: String(PLAYWRIGHT_TESTS),
+    };
     const run = startChild(process.execPath, [cli, 'test', '--config', join(ROOT, 'bench', 'fixture', 'playwright.config.ts')], env);
     const code = await new Promise<number | null>((resolve) => run.child.once('close', resolve));
     const report = JSON.parse(await readFile(reportFile, 'utf8').catch(() => 'null')) as { setup: number[]; teardown: number[]; failures: string[] } | null;
-    if (code !== 0 || !report || report.failures.length > 0) throw new Error(`the fixture bench run failed (exit ${code}):\n${report?.failures.join('\n') ?? ''}\n${run.output()}`);
+    if (code !== 0 || !report || report.failures.length > 0)
+      throw new Error(`the fixture bench run failed (exit ${code}):\n${report?.failures.join('\n') ?? ''}\n${run.output()}`);
     // The first test of the worker also loads modules and opens the connection pool.
     const setupMs = report.setup.slice(1);
     const teardownMs = report.teardown.slice(1);

@@ -9,26 +9,28 @@ const server = await startServer({ smtpPort: 0, httpPort: 0, maxMessages: Infini
 const { store } = internalsOf(server);
 
 function source(i: number, to: string): Buffer {
-  return Buffer.from([
-    'From: Acme <noreply@acme.example>',
-    `To: ${to}`,
-    `Subject: Your code ${String(i).padStart(6, '0')}`,
-    `Message-ID: <${i}.bench@acme.example>`,
-    'Date: Sun, 01 Jan 2030 00:00:00 +0000',
-    'MIME-Version: 1.0',
-    'Content-Type: multipart/alternative; boundary="b"',
-    '',
-    '--b',
-    'Content-Type: text/plain; charset=utf-8',
-    '',
-    `Hello,\r\n\r\nYour sign-in code is ${100000 + (i % 900000)}. It expires in 10 minutes.\r\nIf you did not ask for it, ignore this message.`,
-    '--b',
-    'Content-Type: text/html; charset=utf-8',
-    '',
-    `<p>Hello,</p><p>Your sign-in code is <b>${100000 + (i % 900000)}</b>. It expires in 10 minutes.</p>`,
-    '--b--',
-    '',
-  ].join('\r\n'));
+  return Buffer.from(
+    [
+      'From: Acme <noreply@acme.example>',
+      `To: ${to}`,
+      `Subject: Your code ${String(i).padStart(6, '0')}`,
+      `Message-ID: <${i}.bench@acme.example>`,
+      'Date: Sun, 01 Jan 2030 00:00:00 +0000',
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/alternative; boundary="b"',
+      '',
+      '--b',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      `Hello,\r\n\r\nYour sign-in code is ${100000 + (i % 900000)}. It expires in 10 minutes.\r\nIf you did not ask for it, ignore this message.`,
+      '--b',
+      'Content-Type: text/html; charset=utf-8',
+      '',
+      `<p>Hello,</p><p>Your sign-in code is <b>${100000 + (i % 900000)}</b>. It expires in 10 minutes.</p>`,
+      '--b--',
+      '',
+    ].join('\r\n'),
+  );
 }
 
 const total = Number(messages);

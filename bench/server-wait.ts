@@ -136,13 +136,19 @@ export const serverWaitBench: BenchSection = {
     console.log(`\n2. ${SUITE_TESTS} tests, ${SUITE_WORKERS} workers, each test's mail sent 0.2-2 s after its action (same delays in both modes):`);
     for (const mode of ['polling', 'server-wait'] as const) {
       const x = r.suite[mode];
-      console.log(`   ${mode.padEnd(11)} wall ${formatDuration(x.wallMs)}; per test p50 ${formatDuration(percentile(x.perTestMs, 50))}, p90 ${formatDuration(percentile(x.perTestMs, 90))}; 429s: ${x.rateLimited}`);
+      console.log(
+        `   ${mode.padEnd(11)} wall ${formatDuration(x.wallMs)}; per test p50 ${formatDuration(percentile(x.perTestMs, 50))}, p90 ${formatDuration(percentile(x.perTestMs, 90))}; 429s: ${x.rateLimited}`,
+      );
     }
     const drop = 1 - r.suite['server-wait'].wallMs / r.suite.polling.wallMs;
     const meanDelay = delays(SUITE_TESTS).reduce((a, b) => a + b, 0) / SUITE_TESTS;
     console.log(`   wall time ${(drop * 100).toFixed(1)}% lower with the server wait; goal >= 40%: ${verdict(drop >= 0.4)}`);
     const floorMs = (meanDelay * SUITE_TESTS) / SUITE_WORKERS;
-    console.log(`   the floor: no test ends before its mail is sent, on average ${formatDuration(meanDelay)} after its action, so no wait can make the suite shorter than ${formatDuration(floorMs)};`);
-    console.log(`   the server wait is ${formatDuration(r.suite['server-wait'].wallMs - floorMs)} above it, and the best any wait could do against this polling run is ${((1 - floorMs / r.suite.polling.wallMs) * 100).toFixed(1)}% lower`);
+    console.log(
+      `   the floor: no test ends before its mail is sent, on average ${formatDuration(meanDelay)} after its action, so no wait can make the suite shorter than ${formatDuration(floorMs)};`,
+    );
+    console.log(
+      `   the server wait is ${formatDuration(r.suite['server-wait'].wallMs - floorMs)} above it, and the best any wait could do against this polling run is ${((1 - floorMs / r.suite.polling.wallMs) * 100).toFixed(1)}% lower`,
+    );
   },
 };

@@ -47,7 +47,11 @@ const targets: readonly SmtpTarget[] = [
     name: 'mailroom',
     async start() {
       const [port, http] = [await freePort(), await freePort()];
-      const child = startChild(process.execPath, ['dist/cli/index.js', 'serve', '--smtp-port', String(port), '--http-port', String(http), '--max-messages', 'unlimited'], PRODUCTION);
+      const child = startChild(
+        process.execPath,
+        ['dist/cli/index.js', 'serve', '--smtp-port', String(port), '--http-port', String(http), '--max-messages', 'unlimited'],
+        PRODUCTION,
+      );
       await waitFor('mailroom', child, () => /HTTP API listening/.test(child.output()));
       return { port, child };
     },
@@ -58,7 +62,23 @@ const targets: readonly SmtpTarget[] = [
       const [port, web] = [await freePort(), await freePort()];
       // maildev keeps every message as a file; give it a directory of its own and remove it after
       const directory = mkdtempSync(join(tmpdir(), 'mailroom-bench-maildev-'));
-      const child = startChild(process.execPath, ['node_modules/maildev/dist/bin/maildev.js', '--smtp', String(port), '--web', String(web), '--ip', '127.0.0.1', '--web-ip', '127.0.0.1', '--mail-directory', directory], PRODUCTION);
+      const child = startChild(
+        process.execPath,
+        [
+          'node_modules/maildev/dist/bin/maildev.js',
+          '--smtp',
+          String(port),
+          '--web',
+          String(web),
+          '--ip',
+          '127.0.0.1',
+          '--web-ip',
+          '127.0.0.1',
+          '--mail-directory',
+          directory,
+        ],
+        PRODUCTION,
+      );
       const stop = child.stop;
       await waitFor('maildev', child, () => accepts(port));
       return { port, child: { ...child, stop: () => stop().then(() => rmSync(directory, { recursive: true, force: true })) } };
@@ -80,7 +100,13 @@ const HTML = `<html><body><p>Hello,</p><p>Your sign-in code is <b>482913</b>. It
 
 async function sendBatch(port: number, count: number, offset: number, mode: SendMode): Promise<number> {
   const transport = nodemailer.createTransport({
-    host: '127.0.0.1', port, secure: false, ignoreTLS: true, pool: true, maxConnections: CONNECTIONS, maxMessages: Infinity,
+    host: '127.0.0.1',
+    port,
+    secure: false,
+    ignoreTLS: true,
+    pool: true,
+    maxConnections: CONNECTIONS,
+    maxMessages: Infinity,
   });
   try {
     // Open the pool before the clock starts: the rate is of messages, not handshakes.
@@ -98,11 +124,26 @@ async function sendBatch(port: number, count: number, offset: number, mode: Send
 // sending a pre-composed source, which lowers the sender's cost per message and
 // so raises the ceiling: it shows what each server itself costs.
 type SendMode = 'composed' | 'precomposed';
-const RAW_SOURCE = Buffer.from([
-  'From: Acme <noreply@acme.example>', 'To: user@mailroom.test', 'Subject: Your sign-in code', 'MIME-Version: 1.0',
-  'Content-Type: multipart/alternative; boundary="b"', '', '--b', 'Content-Type: text/plain; charset=utf-8', '', TEXT.replace(/\n/g, '\r\n'),
-  '--b', 'Content-Type: text/html; charset=utf-8', '', HTML, '--b--', '',
-].join('\r\n'));
+const RAW_SOURCE = Buffer.from(
+  [
+    'From: Acme <noreply@acme.example>',
+    'To: user@mailroom.test',
+    'Subject: Your sign-in code',
+    'MIME-Version: 1.0',
+    'Content-Type: multipart/alternative; boundary="b"',
+    '',
+    '--b',
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    TEXT.replace(/\n/g, '\r\n'),
+    '--b',
+    'Content-Type: text/html; charset=utf-8',
+    '',
+    HTML,
+    '--b--',
+    '',
+  ].join('\r\n'),
+);
 
 function mail(i: number, mode: SendMode): SendMailOptions {
   if (mode === 'precomposed') return { envelope: { from: 'noreply@acme.example', to: `user-${i % 1000}@mailroom.test` }, raw: RAW_SOURCE };
@@ -219,18 +260,26 @@ export const serverBench: BenchSection = {
   name: 'server',
   description: 'embedded server: SMTP intake rate vs maildev and a null sink; list latency at 100k messages',
   async run() {
-    console.log(`SMTP intake: ${ROUNDS} rounds x ${MESSAGES_PER_ROUND} messages per server and send mode after ${WARMUP_MESSAGES} warm-up messages, nodemailer pool of ${CONNECTIONS} connections, each server in its own process (BENCH_ROUNDS, BENCH_MESSAGES, BENCH_WARMUP, BENCH_SKIP_LIST=1 adjust)`);
+    console.log(
+      `SMTP intake: ${ROUNDS} rounds x ${MESSAGES_PER_ROUND} messages per server and send mode after ${WARMUP_MESSAGES} warm-up messages, nodemailer pool of ${CONNECTIONS} connections, each server in its own process (BENCH_ROUNDS, BENCH_MESSAGES, BENCH_WARMUP, BENCH_SKIP_LIST=1 adjust)`,
+    );
     const rates = await smtpThroughput();
     for (const mode of ['composed', 'precomposed'] as const) {
       const ours = median(rates.get(`${mode} mailroom`)!);
       const maildev = median(rates.get(`${mode} maildev 3.0.0`)!);
       const sink = median(rates.get(`${mode} null sink`)!);
-      console.log(mode === 'composed'
-        ? '\n  median msgs/s, nodemailer composing each message (the issue\'s measurement):'
-        : '\n  median msgs/s, nodemailer sending a pre-composed source (cheaper sender, higher ceiling):');
+      console.log(
+        mode === 'composed'
+          ? "\n  median msgs/s, nodemailer composing each message (the issue's measurement):"
+          : '\n  median msgs/s, nodemailer sending a pre-composed source (cheaper sender, higher ceiling):',
+      );
       console.log(`    mailroom       ${ours.toFixed(0).padStart(6)}`);
-      console.log(`    maildev 3.0.0  ${maildev.toFixed(0).padStart(6)}   mailroom is ${(ours / maildev).toFixed(2)}x maildev (target >= 1.5x: ${verdict(ours >= 1.5 * maildev)})`);
-      console.log(`    null sink      ${sink.toFixed(0).padStart(6)}   mailroom is ${((100 * ours) / sink).toFixed(1)}% of the null sink (target >= 85%: ${verdict(ours >= 0.85 * sink)})`);
+      console.log(
+        `    maildev 3.0.0  ${maildev.toFixed(0).padStart(6)}   mailroom is ${(ours / maildev).toFixed(2)}x maildev (target >= 1.5x: ${verdict(ours >= 1.5 * maildev)})`,
+      );
+      console.log(
+        `    null sink      ${sink.toFixed(0).padStart(6)}   mailroom is ${((100 * ours) / sink).toFixed(1)}% of the null sink (target >= 85%: ${verdict(ours >= 0.85 * sink)})`,
+      );
     }
 
     if (process.env.BENCH_SKIP_LIST === '1') return;

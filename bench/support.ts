@@ -36,20 +36,21 @@ export interface Child {
 export function startChild(command: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Child {
   const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env });
   let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (output += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d));
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
   return {
     child,
     output: () => output,
-    stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      child.once('exit', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      child.kill('SIGTERM');
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
   };
 }
 
@@ -81,7 +82,15 @@ export interface ServerProcessOptions {
 /** `mailroom serve` (dist/cli/index.js) in its own process on free ports, once /healthz answers 200. */
 export async function startServerProcess(options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const [smtpPort, httpPort] = [await freePort(), await freePort()];
-  const child = startChild(process.execPath, ['dist/cli/index.js', 'serve', '--smtp-port', String(smtpPort), '--http-port', String(httpPort), ...(options.args ?? [])]);
+  const child = startChild(process.execPath, [
+    'dist/cli/index.js',
+    'serve',
+    '--smtp-port',
+    String(smtpPort),
+    '--http-port',
+    String(httpPort),
+    ...(options.args ?? []),
+  ]);
   const apiURL = `http://127.0.0.1:${httpPort}`;
   const healthy = async () => {
     try {

@@ -30,9 +30,21 @@ const ALREADY_THERE_SAMPLES = Number(process.env.BENCH_ALREADY_THERE_SAMPLES ?? 
 const SIMULATED_SEEDS = 1000;
 
 export interface WaitBenchResults {
-  readonly failingWait: { readonly budgetMs: number; readonly listCalls: number; readonly watermarkReads: number; readonly elapsedMs: number; readonly rateLimited: number; readonly simulated: Distribution };
+  readonly failingWait: {
+    readonly budgetMs: number;
+    readonly listCalls: number;
+    readonly watermarkReads: number;
+    readonly elapsedMs: number;
+    readonly rateLimited: number;
+    readonly simulated: Distribution;
+  };
   readonly midWait: { readonly latenciesMs: readonly number[]; readonly rateLimited: number; readonly listCalls: number };
-  readonly alreadyThere: { readonly latenciesMs: readonly number[]; readonly rightAfterCreateMs: readonly number[]; readonly listCalls: number; readonly fetches: number };
+  readonly alreadyThere: {
+    readonly latenciesMs: readonly number[];
+    readonly rightAfterCreateMs: readonly number[];
+    readonly listCalls: number;
+    readonly fetches: number;
+  };
 }
 
 interface Distribution {
@@ -70,7 +82,14 @@ async function failingWait(server: ServerProcess, inboxFor: InboxFor, send: Send
   const elapsedMs = performance.now() - started;
   if (!(error instanceof MailTimeoutError)) throw new Error(`the failing wait did not time out: ${String(error)}`);
   const stats = await server.stats(inbox.address);
-  return { budgetMs: FAILING_WAIT_MS, listCalls: stats.list - 1, watermarkReads: 1, elapsedMs, rateLimited: stats.rateLimited, simulated: await simulateFailingWait(FAILING_WAIT_MS) };
+  return {
+    budgetMs: FAILING_WAIT_MS,
+    listCalls: stats.list - 1,
+    watermarkReads: 1,
+    elapsedMs,
+    rateLimited: stats.rateLimited,
+    simulated: await simulateFailingWait(FAILING_WAIT_MS),
+  };
 }
 
 /** The same failing wait on a virtual clock (2 ms per list call), for many seeds. */
@@ -162,7 +181,9 @@ export const waitBench: BenchSection = {
     const f = r.failingWait;
     const sim = f.simulated;
     console.log(`\n1. Failing ${f.budgetMs / 1000} s wait (nothing matching ever arrives):`);
-    console.log(`   list calls by the wait: ${f.listCalls} (+ ${f.watermarkReads} watermark read by createInbox = ${f.listCalls + f.watermarkReads}); naive 1 s loop: ${Math.round(f.budgetMs / 1000)}`);
+    console.log(
+      `   list calls by the wait: ${f.listCalls} (+ ${f.watermarkReads} watermark read by createInbox = ${f.listCalls + f.watermarkReads}); naive 1 s loop: ${Math.round(f.budgetMs / 1000)}`,
+    );
     console.log(`   took ${(f.elapsedMs / 1000).toFixed(3)} s (${(f.elapsedMs - f.budgetMs).toFixed(0)} ms past the budget), 429s: ${f.rateLimited}`);
     console.log(`   simulated over ${SIMULATED_SEEDS} seeds (virtual clock): min ${sim.min}, mean ${sim.mean.toFixed(2)}, max ${sim.max} list calls`);
     console.log(`   goal <= 26 requests: ${verdict(f.listCalls + f.watermarkReads <= 26)} (counting the watermark read too)`);
@@ -174,7 +195,9 @@ export const waitBench: BenchSection = {
 
     const a = r.alreadyThere;
     console.log(`\n3. Mail already there, expectMail from call to return:`);
-    console.log(`   floor passed (the usual case): ${describe(a.latenciesMs, formatMs(1), [50, 90])}; ${a.listCalls} list calls and ${a.fetches} fetches for ${a.latenciesMs.length} waits`);
+    console.log(
+      `   floor passed (the usual case): ${describe(a.latenciesMs, formatMs(1), [50, 90])}; ${a.listCalls} list calls and ${a.fetches} fetches for ${a.latenciesMs.length} waits`,
+    );
     console.log(`   goal <= 20 ms (p50): ${verdict(percentile(a.latenciesMs, 50) <= 20)}; p90 <= 20 ms: ${verdict(percentile(a.latenciesMs, 90) <= 20)}`);
     console.log(`   right after createInbox (the floor holds the first check back): ${describe(a.rightAfterCreateMs, formatMs(1), [50, 90])}`);
   },

@@ -49,7 +49,10 @@ export function findChromium(options: FindChromiumOptions = {}): string {
   if (override) {
     if (!existsSync(override)) {
       throw new Error(
-        [`MAILROOM_CHROMIUM is set to ${override}, but there is no file there. Point it at a Chromium executable or unset it.`, ...INSTALL_CHROMIUM_ADVICE].join('\n'),
+        [
+          `MAILROOM_CHROMIUM is set to ${override}, but there is no file there. Point it at a Chromium executable or unset it.`,
+          ...INSTALL_CHROMIUM_ADVICE,
+        ].join('\n'),
       );
     }
     return override;

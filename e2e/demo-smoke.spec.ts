@@ -8,7 +8,7 @@ import { startSmtpSink } from '../fixtures/smtp-sink.js';
 import type { SmtpSink } from '../fixtures/smtp-sink.js';
 
 const test = base.extend<{ sink: SmtpSink; app: DemoApp; email: string }>({
-  // eslint-disable-next-line no-empty-pattern
+   
   sink: async ({}, use) => {
     const sink = await startSmtpSink();
     await use(sink);
@@ -19,7 +19,7 @@ const test = base.extend<{ sink: SmtpSink; app: DemoApp; email: string }>({
     await use(app);
     await app.close();
   },
-  // eslint-disable-next-line no-empty-pattern
+   
   email: async ({}, use, testInfo) => {
     await use(`smoke-${testInfo.testId}-${testInfo.repeatEachIndex}-${testInfo.retry}@example.test`);
   },

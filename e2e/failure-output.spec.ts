@@ -36,7 +36,11 @@ test('a failing inner run explains each failure', async () => {
   // The negated matcher: the mail that should not have come.
   const welcome = byTitle('expects no welcome mail');
   expect(welcome.error).toContain('expect(inbox).not.toReceiveMail(filter)');
-  expect(welcome.error).toMatch(new RegExp(`Expected no mail matching subject ~ "Welcome" at ${welcome.address.replace(/\./g, '\\.')} for 3 s, but "Welcome to Acme" from Acme <hello@acme\\.example> at \\d\\d:\\d\\d:\\d\\d arrived`));
+  expect(welcome.error).toMatch(
+    new RegExp(
+      `Expected no mail matching subject ~ "Welcome" at ${welcome.address.replace(/\./g, '\\.')} for 3 s, but "Welcome to Acme" from Acme <hello@acme\\.example> at \\d\\d:\\d\\d:\\d\\d arrived`,
+    ),
+  );
   expect(welcome.error).toContain('Expected: no mail matching subject ~ "Welcome"');
 
   // A mail budget longer than the test: mailroom's own message, not Playwright's timeout.
@@ -62,7 +66,7 @@ test('a failing inner run explains each failure', async () => {
   for (const { address } of [invoice, welcome, late]) expect(await subjectsAt(address)).toEqual([]);
 
   // The `mailroom.timeout` option is the matcher's default budget.
-  const optionBudget = byTitle('with a 2 s mail budget › waits the option\'s budget');
+  const optionBudget = byTitle("with a 2 s mail budget › waits the option's budget");
   expect(optionBudget.error).toContain(`No mail matching subject ~ "Invoice" arrived at ${optionBudget.address} within 2 s (`);
   expect(optionBudget.error).toContain('Nothing arrived at all.');
 
@@ -72,7 +76,7 @@ test('a failing inner run explains each failure', async () => {
   expect(misspelt && printedAddresses(misspelt)).toEqual([]);
 });
 
-test('a teardown that cannot delete the mailbox never replaces the test\'s result', async () => {
+test("a teardown that cannot delete the mailbox never replaces the test's result", async () => {
   test.setTimeout(180_000);
   const run = await runInner(['teardown.inner.ts']);
   expect(run.report.stats, run.output).toMatchObject({ expected: 1, unexpected: 1 });

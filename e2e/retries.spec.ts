@@ -12,8 +12,12 @@ test('every attempt and every repetition gets its own address', async () => {
 
   const attempts = run.results.map((r) => ({ retry: r.result.retry, status: r.result.status, address: printedAddresses(r)[0] }));
   expect(attempts.map((a) => [a.retry, a.status]).sort()).toEqual([
-    [0, 'failed'], [0, 'failed'], [0, 'failed'],
-    [1, 'passed'], [1, 'passed'], [1, 'passed'],
+    [0, 'failed'],
+    [0, 'failed'],
+    [0, 'failed'],
+    [1, 'passed'],
+    [1, 'passed'],
+    [1, 'passed'],
   ]);
   const addresses = attempts.map((a) => a.address);
   for (const address of addresses) expect(address).toMatch(/^fails-once-then-passes-[a-z2-7]{16}@mailroom\.test$/);

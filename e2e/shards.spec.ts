@@ -5,7 +5,7 @@ import { test, expect } from '@playwright/test';
 import { printedAddresses, runInner } from './support/inner-run.js';
 import { subjectsAt } from './support/mailbox.js';
 
-test('two shards running at once do not see each other\'s mail', async () => {
+test("two shards running at once do not see each other's mail", async () => {
   test.setTimeout(240_000);
   const [first, second] = await Promise.all([
     runInner(['shards.inner.ts', '--shard=1/2', '--workers=1']),
@@ -13,7 +13,10 @@ test('two shards running at once do not see each other\'s mail', async () => {
   ]);
   for (const run of [first, second]) {
     expect(run.code, run.output).toBe(0);
-    expect(run.results.every((r) => r.result.status === 'passed'), run.output).toBe(true);
+    expect(
+      run.results.every((r) => r.result.status === 'passed'),
+      run.output,
+    ).toBe(true);
   }
   // Each shard ran its half; together, every test once.
   const titles = (run: typeof first) => run.results.map((r) => r.title);

@@ -48,7 +48,11 @@ test('signing up twice warns the owner and sends no second confirmation', async 
   await expect(inbox).toReceiveMail({ subject: /someone tried/i });
   // Mail did arrive after the watermark, but none of it is a second confirmation.
   await expect(inbox).not.toReceiveMail({ subject: 'Confirm' }, { within: 1_500 });
-  expect((await inbox.messages()).map((m) => m.subject).sort()).toEqual(['Confirm your email', 'Someone tried to sign up with your address', 'Welcome to Acme']);
+  expect((await inbox.messages()).map((m) => m.subject).sort()).toEqual([
+    'Confirm your email',
+    'Someone tried to sign up with your address',
+    'Welcome to Acme',
+  ]);
 });
 
 test('received mail is attached to the report, HTML and text', async ({ page, inbox }, testInfo) => {

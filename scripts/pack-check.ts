@@ -146,7 +146,14 @@ try {
   const [smtpPort, httpPort] = [await freePort(), await freePort()];
   const demo = await startDemoApp({ smtp: { host: '127.0.0.1', port: smtpPort } });
   app.close = () => demo.close();
-  const env: NodeJS.ProcessEnv = { ...process.env, PACK_SMTP_PORT: String(smtpPort), PACK_HTTP_PORT: String(httpPort), DEMO_URL: demo.url, MAILROOM_CHROMIUM: findChromium(), CI: '1' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PACK_SMTP_PORT: String(smtpPort),
+    PACK_HTTP_PORT: String(httpPort),
+    DEMO_URL: demo.url,
+    MAILROOM_CHROMIUM: findChromium(),
+    CI: '1',
+  };
   // The project's own configuration must be what points it at the server.
   delete env.MAILROOM_API_URL;
   await step('vitest: a signup test with mailroom/vitest', 'npx', ['vitest', 'run'], project, env, /1 passed/);

@@ -51,7 +51,7 @@ test.describe('with a misspelt option', () => {
 test.describe('with a 2 s mail budget', () => {
   test.use({ mailroom: { timeout: 2_000 } });
 
-  test('waits the option\'s budget', async ({ inbox }) => {
+  test("waits the option's budget", async ({ inbox }) => {
     console.log(`inbox: ${inbox.address}`);
     await expect(inbox).toReceiveMail({ subject: 'Invoice' });
   });

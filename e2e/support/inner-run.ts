@@ -46,7 +46,11 @@ export async function runInner(args: readonly string[], options: { readonly env?
   for (const name of Object.keys(env)) {
     if (/^(PLAYWRIGHT_|PW_|TEST_WORKER_INDEX$|TEST_PARALLEL_INDEX$|DEBUG_COLORS$)/.test(name)) delete env[name];
   }
-  Object.assign(env, { FORCE_COLOR: '0', CI: '', MAILROOM_API_URL: API_URL, MAILROOM_INNER_REPORT: reportFile, MAILROOM_INNER_OUTPUT: join(dir, 'test-results') }, options.env);
+  Object.assign(
+    env,
+    { FORCE_COLOR: '0', CI: '', MAILROOM_API_URL: API_URL, MAILROOM_INNER_REPORT: reportFile, MAILROOM_INNER_OUTPUT: join(dir, 'test-results') },
+    options.env,
+  );
   try {
     const child = spawn(process.execPath, [CLI, 'test', '--config', CONFIG, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';

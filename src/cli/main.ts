@@ -30,9 +30,11 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   }
   if (command === 'mcp') return mcp(rest, env);
   if (command !== 'serve') {
-    console.error(command === undefined
-      ? `mailroom: missing command.\n\n${HELP}`
-      : `mailroom: unknown command ${JSON.stringify(command)}; the commands are \`mailroom serve\` and \`mailroom mcp\`. Run \`mailroom --help\`.`);
+    console.error(
+      command === undefined
+        ? `mailroom: missing command.\n\n${HELP}`
+        : `mailroom: unknown command ${JSON.stringify(command)}; the commands are \`mailroom serve\` and \`mailroom mcp\`. Run \`mailroom --help\`.`,
+    );
     return 2;
   }
 
@@ -94,7 +96,12 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
 async function mcp(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({ args: [...argv], allowPositionals: false, strict: true, options: { 'api-url': { type: 'string' }, token: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+    ({ values } = parseArgs({
+      args: [...argv],
+      allowPositionals: false,
+      strict: true,
+      options: { 'api-url': { type: 'string' }, token: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    }));
   } catch (error) {
     console.error(`mailroom mcp: ${(error as Error).message}. Run \`mailroom --help\` for the options.`);
     return 2;

@@ -39,7 +39,8 @@ function wireMessage(m: MessageDetail): WireMessage {
 /** The service's refusal as the tool's: same slug, its message, its Retry-After. */
 function asRefusal(error: unknown): unknown {
   if (error instanceof MailroomApiError) {
-    const headers: Record<string, string> = error.retryAfterMs === undefined ? {} : { 'retry-after': String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))) };
+    const headers: Record<string, string> =
+      error.retryAfterMs === undefined ? {} : { 'retry-after': String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))) };
     // The service's own slug, passed through as the service chose it.
     return new Refusal(error.status, error.slug as RefusalSlug, error.serverMessage ?? error.message, headers);
   }

@@ -56,14 +56,20 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
   const host = pick('host', 'MAILROOM_HOST');
   if (host !== undefined) options.host = host;
 
-  const domains = v.domain ?? env.MAILROOM_DOMAIN?.split(',').map((d) => d.trim()).filter(Boolean);
+  const domains =
+    v.domain ??
+    env.MAILROOM_DOMAIN?.split(',')
+      .map((d) => d.trim())
+      .filter(Boolean);
   if (domains && domains.length > 0) options.domains = domains;
 
   const retention = pick('retention', 'MAILROOM_RETENTION');
   if (retention !== undefined) {
     const ms = parseDuration(retention);
     if (ms === undefined || ms <= 0) {
-      throw new UsageError(`mailroom serve: --retention (or MAILROOM_RETENTION) must be a duration such as 90s, 30m, 1h or 2d, got ${JSON.stringify(retention)}`);
+      throw new UsageError(
+        `mailroom serve: --retention (or MAILROOM_RETENTION) must be a duration such as 90s, 30m, 1h or 2d, got ${JSON.stringify(retention)}`,
+      );
     }
     options.retention = ms;
   }
@@ -75,7 +81,14 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
   }
   const maxBytes = pick('max-message-bytes', 'MAILROOM_MAX_MESSAGE_BYTES');
   if (maxBytes !== undefined) {
-    options.maxMessageBytes = integer(maxBytes, '--max-message-bytes', 'MAILROOM_MAX_MESSAGE_BYTES', 1024, Number.MAX_SAFE_INTEGER, 'a whole number of bytes, at least 1024');
+    options.maxMessageBytes = integer(
+      maxBytes,
+      '--max-message-bytes',
+      'MAILROOM_MAX_MESSAGE_BYTES',
+      1024,
+      Number.MAX_SAFE_INTEGER,
+      'a whole number of bytes, at least 1024',
+    );
   }
   const waitSlots = pick('wait-slots', 'MAILROOM_WAIT_SLOTS');
   if (waitSlots !== undefined) {

@@ -199,7 +199,12 @@ export class MailroomClient {
     } catch (error) {
       options.signal?.throwIfAborted();
       if (timer.aborted) {
-        throw new MailroomNetworkError({ ...where, slug: 'request_timeout', detail: `no complete answer within the request timeout of ${Math.round(timeout)} ms`, cause: error });
+        throw new MailroomNetworkError({
+          ...where,
+          slug: 'request_timeout',
+          detail: `no complete answer within the request timeout of ${Math.round(timeout)} ms`,
+          cause: error,
+        });
       }
       throw new MailroomNetworkError({ ...where, slug: 'network_error', detail: describeNetworkError(error), cause: error });
     }

@@ -20,20 +20,32 @@ export function parseBody<T>(answer: Answer, schema: z.ZodType<T>): T {
   try {
     json = JSON.parse(answer.text);
   } catch (error) {
-    throw new MailroomNetworkError({ ...answer, slug: 'invalid_response', detail: `answered ${answer.status} with a body that is not JSON: ${JSON.stringify(answer.text.slice(0, 120))}`, cause: error });
+    throw new MailroomNetworkError({
+      ...answer,
+      slug: 'invalid_response',
+      detail: `answered ${answer.status} with a body that is not JSON: ${JSON.stringify(answer.text.slice(0, 120))}`,
+      cause: error,
+    });
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const at = issue?.path.length ? ` at \`${issue.path.join('.')}\`` : '';
-    throw new MailroomNetworkError({ ...answer, slug: 'invalid_response', detail: `answered ${answer.status} with a body the contract does not describe${at}: ${issue?.message ?? 'invalid'}`, cause: parsed.error });
+    throw new MailroomNetworkError({
+      ...answer,
+      slug: 'invalid_response',
+      detail: `answered ${answer.status} with a body the contract does not describe${at}: ${issue?.message ?? 'invalid'}`,
+      cause: parsed.error,
+    });
   }
   return parsed.data;
 }
 
-
 const Id = z.union([z.string().min(1), z.number()]).transform(String);
-const Text = z.string().nullish().transform((s) => s ?? '');
+const Text = z
+  .string()
+  .nullish()
+  .transform((s) => s ?? '');
 const Addresses = z.union([z.array(z.string()), z.string(), z.null(), z.undefined()]).transform((v) => (v == null ? [] : Array.isArray(v) ? v : [v]));
 const Timestamp = z.string().transform((s, ctx) => {
   const date = new Date(s);
@@ -51,7 +63,10 @@ const SummaryFields = {
   subject: Text,
   preview: Text,
   received_at: Timestamp,
-  size: z.number().nullish().transform((n) => n ?? 0),
+  size: z
+    .number()
+    .nullish()
+    .transform((n) => n ?? 0),
 };
 
 function toSummary(s: { id: string; from: string; to: string[]; subject: string; preview: string; received_at: Date; size: number }): MailSummary {

@@ -25,6 +25,13 @@ export interface WaitInfo {
 export type InboxEvent =
   | { readonly type: 'wait-start'; readonly wait: WaitInfo }
   | (PollEvent & { readonly wait: WaitInfo })
-  | { readonly type: 'wait-end'; readonly wait: WaitInfo; readonly outcome: 'received'; readonly mails: readonly Mail[]; readonly elapsedMs: number; readonly checks: number }
+  | {
+      readonly type: 'wait-end';
+      readonly wait: WaitInfo;
+      readonly outcome: 'received';
+      readonly mails: readonly Mail[];
+      readonly elapsedMs: number;
+      readonly checks: number;
+    }
   | { readonly type: 'wait-end'; readonly wait: WaitInfo; readonly outcome: 'quiet'; readonly elapsedMs: number; readonly checks: number }
   | { readonly type: 'wait-end'; readonly wait: WaitInfo; readonly outcome: 'failed'; readonly error: Error; readonly elapsedMs: number };

@@ -31,7 +31,11 @@ export function extractLinks(html: string, text: string): string[] {
 export function htmlToText(html: string): string {
   const parts: string[] = [];
   walkHtml(html, { onText: (chunk) => parts.push(chunk) });
-  return parts.join('').replace(/[ \t]+/g, ' ').replace(/\n\s*\n+/g, '\n\n').trim();
+  return parts
+    .join('')
+    .replace(/[ \t]+/g, ' ')
+    .replace(/\n\s*\n+/g, '\n\n')
+    .trim();
 }
 
 // One-time codes. The heuristic, in order of confidence:
@@ -49,7 +53,8 @@ export function htmlToText(html: string): string {
 // part of a decimal, a time, a date, an amount, a percentage or a #number.
 // Codes come out deduplicated, the keyword ones first, each group in
 // document order; the text part is read before the HTML part.
-const KEYWORD = /(?<![\p{L}\p{N}])(?:codes?|c[oó]digos?|otp|pin|passcode|password|token|verification|verify|one[- ]time|confirm(?:ation)?|mã)(?![\p{L}\p{N}])/giu;
+const KEYWORD =
+  /(?<![\p{L}\p{N}])(?:codes?|c[oó]digos?|otp|pin|passcode|password|token|verification|verify|one[- ]time|confirm(?:ation)?|mã)(?![\p{L}\p{N}])/giu;
 const TOKEN = /(?<![\p{L}\p{N}_.,:/#$€£+@-])([A-Za-z0-9]{2,5}-[A-Za-z0-9]{2,5}|[A-Za-z0-9]{4,8})(?![\p{L}\p{N}_@%]|[.,:/-]\p{N})/gu;
 const AFTER_KEYWORD = 40;
 const SENTENCE_END = /[.!?](\s|$)/;

@@ -118,7 +118,10 @@ export interface ResolvedInboxOptions extends ResolvedConnection {
   readonly waitSignal: InboxOptions['waitSignal'];
 }
 
-export function resolveInboxOptions(options: Record<string, unknown> & ConnectionOptions, env: Readonly<Record<string, string | undefined>> = process.env): ResolvedInboxOptions {
+export function resolveInboxOptions(
+  options: Record<string, unknown> & ConnectionOptions,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ResolvedInboxOptions {
   const connection = resolveConnection(options, env);
   const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
   assertMs('timeout', timeout);
@@ -152,7 +155,7 @@ export function resolveInboxOptions(options: Record<string, unknown> & Connectio
     address,
     prefix: prefix as string | undefined,
     timeout,
-    watermark: watermark as string | null | undefined,
+    watermark: watermark,
     client,
     handled,
     serverWait,

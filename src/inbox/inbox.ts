@@ -24,7 +24,15 @@ import { Collection } from './collect.js';
 import { describeWait, formatDuration, type WaitKind } from './describe.js';
 import type { InboxEvent, WaitInfo } from './events.js';
 import { compileFilter, type CompiledFilter, type MailFilter } from './filter.js';
-import { DEFAULT_QUIET_MS, resolveInboxOptions, validateWaitOptions, type InboxOptions, type QuietOptions, type ResolvedInboxOptions, type WaitOptions } from './inbox-options.js';
+import {
+  DEFAULT_QUIET_MS,
+  resolveInboxOptions,
+  validateWaitOptions,
+  type InboxOptions,
+  type QuietOptions,
+  type ResolvedInboxOptions,
+  type WaitOptions,
+} from './inbox-options.js';
 import { InboxLedger } from './ledger.js';
 import { Mail } from './mail.js';
 import { UnexpectedMailError } from './wait-errors.js';
@@ -143,7 +151,13 @@ export class Inbox {
           return hits.length > 0 ? hits.reverse() : undefined;
         });
         if (outcome.result) {
-          throw new UnexpectedMailError({ address: this.address, filter: compiled.description, withinMs: within, elapsedMs: outcome.elapsedMs, arrived: outcome.result });
+          throw new UnexpectedMailError({
+            address: this.address,
+            filter: compiled.description,
+            withinMs: within,
+            elapsedMs: outcome.elapsedMs,
+            arrived: outcome.result,
+          });
         }
         if (outcome.cutShort || !outcome.coveredDeadline) throw this.#unconfirmedQuiet(compiled, within, outcome);
         this.#emit({ type: 'wait-end', wait: info, outcome: 'quiet', elapsedMs: clock.now() - startedAt, checks: outcome.checks });
@@ -157,7 +171,13 @@ export class Inbox {
   /** The mail that arrived since the inbox was created, oldest first (one list call). */
   async messages(options: { signal?: AbortSignal } = {}): Promise<MailSummary[]> {
     const { clock, requestTimeout } = this.#options;
-    const listing = await listPaced(this.client, this.address, { limit: MAX_LIST_LIMIT, clock, requestTimeout, hardStop: clock.now() + CALL_BUDGET_MS, signal: options.signal });
+    const listing = await listPaced(this.client, this.address, {
+      limit: MAX_LIST_LIMIT,
+      clock,
+      requestTimeout,
+      hardStop: clock.now() + CALL_BUDGET_MS,
+      signal: options.signal,
+    });
     this.#snapshot = listing;
     return aboveWatermark(listing, this.#watermark).reverse();
   }
@@ -260,7 +280,9 @@ export class Inbox {
       signal,
       attempts: FETCH_ATTEMPTS,
     });
-    return new Mail(this.address, detail, (rawSignal) => this.#retry((timeout) => this.client.getRawMessage(this.address, id, { timeout, signal: rawSignal }), rawSignal));
+    return new Mail(this.address, detail, (rawSignal) =>
+      this.#retry((timeout) => this.client.getRawMessage(this.address, id, { timeout, signal: rawSignal }), rawSignal),
+    );
   }
 
   async #poll<T>(
@@ -313,11 +335,14 @@ export class Inbox {
       ? `the wait was cut short after ${formatDuration(outcome.elapsedMs)}${outcome.cutShortReason ? ` (${outcome.cutShortReason})` : ''}`
       : `no check got an answer at the end of the period${outcome.lastError ? `; the last failure: ${outcome.lastError.message}` : ''}`;
     const matching = filter.isEmpty ? '' : ` matching ${filter.description}`;
-    return new MailroomError(`Could not confirm that no mail${matching} arrived at ${this.address} for ${formatDuration(within)}: ${why} (${outcome.checks} checks).`, {
-      slug: 'quiet_unconfirmed',
-      address: this.address,
-      cause: outcome.lastError,
-    });
+    return new MailroomError(
+      `Could not confirm that no mail${matching} arrived at ${this.address} for ${formatDuration(within)}: ${why} (${outcome.checks} checks).`,
+      {
+        slug: 'quiet_unconfirmed',
+        address: this.address,
+        cause: outcome.lastError,
+      },
+    );
   }
 
   #retry<T>(call: (timeout: number) => Promise<T>, signal: AbortSignal | undefined, budgetMs = CALL_BUDGET_MS): Promise<T> {

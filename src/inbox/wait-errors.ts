@@ -88,10 +88,7 @@ export class MailTimeoutError extends MailroomError {
  */
 export function formatWaitFailure(f: WaitFailure): string {
   const matching = f.filter === 'any mail' ? '' : ` matching ${f.filter}`;
-  const what =
-    f.wanted <= 1
-      ? `No mail${matching} arrived`
-      : `Only ${f.received} of ${f.wanted} mails${matching} arrived`;
+  const what = f.wanted <= 1 ? `No mail${matching} arrived` : `Only ${f.received} of ${f.wanted} mails${matching} arrived`;
   const within = f.cutShort
     ? `within ${formatDuration(f.elapsedMs)}, when the wait was cut short of its ${formatDuration(f.budgetMs)} budget${f.cutShortReason ? ` (${f.cutShortReason})` : ''}`
     : `within ${formatDuration(f.budgetMs)}`;
@@ -118,9 +115,7 @@ export function formatWaitFailure(f: WaitFailure): string {
     text += ` Matching mail did arrive but could not be fetched in time: ${formatSummaries(f.unfetched, 5)}.`;
   }
   if (f.lastError) {
-    text += f.checks === 0
-      ? ` No check got an answer; the last failure: ${f.lastError.message}`
-      : ` The last failed check: ${f.lastError.message}`;
+    text += f.checks === 0 ? ` No check got an answer; the last failure: ${f.lastError.message}` : ` The last failed check: ${f.lastError.message}`;
   }
   return text;
 }

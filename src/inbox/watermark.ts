@@ -48,10 +48,13 @@ export function aboveWatermark(messages: readonly MailSummary[], mark: Watermark
 
 function watermarkFailure(error: unknown, address: string, apiURL: string): unknown {
   if (!(error instanceof MailroomError) || !isTransient(error)) return error;
-  return new MailroomError(`Could not read the watermark of ${address} from ${apiURL}: ${error.message}. Is the mail server running there (MAILROOM_API_URL)?`, {
-    slug: error.slug,
-    status: error.status,
-    address,
-    cause: error,
-  });
+  return new MailroomError(
+    `Could not read the watermark of ${address} from ${apiURL}: ${error.message}. Is the mail server running there (MAILROOM_API_URL)?`,
+    {
+      slug: error.slug,
+      status: error.status,
+      address,
+      cause: error,
+    },
+  );
 }

@@ -29,8 +29,7 @@ export interface WaitArguments {
 }
 
 export type WaitAnswer =
-  | { readonly timed_out: false; readonly waited_seconds: number; readonly message: WireMessage }
-  | { readonly timed_out: true; readonly waited_seconds: number };
+  { readonly timed_out: false; readonly waited_seconds: number; readonly message: WireMessage } | { readonly timed_out: true; readonly waited_seconds: number };
 
 /** What the tools need; throws `Refusal` for every refusal (its slug becomes the tool error's). */
 export interface MailTools {
@@ -40,7 +39,11 @@ export interface MailTools {
   waitForMessage(args: WaitArguments, signal: AbortSignal): Promise<WaitAnswer>;
 }
 
-const address = z.string().describe('The full mailbox address, e.g. signup-42@mailroom.test. Mail to any address at a served domain lands in its mailbox; there is nothing to create first.');
+const address = z
+  .string()
+  .describe(
+    'The full mailbox address, e.g. signup-42@mailroom.test. Mail to any address at a served domain lands in its mailbox; there is nothing to create first.',
+  );
 const messageId = z.string().describe('A message id as list_messages or wait_for_message returned it (not the Message-ID header).');
 
 function structured(value: unknown): Record<string, unknown> {
@@ -74,7 +77,9 @@ function messageText(m: WireMessage): string {
     `To: ${m.to.join(', ') || '(none)'}`,
     ...(m.cc.length > 0 ? [`Cc: ${m.cc.join(', ')}`] : []),
     `Subject: ${m.subject}`,
-    ...(m.attachments.length > 0 ? [`Attachments: ${m.attachments.map((a) => `${a.filename ?? '(unnamed)'} (${a.content_type}, ${a.size} bytes)`).join(', ')}`] : []),
+    ...(m.attachments.length > 0
+      ? [`Attachments: ${m.attachments.map((a) => `${a.filename ?? '(unnamed)'} (${a.content_type}, ${a.size} bytes)`).join(', ')}`]
+      : []),
     '',
     m.text?.trimEnd() ?? (m.html !== null ? '(no text part; the HTML body is in the structured content, field `html`)' : '(empty body)'),
   ];
@@ -94,83 +99,116 @@ export function clampTimeout(seconds: number | undefined): number {
 }
 
 export function registerMailTools(server: McpServer, tools: MailTools): void {
-  server.registerTool('wait_for_message', {
-    title: 'Wait for an email',
-    description:
-      `Waits on the server until a message matching the filters arrives at \`address\` and returns it (the oldest matching message newer than \`since_id\`), or says that it timed out. ` +
-      `It holds for at most ${MAX_WAIT_SECONDS} seconds (\`timeout_seconds\`, default ${MAX_WAIT_SECONDS}; larger values are clamped). ` +
-      'A timeout is an answer, not an error: call again to keep waiting. Pass `since_id` (the id of the newest message you already handled) so old mail does not count; ' +
-      'without it every message in the mailbox counts as new and the call answers at once with what already matches. ' +
-      `The server has ${MCP_WAIT_SLOTS} wait slots and no queue: when all are taken the call fails at once with too_many_waits; list the mailbox instead.`,
-    inputSchema: {
-      address,
-      from_contains: z.string().optional().describe('Only messages whose sender (name or address) contains this text, case-insensitive.'),
-      subject_contains: z.string().optional().describe('Only messages whose subject contains this text, case-insensitive.'),
-      since_id: z.string().optional().describe('Only messages newer than this message id (the watermark). Omit to count every message in the mailbox.'),
-      timeout_seconds: z.number().min(0).optional().describe(`How long to wait, in seconds; default and maximum ${MAX_WAIT_SECONDS}.`),
+  server.registerTool(
+    'wait_for_message',
+    {
+      title: 'Wait for an email',
+      description:
+        `Waits on the server until a message matching the filters arrives at \`address\` and returns it (the oldest matching message newer than \`since_id\`), or says that it timed out. ` +
+        `It holds for at most ${MAX_WAIT_SECONDS} seconds (\`timeout_seconds\`, default ${MAX_WAIT_SECONDS}; larger values are clamped). ` +
+        'A timeout is an answer, not an error: call again to keep waiting. Pass `since_id` (the id of the newest message you already handled) so old mail does not count; ' +
+        'without it every message in the mailbox counts as new and the call answers at once with what already matches. ' +
+        `The server has ${MCP_WAIT_SLOTS} wait slots and no queue: when all are taken the call fails at once with too_many_waits; list the mailbox instead.`,
+      inputSchema: {
+        address,
+        from_contains: z.string().optional().describe('Only messages whose sender (name or address) contains this text, case-insensitive.'),
+        subject_contains: z.string().optional().describe('Only messages whose subject contains this text, case-insensitive.'),
+        since_id: z.string().optional().describe('Only messages newer than this message id (the watermark). Omit to count every message in the mailbox.'),
+        timeout_seconds: z.number().min(0).optional().describe(`How long to wait, in seconds; default and maximum ${MAX_WAIT_SECONDS}.`),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    annotations: { readOnlyHint: true, openWorldHint: false },
-  }, (args, extra) => answer(async () => {
-    const timeout = clampTimeout(args.timeout_seconds);
-    const result = await tools.waitForMessage({ ...args, timeout_seconds: timeout }, extra.signal);
-    const filter = describeContains(args.from_contains, args.subject_contains);
-    if (result.timed_out) {
-      const after = args.since_id === undefined ? '' : ` newer than ${args.since_id}`;
-      return {
-        content: [{
-          type: 'text',
-          text: `No message${filter ? ` with ${filter}` : ''}${after} arrived at ${args.address} within ${timeout} s (waited ${result.waited_seconds.toFixed(1)} s). ` +
-            'This is not an error: mail can take a while. Call wait_for_message again with the same arguments to keep waiting.',
-        }],
-        structuredContent: structured(result),
-      };
-    }
-    const m = result.message;
-    return {
-      content: [{
-        type: 'text',
-        text: `${messageText(m)}\n\n(Arrived at ${args.address} after a wait of ${result.waited_seconds.toFixed(1)} s. To wait for the next one, call again with since_id=${m.id}.)`,
-      }],
-      structuredContent: structured(result),
-    };
-  }));
+    (args, extra) =>
+      answer(async () => {
+        const timeout = clampTimeout(args.timeout_seconds);
+        const result = await tools.waitForMessage({ ...args, timeout_seconds: timeout }, extra.signal);
+        const filter = describeContains(args.from_contains, args.subject_contains);
+        if (result.timed_out) {
+          const after = args.since_id === undefined ? '' : ` newer than ${args.since_id}`;
+          return {
+            content: [
+              {
+                type: 'text',
+                text:
+                  `No message${filter ? ` with ${filter}` : ''}${after} arrived at ${args.address} within ${timeout} s (waited ${result.waited_seconds.toFixed(1)} s). ` +
+                  'This is not an error: mail can take a while. Call wait_for_message again with the same arguments to keep waiting.',
+              },
+            ],
+            structuredContent: structured(result),
+          };
+        }
+        const m = result.message;
+        return {
+          content: [
+            {
+              type: 'text',
+              text: `${messageText(m)}\n\n(Arrived at ${args.address} after a wait of ${result.waited_seconds.toFixed(1)} s. To wait for the next one, call again with since_id=${m.id}.)`,
+            },
+          ],
+          structuredContent: structured(result),
+        };
+      }),
+  );
 
-  server.registerTool('list_messages', {
-    title: 'List a mailbox',
-    description: 'Lists the newest messages of `address`, newest first (summaries with a short preview, not the body; use get_message for the body). Limited to one call per second per address, shared with wait_for_message.',
-    inputSchema: {
-      address,
-      limit: z.number().int().min(1).max(MAX_LIST_LIMIT).optional().describe(`How many of the newest messages, 1 to ${MAX_LIST_LIMIT} (default ${DEFAULT_LIST_LIMIT}).`),
+  server.registerTool(
+    'list_messages',
+    {
+      title: 'List a mailbox',
+      description:
+        'Lists the newest messages of `address`, newest first (summaries with a short preview, not the body; use get_message for the body). Limited to one call per second per address, shared with wait_for_message.',
+      inputSchema: {
+        address,
+        limit: z
+          .number()
+          .int()
+          .min(1)
+          .max(MAX_LIST_LIMIT)
+          .optional()
+          .describe(`How many of the newest messages, 1 to ${MAX_LIST_LIMIT} (default ${DEFAULT_LIST_LIMIT}).`),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    annotations: { readOnlyHint: true, openWorldHint: false },
-  }, (args, extra) => answer(async () => {
-    const listing = await tools.listMessages(args.address, args.limit, extra.signal);
-    const text = listing.messages.length === 0
-      ? `The mailbox ${args.address} is empty.`
-      : `${listing.messages.length} message${listing.messages.length === 1 ? '' : 's'} at ${args.address}, newest first:\n${listing.messages.map(summaryLine).join('\n')}`;
-    return { content: [{ type: 'text', text }], structuredContent: structured(listing) };
-  }));
+    (args, extra) =>
+      answer(async () => {
+        const listing = await tools.listMessages(args.address, args.limit, extra.signal);
+        const text =
+          listing.messages.length === 0
+            ? `The mailbox ${args.address} is empty.`
+            : `${listing.messages.length} message${listing.messages.length === 1 ? '' : 's'} at ${args.address}, newest first:\n${listing.messages.map(summaryLine).join('\n')}`;
+        return { content: [{ type: 'text', text }], structuredContent: structured(listing) };
+      }),
+  );
 
-  server.registerTool('get_message', {
-    title: 'Read a message',
-    description: 'Returns one message of `address` in full: headers, text, HTML and attachment names.',
-    inputSchema: { address, id: messageId },
-    annotations: { readOnlyHint: true, openWorldHint: false },
-  }, (args, extra) => answer(async () => {
-    const message = await tools.getMessage(args.address, args.id, extra.signal);
-    return { content: [{ type: 'text', text: messageText(message) }], structuredContent: structured(message) };
-  }));
+  server.registerTool(
+    'get_message',
+    {
+      title: 'Read a message',
+      description: 'Returns one message of `address` in full: headers, text, HTML and attachment names.',
+      inputSchema: { address, id: messageId },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args, extra) =>
+      answer(async () => {
+        const message = await tools.getMessage(args.address, args.id, extra.signal);
+        return { content: [{ type: 'text', text: messageText(message) }], structuredContent: structured(message) };
+      }),
+  );
 
-  server.registerTool('delete_message', {
-    title: 'Delete a message',
-    description: 'Deletes one message of `address`. Idempotent: deleting a message that is already gone answers deleted: false, not an error.',
-    inputSchema: { address, id: messageId },
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  }, (args, extra) => answer(async () => {
-    const result = await tools.deleteMessage(args.address, args.id, extra.signal);
-    const text = result.deleted
-      ? `Deleted message ${args.id} from ${args.address}.`
-      : `Message ${args.id} was not in ${args.address} (already deleted, expired, or never there); nothing to do.`;
-    return { content: [{ type: 'text', text }], structuredContent: structured(result) };
-  }));
+  server.registerTool(
+    'delete_message',
+    {
+      title: 'Delete a message',
+      description: 'Deletes one message of `address`. Idempotent: deleting a message that is already gone answers deleted: false, not an error.',
+      inputSchema: { address, id: messageId },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    (args, extra) =>
+      answer(async () => {
+        const result = await tools.deleteMessage(args.address, args.id, extra.signal);
+        const text = result.deleted
+          ? `Deleted message ${args.id} from ${args.address}.`
+          : `Message ${args.id} was not in ${args.address} (already deleted, expired, or never there); nothing to do.`;
+        return { content: [{ type: 'text', text }], structuredContent: structured(result) };
+      }),
+  );
 }

@@ -83,7 +83,10 @@ export function timeLeftClock(testInfo: Pick<TestInfo, 'timeout' | 'duration'>, 
  * The body's end is taken as this fixture's setup plus `duration` - never
  * later than the real end, as above - so the estimate errs early.
  */
-export function teardownTimeLeftClock(testInfo: Pick<TestInfo, 'timeout' | 'duration'> & { readonly project: { readonly timeout: number } }, startedAt: number): () => number | undefined {
+export function teardownTimeLeftClock(
+  testInfo: Pick<TestInfo, 'timeout' | 'duration'> & { readonly project: { readonly timeout: number } },
+  startedAt: number,
+): () => number | undefined {
   return () => {
     if (!(testInfo.duration > 0)) return undefined;
     const slot = !testInfo.timeout || !testInfo.project.timeout ? 0 : Math.max(testInfo.timeout, testInfo.project.timeout);

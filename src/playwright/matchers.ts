@@ -16,7 +16,12 @@ export type ToReceiveMailOptions = ReceiveMailOptions;
  * receiver strictly and `expect(42).toReceiveMail()` does not compile.
  */
 export const mailroomMatchers = {
-  toReceiveMail: async function toReceiveMail(this: ExpectMatcherState, received: Inbox, filter?: MailFilter, options?: ToReceiveMailOptions): Promise<MatcherReturnType> {
+  toReceiveMail: async function toReceiveMail(
+    this: ExpectMatcherState,
+    received: Inbox,
+    filter?: MailFilter,
+    options?: ToReceiveMailOptions,
+  ): Promise<MatcherReturnType> {
     const result = await matchReceiveMail(received, filter, options, { isNot: this.isNot });
     return { pass: result.pass, name: result.name, expected: result.expected, actual: result.actual, message: () => receiveMailFailure(this, filter, result) };
   },

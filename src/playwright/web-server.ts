@@ -30,13 +30,15 @@ export interface MailroomWebServerOptions {
  * Point the tests at it with `use: { mailroom: { apiURL: 'http://127.0.0.1:8126' } }`.
  */
 export function mailroomWebServer(options: MailroomWebServerOptions = {}): WebServer {
-  if (options === null || typeof options !== 'object') throw new TypeError('Expected mailroomWebServer options to be an object like { smtpPort: 2525, httpPort: 8025 }');
+  if (options === null || typeof options !== 'object')
+    throw new TypeError('Expected mailroomWebServer options to be an object like { smtpPort: 2525, httpPort: 8025 }');
   const smtpPort = port('smtpPort', options.smtpPort ?? DEFAULT_SMTP_PORT);
   const httpPort = port('httpPort', options.httpPort ?? DEFAULT_HTTP_PORT);
   const host = options.host ?? DEFAULT_HOST;
   if (typeof host !== 'string' || host === '') throw expectedError('host', 'an interface address like "127.0.0.1"', host);
   const domains = options.domains ?? [];
-  if (!Array.isArray(domains) || domains.some((d) => typeof d !== 'string' || d === '')) throw new TypeError('Expected `domains` to be an array of domain names');
+  if (!Array.isArray(domains) || domains.some((d) => typeof d !== 'string' || d === ''))
+    throw new TypeError('Expected `domains` to be an array of domain names');
   const timeout = options.timeout ?? 30_000;
   assertMs('timeout', timeout, { positive: true });
 

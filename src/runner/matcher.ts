@@ -40,7 +40,12 @@ export interface ReceiveMailResult {
  * `isNot`). Refusals that mean "stop" (unknown domain, bad token…) are thrown
  * rather than reported as a failed expectation: they are errors, not answers.
  */
-export async function matchReceiveMail(received: unknown, filter: MailFilter | undefined, options: ReceiveMailOptions = {}, context: { readonly isNot?: boolean } = {}): Promise<ReceiveMailResult> {
+export async function matchReceiveMail(
+  received: unknown,
+  filter: MailFilter | undefined,
+  options: ReceiveMailOptions = {},
+  context: { readonly isNot?: boolean } = {},
+): Promise<ReceiveMailResult> {
   const inbox = assertInbox(received);
   assertMatcherOptions(options, context.isNot === true);
   const expected = describeFilter(filter);
@@ -48,7 +53,15 @@ export async function matchReceiveMail(received: unknown, filter: MailFilter | u
     const within = options.within ?? options.timeout ?? DEFAULT_QUIET_MS;
     try {
       await inbox.expectNoMail(filter, { within, signal: options.signal });
-      return result(false, () => `No mail matching ${expected} arrived at ${inbox.address} for ${formatDuration(within)}.`, expected, 'nothing matching', undefined, undefined, true);
+      return result(
+        false,
+        () => `No mail matching ${expected} arrived at ${inbox.address} for ${formatDuration(within)}.`,
+        expected,
+        'nothing matching',
+        undefined,
+        undefined,
+        true,
+      );
     } catch (error) {
       if (!(error instanceof UnexpectedMailError)) throw error;
       return result(true, () => error.message, expected, formatSummaries(error.arrived, 5), undefined, error, true);
@@ -56,7 +69,15 @@ export async function matchReceiveMail(received: unknown, filter: MailFilter | u
   }
   try {
     const mail = await inbox.expectMail(filter, { timeout: options.timeout, signal: options.signal });
-    return result(true, () => `Expected no mail matching ${expected} at ${inbox.address}, but ${formatSummary(mail)} arrived.`, expected, formatSummary(mail), mail, undefined, false);
+    return result(
+      true,
+      () => `Expected no mail matching ${expected} at ${inbox.address}, but ${formatSummary(mail)} arrived.`,
+      expected,
+      formatSummary(mail),
+      mail,
+      undefined,
+      false,
+    );
   } catch (error) {
     if (!(error instanceof MailTimeoutError)) throw error;
     const actual = error.rejected.length > 0 ? `rejected: ${formatSummaries(error.rejected, 5)}` : 'nothing';
@@ -89,7 +110,8 @@ const MATCHER_OPTION_KEYS = new Set(['timeout', 'within', 'signal']);
 /** A misspelt budget must not silently fall back to the default one. */
 function assertMatcherOptions(options: unknown, isNot: boolean): void {
   if (options === undefined) return;
-  if (options === null || typeof options !== 'object') throw new TypeError(`Expected toReceiveMail options to be an object like { ${isNot ? 'within' : 'timeout'}: 10_000 }`);
+  if (options === null || typeof options !== 'object')
+    throw new TypeError(`Expected toReceiveMail options to be an object like { ${isNot ? 'within' : 'timeout'}: 10_000 }`);
   for (const key of Object.keys(options)) {
     if (!MATCHER_OPTION_KEYS.has(key)) throw new TypeError(`Unknown toReceiveMail option \`${key}\` (expected \`${isNot ? 'within' : 'timeout'}\`)`);
   }
@@ -98,7 +120,15 @@ function assertMatcherOptions(options: unknown, isNot: boolean): void {
   }
 }
 
-function result(pass: boolean, story: () => string, expected: string, actual: string, mail: Mail | undefined, error: MailTimeoutError | UnexpectedMailError | undefined, isNot: boolean): ReceiveMailResult {
+function result(
+  pass: boolean,
+  story: () => string,
+  expected: string,
+  actual: string,
+  mail: Mail | undefined,
+  error: MailTimeoutError | UnexpectedMailError | undefined,
+  isNot: boolean,
+): ReceiveMailResult {
   const wanted = isNot ? `no mail matching ${expected}` : `mail matching ${expected}`;
   const message = () => `${story()}\n\nExpected: ${wanted}\nReceived: ${endSentence(actual)}`;
   return Object.freeze({ pass, message, name: 'toReceiveMail' as const, expected, actual, mail, error });

@@ -79,7 +79,11 @@ export async function openTestInbox(options: MailroomTestOptions | undefined, br
   const attachments: Promise<void>[] = [];
   const attachLater = (attachment: ReportAttachment): void => {
     // Attaching must never fail a wait: a report problem is only a note.
-    attachments.push(Promise.resolve().then(() => bridge.attach(attachment)).catch((error: unknown) => note(`mailroom could not attach ${attachment.name}: ${String(error)}`)));
+    attachments.push(
+      Promise.resolve()
+        .then(() => bridge.attach(attachment))
+        .catch((error: unknown) => note(`mailroom could not attach ${attachment.name}: ${String(error)}`)),
+    );
   };
 
   const inbox = await createInbox({

@@ -40,7 +40,8 @@ export function createMailboxReader(store: MessageStore, domains: readonly strin
 
   return {
     mailboxKey(value, name) {
-      if (value === undefined) throw new Refusal(400, 'invalid_request', `Missing parameter \`${name}\` (the full address, e.g. ${name}=signup-42@${domains[0]})`);
+      if (value === undefined)
+        throw new Refusal(400, 'invalid_request', `Missing parameter \`${name}\` (the full address, e.g. ${name}=signup-42@${domains[0]})`);
       const parsed = parseMailboxAddress(value);
       if (!parsed) throw new Refusal(400, 'invalid_address', `${JSON.stringify(value)} is not a well-formed email address, so it can never receive mail`);
       if (!served.has(parsed.domain)) {

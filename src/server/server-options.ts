@@ -80,8 +80,20 @@ export const DEFAULTS = Object.freeze({
 const systemClock: WallClock = Object.freeze({ now: () => Date.now() });
 
 const KNOWN_OPTIONS = new Set<string>([
-  'host', 'smtpPort', 'httpPort', 'domains', 'retention', 'maxMessages', 'maxMessageBytes',
-  'listPerSecond', 'messagePerSecond', 'waitSlots', 'token', 'faultInjection', 'clock', 'logger',
+  'host',
+  'smtpPort',
+  'httpPort',
+  'domains',
+  'retention',
+  'maxMessages',
+  'maxMessageBytes',
+  'listPerSecond',
+  'messagePerSecond',
+  'waitSlots',
+  'token',
+  'faultInjection',
+  'clock',
+  'logger',
 ]);
 
 function expect(condition: boolean, name: string, what: string, value: unknown): void {
@@ -93,7 +105,12 @@ function checkPort(name: string, value: number): void {
 }
 
 function checkRate(name: string, value: number): void {
-  expect(typeof value === 'number' && value > 0 && !Number.isNaN(value), name, 'a positive number of calls per second (or Infinity to disable the budget)', value);
+  expect(
+    typeof value === 'number' && value > 0 && !Number.isNaN(value),
+    name,
+    'a positive number of calls per second (or Infinity to disable the budget)',
+    value,
+  );
 }
 
 export function resolveServerOptions(options: ServerOptions = {}): ResolvedServerOptions {
@@ -132,16 +149,43 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
   }
 
   assertMs('retention', o.retention, { positive: true });
-  expect(o.maxMessages === Infinity || (Number.isInteger(o.maxMessages) && o.maxMessages >= 1), 'maxMessages', 'a positive integer (or Infinity for no cap)', o.maxMessages);
+  expect(
+    o.maxMessages === Infinity || (Number.isInteger(o.maxMessages) && o.maxMessages >= 1),
+    'maxMessages',
+    'a positive integer (or Infinity for no cap)',
+    o.maxMessages,
+  );
   expect(Number.isInteger(o.maxMessageBytes) && o.maxMessageBytes >= 1024, 'maxMessageBytes', 'an integer number of bytes, at least 1024', o.maxMessageBytes);
   checkRate('listPerSecond', o.listPerSecond);
   checkRate('messagePerSecond', o.messagePerSecond);
-  expect(Number.isInteger(o.waitSlots) && o.waitSlots >= 0 && o.waitSlots <= 100_000, 'waitSlots', 'an integer from 0 to 100000 (0 turns the long-poll off)', o.waitSlots);
-  expect(o.token === undefined || (typeof o.token === 'string' && o.token.length > 0 && /^[\x21-\x7e]+$/.test(o.token)), 'token', 'a non-empty string of printable ASCII without spaces', o.token);
+  expect(
+    Number.isInteger(o.waitSlots) && o.waitSlots >= 0 && o.waitSlots <= 100_000,
+    'waitSlots',
+    'an integer from 0 to 100000 (0 turns the long-poll off)',
+    o.waitSlots,
+  );
+  expect(
+    o.token === undefined || (typeof o.token === 'string' && o.token.length > 0 && /^[\x21-\x7e]+$/.test(o.token)),
+    'token',
+    'a non-empty string of printable ASCII without spaces',
+    o.token,
+  );
   expect(typeof o.faultInjection === 'boolean', 'faultInjection', 'a boolean', o.faultInjection);
-  expect(typeof o.clock === 'object' && o.clock !== null && typeof o.clock.now === 'function', 'clock', 'an object with a now() method returning milliseconds', o.clock);
+  expect(
+    typeof o.clock === 'object' && o.clock !== null && typeof o.clock.now === 'function',
+    'clock',
+    'an object with a now() method returning milliseconds',
+    o.clock,
+  );
   const logger = o.logger;
-  expect(typeof logger === 'object' && logger !== null && ['info', 'warn', 'error'].every((level) => typeof (logger as unknown as Record<string, unknown>)[level] === 'function'), 'logger', 'an object with info, warn and error methods', logger);
+  expect(
+    typeof logger === 'object' &&
+      logger !== null &&
+      ['info', 'warn', 'error'].every((level) => typeof (logger as unknown as Record<string, unknown>)[level] === 'function'),
+    'logger',
+    'an object with info, warn and error methods',
+    logger,
+  );
 
   return Object.freeze({
     host: o.host,

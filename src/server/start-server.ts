@@ -50,11 +50,20 @@ function listen(server: NetServer | HttpServer, port: number, host: string, what
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
-      const reason = error.code === 'EADDRINUSE' ? 'the port is already in use'
-        : error.code === 'EACCES' ? 'permission denied'
-        : error.code === 'EADDRNOTAVAIL' ? 'the address is not available on this machine'
-        : error.message;
-      reject(Object.assign(new Error(`mailroom: cannot listen for ${what} on ${host}:${port}: ${reason}${error.code ? ` (${error.code})` : ''}`), { code: error.code, cause: error }));
+      const reason =
+        error.code === 'EADDRINUSE'
+          ? 'the port is already in use'
+          : error.code === 'EACCES'
+            ? 'permission denied'
+            : error.code === 'EADDRNOTAVAIL'
+              ? 'the address is not available on this machine'
+              : error.message;
+      reject(
+        Object.assign(new Error(`mailroom: cannot listen for ${what} on ${host}:${port}: ${reason}${error.code ? ` (${error.code})` : ''}`), {
+          code: error.code,
+          cause: error,
+        }),
+      );
     };
     const onListening = () => {
       server.off('error', onError);
@@ -121,7 +130,9 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
       error: 'invalid_request',
       message: tooLarge ? 'Request headers or URL too large' : `Malformed HTTP request (${error.code ?? error.message})`,
     });
-    socket.end(`HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
   });
   const smtp = createSmtpIntake({ domains: config.domains, maxMessageBytes: config.maxMessageBytes, store, logger });
   const smtpNet = netServerOf(smtp.server);
@@ -156,10 +167,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
         clearInterval(sweeper);
         api.close();
         evictions.flush();
-        const closed = Promise.all([
-          new Promise<void>((resolve) => smtp.server.close(() => resolve())),
-          closeServer(http),
-        ]);
+        const closed = Promise.all([new Promise<void>((resolve) => smtp.server.close(() => resolve())), closeServer(http)]);
         smtp.destroyConnections();
         http.closeAllConnections();
         await closed;

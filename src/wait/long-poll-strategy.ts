@@ -68,7 +68,8 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
   let refusals = 0;
   let lastError: Error | undefined;
 
-  const outcome = (result: T | undefined, coveredDeadline = false): PollOutcome<T> => settle(result, { coveredDeadline, checks, failedChecks, refusals, lastError });
+  const outcome = (result: T | undefined, coveredDeadline = false): PollOutcome<T> =>
+    settle(result, { coveredDeadline, checks, failedChecks, refusals, lastError });
 
   for (;;) {
     if (signal?.aborted) return outcome(undefined);

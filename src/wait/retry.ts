@@ -67,4 +67,3 @@ function outOfTime(): MailroomError {
 function isRateLimit(error: unknown): error is MailroomApiError {
   return error instanceof MailroomApiError && error.status === 429;
 }
-

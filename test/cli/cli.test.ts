@@ -30,8 +30,8 @@ function run(args: string[], env: Record<string, string> = {}): Run {
   children.push(child);
   let stdout = '';
   let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, stdout: () => stdout, stderr: () => stderr, exit };
 }
@@ -74,7 +74,12 @@ describe('mailroom serve', () => {
   });
 
   it('reads MAILROOM_* environment variables, and exits 0 on SIGINT', async () => {
-    const r = run(['serve', '--enable-faults'], { MAILROOM_SMTP_PORT: '0', MAILROOM_HTTP_PORT: '0', MAILROOM_DOMAIN: 'env.test,other.test', MAILROOM_TOKEN: 'tok123' });
+    const r = run(['serve', '--enable-faults'], {
+      MAILROOM_SMTP_PORT: '0',
+      MAILROOM_HTTP_PORT: '0',
+      MAILROOM_DOMAIN: 'env.test,other.test',
+      MAILROOM_TOKEN: 'tok123',
+    });
     const { apiURL } = await ready(r);
     expect(r.stdout()).toContain('for env.test, other.test');
     const refused = await request(`${apiURL}/api/v1/mailbox?address=a@env.test`);

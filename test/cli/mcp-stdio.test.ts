@@ -67,7 +67,10 @@ describe('mailroom mcp (stdio)', () => {
     expect(quiet.structuredContent).toMatchObject({ timed_out: true });
     expect((quiet.structuredContent as Structured).waited_seconds).toBeGreaterThanOrEqual(0.9);
 
-    for (const [address, slug] of [['not an address', 'invalid_address'], ['someone@elsewhere.test', 'unknown_domain']] as const) {
+    for (const [address, slug] of [
+      ['not an address', 'invalid_address'],
+      ['someone@elsewhere.test', 'unknown_domain'],
+    ] as const) {
       const result = await client.callTool({ name: 'wait_for_message', arguments: { address, timeout_seconds: 5 } });
       expect(result.isError).toBe(true);
       expect(result.structuredContent).toMatchObject({ error: slug });

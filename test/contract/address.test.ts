@@ -15,8 +15,26 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const WELL_FORMED = ['a@mailroom.test', 'First.Last+tag@mailroom.test', "o'brien@mailroom.test", 'josé@mailroom.test', 'пользователь@mailroom.test', '用户@mailroom.test', `${'x'.repeat(64)}@mailroom.test`];
-const MALFORMED = ['no-at-sign', '@mailroom.test', 'a b@mailroom.test', 'a..b@mailroom.test', '.a@mailroom.test', 'a@-bad-.test', 'a@', `${'x'.repeat(65)}@mailroom.test`, `a@${'d'.repeat(250)}.test`];
+const WELL_FORMED = [
+  'a@mailroom.test',
+  'First.Last+tag@mailroom.test',
+  "o'brien@mailroom.test",
+  'josé@mailroom.test',
+  'пользователь@mailroom.test',
+  '用户@mailroom.test',
+  `${'x'.repeat(64)}@mailroom.test`,
+];
+const MALFORMED = [
+  'no-at-sign',
+  '@mailroom.test',
+  'a b@mailroom.test',
+  'a..b@mailroom.test',
+  '.a@mailroom.test',
+  'a@-bad-.test',
+  'a@',
+  `${'x'.repeat(65)}@mailroom.test`,
+  `a@${'d'.repeat(250)}.test`,
+];
 
 /** What the server's list call says of an address: accepted, or its refusal slug. */
 async function serverVerdict(address: string): Promise<string> {

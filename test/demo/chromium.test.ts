@@ -29,7 +29,5 @@ test.runIf(existsSync('/usr/bin/chromium'))("without the override, Debian's /usr
 test('launch options are headless with the container flags', () => {
   process.env.MAILROOM_CHROMIUM = process.execPath;
   expect(chromiumLaunchOptions()).toEqual({ executablePath: process.execPath, headless: true, args: [...CHROMIUM_ARGS] });
-  expect(CHROMIUM_ARGS).toEqual(
-    expect.arrayContaining(['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking']),
-  );
+  expect(CHROMIUM_ARGS).toEqual(expect.arrayContaining(['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking']));
 });

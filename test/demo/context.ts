@@ -8,7 +8,7 @@ import { startSmtpSink } from '../../fixtures/smtp-sink.js';
 import type { SinkMessage, SmtpSink } from '../../fixtures/smtp-sink.js';
 
 export const test = base.extend<{ sink: SmtpSink; app: DemoApp }>({
-  // eslint-disable-next-line no-empty-pattern
+   
   sink: async ({}, use) => {
     const sink = await startSmtpSink();
     await use(sink);
@@ -56,5 +56,5 @@ export function confirmationOf(message: SinkMessage): { link: string; code: stri
   if (!link || codes.length !== 1) {
     throw new Error(`Expected one confirmation link and one 6-digit code in:\n${text}`);
   }
-  return { link, code: codes[0]!, text, html };
+  return { link, code: codes[0], text, html };
 }

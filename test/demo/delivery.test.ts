@@ -59,9 +59,7 @@ describe('delivery', () => {
     const app = await startDemoApp({ smtp: { host: '127.0.0.1', port } });
     try {
       const email = freshAddress('down');
-      const failed = new RegExp(
-        `^Could not send "(Confirm your email|Welcome to Acme)" to ${email} through SMTP 127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`,
-      );
+      const failed = new RegExp(`^Could not send "(Confirm your email|Welcome to Acme)" to ${email} through SMTP 127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`);
       const { status, json } = await postJson(`${app.url}/api/signup`, { email });
       expect(status).toBe(502);
       expect(json.error).toBe('send_failed');
@@ -112,12 +110,20 @@ describe('delivery', () => {
 describe('options', () => {
   const smtp = { host: '127.0.0.1', port: 2525 };
   const cases: Array<[string, unknown, string]> = [
-    ['no smtp', {}, 'Expected `smtp` to be an object like { host: \'127.0.0.1\', port: 2525 }, got undefined'],
+    ['no smtp', {}, "Expected `smtp` to be an object like { host: '127.0.0.1', port: 2525 }, got undefined"],
     ['smtp port 0', { smtp: { host: '127.0.0.1', port: 0 } }, 'Expected `smtp.port` to be the port of a running SMTP server, got 0'],
     ['bad port', { smtp, port: 70_000 }, 'Expected `port` to be an integer port between 0 and 65535, got 70000'],
     ['empty host', { smtp, host: ' ' }, 'Expected `host` to be a non-empty host name, got " "'],
-    ['negative delay', { smtp, sendDelayMs: -1 }, 'Expected `sendDelayMs` to be a non-negative number of milliseconds or a [min, max] pair with min <= max, got -1'],
-    ['reversed range', { smtp, sendDelayMs: [500, 100] }, 'Expected `sendDelayMs` to be a non-negative number of milliseconds or a [min, max] pair with min <= max, got [500, 100]'],
+    [
+      'negative delay',
+      { smtp, sendDelayMs: -1 },
+      'Expected `sendDelayMs` to be a non-negative number of milliseconds or a [min, max] pair with min <= max, got -1',
+    ],
+    [
+      'reversed range',
+      { smtp, sendDelayMs: [500, 100] },
+      'Expected `sendDelayMs` to be a non-negative number of milliseconds or a [min, max] pair with min <= max, got [500, 100]',
+    ],
   ];
   test.for(cases)('%s is a TypeError saying what was expected', async ([, options, message]) => {
     await expect(startDemoApp(options as DemoAppOptions)).rejects.toThrow(new TypeError(message));

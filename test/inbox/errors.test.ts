@@ -5,7 +5,15 @@ import { MailTimeoutError, UnexpectedMailError, type WaitFailure } from '../../s
 import { type MailSummary } from '../../src/client/messages.js';
 import { formatDuration } from '../../src/inbox/describe.js';
 
-const seen = (subject: string, from: string, time: string): MailSummary => ({ id: subject, from, to: [], subject, preview: '', receivedAt: new Date(`2030-01-01T${time}Z`), size: 1 });
+const seen = (subject: string, from: string, time: string): MailSummary => ({
+  id: subject,
+  from,
+  to: [],
+  subject,
+  preview: '',
+  receivedAt: new Date(`2030-01-01T${time}Z`),
+  size: 1,
+});
 const url = 'http://127.0.0.1:8025/api/v1/mailbox?address=a%40mailroom.test';
 const failure = (over: Partial<WaitFailure> = {}): WaitFailure => ({
   address: 'signup-x7@mailroom.test',
@@ -27,7 +35,9 @@ const failure = (over: Partial<WaitFailure> = {}): WaitFailure => ({
 
 describe('MailTimeoutError', () => {
   it('reads like the issue: address, filter, budget, checks, and what was rejected', () => {
-    const error = new MailTimeoutError(failure({ rejected: [seen('Welcome to Acme', 'hello@acme.example', '12:00:01'), seen('Confirm your email', 'hello@acme.example', '12:00:02')] }));
+    const error = new MailTimeoutError(
+      failure({ rejected: [seen('Welcome to Acme', 'hello@acme.example', '12:00:01'), seen('Confirm your email', 'hello@acme.example', '12:00:02')] }),
+    );
     expect(error.message).toBe(
       'No mail matching subject ~ "Invoice" arrived at signup-x7@mailroom.test within 30 s (14 checks). ' +
         'Seen and rejected: "Welcome to Acme" from hello@acme.example at 12:00:01, "Confirm your email" from hello@acme.example at 12:00:02.',
@@ -38,8 +48,12 @@ describe('MailTimeoutError', () => {
   });
 
   it('says when nothing arrived at all, and drops "matching" for an empty filter', () => {
-    expect(new MailTimeoutError(failure()).message).toBe('No mail matching subject ~ "Invoice" arrived at signup-x7@mailroom.test within 30 s (14 checks). Nothing arrived at all.');
-    expect(new MailTimeoutError(failure({ filter: 'any mail', checks: 1 })).message).toBe('No mail arrived at signup-x7@mailroom.test within 30 s (1 check). Nothing arrived at all.');
+    expect(new MailTimeoutError(failure()).message).toBe(
+      'No mail matching subject ~ "Invoice" arrived at signup-x7@mailroom.test within 30 s (14 checks). Nothing arrived at all.',
+    );
+    expect(new MailTimeoutError(failure({ filter: 'any mail', checks: 1 })).message).toBe(
+      'No mail arrived at signup-x7@mailroom.test within 30 s (1 check). Nothing arrived at all.',
+    );
   });
 
   it('counts what did arrive for expectMails, failures and refusals, and the last failure', () => {
@@ -54,7 +68,9 @@ describe('MailTimeoutError', () => {
 
   it('says a wait was cut short, after how long, of which budget, and why', () => {
     const text = new MailTimeoutError(failure({ cutShort: true, elapsedMs: 12_340, cutShortReason: 'the test is out of time' })).message;
-    expect(text).toMatch(/^No mail matching subject ~ "Invoice" arrived at signup-x7@mailroom.test within 12.3 s, when the wait was cut short of its 30 s budget \(the test is out of time\) \(14 checks\)/);
+    expect(text).toMatch(
+      /^No mail matching subject ~ "Invoice" arrived at signup-x7@mailroom.test within 12.3 s, when the wait was cut short of its 30 s budget \(the test is out of time\) \(14 checks\)/,
+    );
   });
 
   it('names matching mail that arrived but could not be fetched', () => {
@@ -86,23 +102,45 @@ describe('MailTimeoutError', () => {
 
 describe('UnexpectedMailError', () => {
   it('names the mail that arrived during the quiet period', () => {
-    const error = new UnexpectedMailError({ address: 'a@mailroom.test', filter: 'subject ~ "Error"', withinMs: 2000, elapsedMs: 1010, arrived: [seen('Error: payment failed', 'billing@acme.example', '12:00:03')] });
-    expect(error.message).toBe('Expected no mail matching subject ~ "Error" at a@mailroom.test for 2 s, but "Error: payment failed" from billing@acme.example at 12:00:03 arrived (seen after 1 s).');
+    const error = new UnexpectedMailError({
+      address: 'a@mailroom.test',
+      filter: 'subject ~ "Error"',
+      withinMs: 2000,
+      elapsedMs: 1010,
+      arrived: [seen('Error: payment failed', 'billing@acme.example', '12:00:03')],
+    });
+    expect(error.message).toBe(
+      'Expected no mail matching subject ~ "Error" at a@mailroom.test for 2 s, but "Error: payment failed" from billing@acme.example at 12:00:03 arrived (seen after 1 s).',
+    );
     expect(error).toMatchObject({ slug: 'unexpected_mail', address: 'a@mailroom.test' });
   });
 });
 
 describe('MailroomApiError', () => {
   it('carries method, URL, status, slug, the server text and a hint', () => {
-    const error = new MailroomApiError({ method: 'GET', url, status: 404, slug: 'unknown_domain', serverMessage: 'not served here', address: 'a@nowhere.example' });
-    expect(error.message).toBe(`GET ${url} was refused: 404 unknown_domain ("not served here"). This service does not serve that domain, so no mail can ever arrive there. Check MAILROOM_DOMAIN or the \`domain\` option.`);
+    const error = new MailroomApiError({
+      method: 'GET',
+      url,
+      status: 404,
+      slug: 'unknown_domain',
+      serverMessage: 'not served here',
+      address: 'a@nowhere.example',
+    });
+    expect(error.message).toBe(
+      `GET ${url} was refused: 404 unknown_domain ("not served here"). This service does not serve that domain, so no mail can ever arrive there. Check MAILROOM_DOMAIN or the \`domain\` option.`,
+    );
     expect(error).toMatchObject({ slug: 'unknown_domain', status: 404, address: 'a@nowhere.example' });
   });
 
   it('is transient for 429 and 5xx only; network errors always are', () => {
     const api = (status: number, slug: string) => new MailroomApiError({ method: 'GET', url, status, slug });
     expect([api(429, 'rate_limited'), api(500, 'internal_error'), api(503, 'unavailable')].map(isTransient)).toEqual([true, true, true]);
-    expect([api(404, 'unknown_domain'), api(400, 'invalid_address'), api(401, 'unauthorized'), api(404, 'not_found')].map(isTransient)).toEqual([false, false, false, false]);
+    expect([api(404, 'unknown_domain'), api(400, 'invalid_address'), api(401, 'unauthorized'), api(404, 'not_found')].map(isTransient)).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(isTransient(new MailroomNetworkError({ method: 'GET', url, slug: 'request_timeout', detail: 'slow' }))).toBe(true);
     expect(isTransient(new Error('other'))).toBe(false);
   });
@@ -113,7 +151,9 @@ describe('describeWait', () => {
     expect(describeWait('a@mailroom.test', { subject: 'Confirm' })).toBe('Wait for mail to a@mailroom.test with subject ~ "Confirm"');
     expect(describeWait('a@mailroom.test')).toBe('Wait for mail to a@mailroom.test');
     expect(describeWait('a@mailroom.test', { from: 'acme' }, { count: 2 })).toBe('Wait for 2 mails to a@mailroom.test with from ~ "acme"');
-    expect(describeWait('a@mailroom.test', { subject: 'Error' }, { kind: 'expectNoMail', within: 2000 })).toBe('Expect no mail to a@mailroom.test with subject ~ "Error" for 2 s');
+    expect(describeWait('a@mailroom.test', { subject: 'Error' }, { kind: 'expectNoMail', within: 2000 })).toBe(
+      'Expect no mail to a@mailroom.test with subject ~ "Error" for 2 s',
+    );
   });
 });
 

@@ -96,7 +96,9 @@ describe.concurrent('the wait loop under faults', () => {
     expect(took).toBeLessThan(3000 + 800 + 200);
     expect(error.checks).toBe(0);
     expect(error.failedChecks).toBeGreaterThanOrEqual(2);
-    expect(error.message).toMatch(/\(0 checks, \d+ failed\)\. No check got an answer; the last failure: GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/mailbox\?.* failed: no complete answer within the request timeout/);
+    expect(error.message).toMatch(
+      /\(0 checks, \d+ failed\)\. No check got an answer; the last failure: GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/mailbox\?.* failed: no complete answer within the request timeout/,
+    );
   });
 
   it('names matching mail it saw but could not fetch before the deadline', async () => {
@@ -141,7 +143,9 @@ describe.concurrent('the wait loop under faults', () => {
     await send(server, inbox.address, { subject: 'Your invoice' });
     const error = (await inbox.expectMail({ subject: 'invoice' }, { timeout: 2_000 }).catch((e: unknown) => e)) as MailTimeoutError;
     expect(error).toBeInstanceOf(MailTimeoutError);
-    expect(error.message).toMatch(new RegExp(`^No mail matching subject ~ "invoice" arrived at ${inbox.address.replace(/[.]/g, '\\.')} within 2 s \\(1 check\\)\\.`));
+    expect(error.message).toMatch(
+      new RegExp(`^No mail matching subject ~ "invoice" arrived at ${inbox.address.replace(/[.]/g, '\\.')} within 2 s \\(1 check\\)\\.`),
+    );
     expect(error.unfetched.map((s) => s.subject)).toEqual(['Your invoice']);
     expect(error.message).toContain('Matching mail did arrive but could not be fetched in time: "Your invoice"');
     expect(error.message).toContain('no time was left for the request');

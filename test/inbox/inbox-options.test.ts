@@ -14,7 +14,11 @@ describe('resolveConnection', () => {
     expect(DEFAULT_DOMAIN).toBe('mailroom.test');
     const env = { MAILROOM_API_URL: 'https://mail.example/api/v1/', MAILROOM_DOMAIN: 'Inbox.Example', MAILROOM_TOKEN: 's3cret' };
     expect(resolveConnection({}, env)).toEqual({ apiURL: 'https://mail.example', domain: 'inbox.example', token: 's3cret', requestTimeout: 5000 });
-    expect(resolveConnection({ apiURL: 'http://localhost:9/', domain: 'x.test', token: 't' }, env)).toMatchObject({ apiURL: 'http://localhost:9', domain: 'x.test', token: 't' });
+    expect(resolveConnection({ apiURL: 'http://localhost:9/', domain: 'x.test', token: 't' }, env)).toMatchObject({
+      apiURL: 'http://localhost:9',
+      domain: 'x.test',
+      token: 't',
+    });
     expect(resolveConnection({}, { MAILROOM_API_URL: '  ', MAILROOM_TOKEN: '' })).toMatchObject({ apiURL: DEFAULT_API_URL, token: undefined });
   });
 

@@ -40,7 +40,9 @@ describe.concurrent('createInbox', () => {
     const error = await createInbox({ apiURL: 'http://127.0.0.1:9', requestTimeout: 1000, timeout: 1500 }).catch((e: unknown) => e);
     // ECONNREFUSED as a rule; a machine too loaded to connect within the
     // request timeout reports that instead.
-    expect((error as Error).message).toMatch(/^Could not read the watermark of inbox-[a-z2-7]{16}@mailroom\.test from http:\/\/127\.0\.0\.1:9: GET http:\/\/127\.0\.0\.1:9\/api\/v1\/mailbox\?address=.* failed: .*(ECONNREFUSED|request timeout).*Is the mail server running there/);
+    expect((error as Error).message).toMatch(
+      /^Could not read the watermark of inbox-[a-z2-7]{16}@mailroom\.test from http:\/\/127\.0\.0\.1:9: GET http:\/\/127\.0\.0\.1:9\/api\/v1\/mailbox\?address=.* failed: .*(ECONNREFUSED|request timeout).*Is the mail server running there/,
+    );
     expect(error).toMatchObject({ address: expect.stringMatching(/@mailroom\.test$/) });
   });
 });
@@ -152,7 +154,10 @@ describe.concurrent('expectMail', () => {
 
     // Two waits, one mail: the loser says who took it.
     await send(server, inbox.address, { subject: 'Only code' });
-    const results = await Promise.allSettled([inbox.expectMail({ subject: 'code' }, { timeout: 2500 }), inbox.expectMail({ subject: 'code' }, { timeout: 2500 })]);
+    const results = await Promise.allSettled([
+      inbox.expectMail({ subject: 'code' }, { timeout: 2500 }),
+      inbox.expectMail({ subject: 'code' }, { timeout: 2500 }),
+    ]);
     const won = results.filter((r) => r.status === 'fulfilled');
     const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(won).toHaveLength(1);
@@ -175,7 +180,7 @@ describe.concurrent('expectMail', () => {
     expect(server.stats(inbox.address).rateLimited).toBe(0);
   });
 
-  it('shares one address\'s budget between inboxes: two readers never earn a 429', async () => {
+  it("shares one address's budget between inboxes: two readers never earn a 429", async () => {
     const { inbox: first } = await observedInbox(server);
     const { inbox: second } = await observedInbox(server, { address: first.address });
     setTimeout(() => void send(server, first.address, { subject: 'Both see it' }), 2500);
@@ -219,7 +224,9 @@ describe.concurrent('expectMail', () => {
   it('is cut short by an AbortSignal with the same failure text', async () => {
     const { inbox } = await observedInbox(server);
     const started = performance.now();
-    const error = (await inbox.expectMail({ subject: 'Never' }, { timeout: 30_000, signal: AbortSignal.timeout(1500) }).catch((e: unknown) => e)) as MailTimeoutError;
+    const error = (await inbox
+      .expectMail({ subject: 'Never' }, { timeout: 30_000, signal: AbortSignal.timeout(1500) })
+      .catch((e: unknown) => e)) as MailTimeoutError;
     expect(performance.now() - started).toBeLessThan(3000);
     expect(error).toBeInstanceOf(MailTimeoutError);
     expect(error.cutShort).toBe(true);
@@ -266,7 +273,11 @@ describe.concurrent('expectNoMail', () => {
     setTimeout(() => void send(server, inbox.address, { subject: 'Error: payment failed' }), 700);
     const error = await inbox.expectNoMail({ subject: 'error' }, { within: 3000 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnexpectedMailError);
-    expect((error as Error).message).toMatch(new RegExp(`^Expected no mail matching subject ~ "error" at ${inbox.address.replace(/[.]/g, '\\.')} for 3 s, but "Error: payment failed" from Acme <hello@acme\\.example> at \\d\\d:\\d\\d:\\d\\d arrived`));
+    expect((error as Error).message).toMatch(
+      new RegExp(
+        `^Expected no mail matching subject ~ "error" at ${inbox.address.replace(/[.]/g, '\\.')} for 3 s, but "Error: payment failed" from Acme <hello@acme\\.example> at \\d\\d:\\d\\d:\\d\\d arrived`,
+      ),
+    );
   });
 
   it('does not count mail an earlier wait already returned', async () => {
@@ -335,8 +346,12 @@ describe.concurrent('hooks for runner adapters', () => {
   it('names a misspelt or misplaced matcher option instead of waiting the default budget', async () => {
     const { inbox } = await observedInbox(server);
     await expect(matchReceiveMail(inbox, {}, { timout: 5 } as never)).rejects.toThrow('Unknown toReceiveMail option `timout` (expected `timeout`)');
-    await expect(matchReceiveMail(inbox, {}, { whithin: 5 } as never, { isNot: true })).rejects.toThrow('Unknown toReceiveMail option `whithin` (expected `within`)');
-    await expect(matchReceiveMail(inbox, {}, { within: 5 })).rejects.toThrow('`within` is the quiet period of `.not.toReceiveMail`; the budget of `toReceiveMail` is `timeout`');
+    await expect(matchReceiveMail(inbox, {}, { whithin: 5 } as never, { isNot: true })).rejects.toThrow(
+      'Unknown toReceiveMail option `whithin` (expected `within`)',
+    );
+    await expect(matchReceiveMail(inbox, {}, { within: 5 })).rejects.toThrow(
+      '`within` is the quiet period of `.not.toReceiveMail`; the budget of `toReceiveMail` is `timeout`',
+    );
   });
 });
 

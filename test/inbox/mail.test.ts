@@ -63,11 +63,19 @@ describe('extractLinks', () => {
       <area href="http://c.example/3">
       <script>var u = "https://tracker.example/";</script>`;
     const text = 'Links: https://b.example/2 and https://d.example/4, then (https://e.example/5).';
-    expect(extractLinks(html, text)).toEqual(['https://a.example/1', 'https://b.example/2', 'http://c.example/3', 'https://d.example/4', 'https://e.example/5']);
+    expect(extractLinks(html, text)).toEqual([
+      'https://a.example/1',
+      'https://b.example/2',
+      'http://c.example/3',
+      'https://d.example/4',
+      'https://e.example/5',
+    ]);
   });
 
   it('reads plain text alone, and ignores bare domains and addresses', () => {
-    expect(extractLinks('', 'Visit acme.example or write to help@acme.example; confirm at https://acme.example/c?x=1.')).toEqual(['https://acme.example/c?x=1']);
+    expect(extractLinks('', 'Visit acme.example or write to help@acme.example; confirm at https://acme.example/c?x=1.')).toEqual([
+      'https://acme.example/c?x=1',
+    ]);
   });
 });
 

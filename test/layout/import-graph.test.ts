@@ -3,18 +3,7 @@
 // prove each rule fires on exactly the import that breaks it; the legal tree
 // proves the rules forbid nothing the layering allows.
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  REPO_ROOT,
-  copyOfRealSrc,
-  cruiseTree,
-  edgesOf,
-  plant,
-  removeTrees,
-  report,
-  ruleNames,
-  treeOf,
-  violationsOf,
-} from './support/import-graph.js';
+import { REPO_ROOT, copyOfRealSrc, cruiseTree, edgesOf, plant, removeTrees, report, ruleNames, treeOf, violationsOf } from './support/import-graph.js';
 import { LEGAL_TREE } from './support/legal-tree.js';
 
 afterAll(removeTrees);

@@ -92,7 +92,11 @@ describe('findChromium', () => {
 
 describe('npm run demo', () => {
   it('stops before starting anything when there is no Chromium, and prints what to run', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], { cwd: ROOT, env: { ...process.env, MAILROOM_CHROMIUM: '/nowhere/chromium' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, MAILROOM_CHROMIUM: '/nowhere/chromium' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -199,7 +199,9 @@ describe('timeLeft', () => {
 
 describe('validateTestOptions', () => {
   it('names an unknown key and a wrong type', () => {
-    expect(() => validateTestOptions({ timout: 5 })).toThrow('Unknown `mailroom` option `timout`; expected one of apiURL, domain, token, timeout, keepOnFailure, attach');
+    expect(() => validateTestOptions({ timout: 5 })).toThrow(
+      'Unknown `mailroom` option `timout`; expected one of apiURL, domain, token, timeout, keepOnFailure, attach',
+    );
     expect(() => validateTestOptions({ keepOnFailure: 'yes' })).toThrow('Expected `mailroom.keepOnFailure` to be a boolean, got "yes"');
     expect(() => validateTestOptions({ timeout: -1 })).toThrow('Expected `mailroom.timeout` to be a non-negative number of milliseconds, got -1');
     expect(() => validateTestOptions('x')).toThrow('Expected `mailroom` to be an object, got "x"');

@@ -23,7 +23,10 @@ async function roundTrip(server: MailroomServer, source: string | Buffer) {
 describe('bad mail', () => {
   it('keeps 8-bit Latin-1 headers readable and the raw bytes untouched', async () => {
     const server = await start();
-    const source = Buffer.from('From: "Jos\xe9" <jose@example.com>\r\nTo: x@mailroom.test\r\nSubject: Caf\xe9 cr\xe8me\r\nContent-Type: text/plain; charset=iso-8859-1\r\n\r\nOl\xe1 mundo\r\n', 'latin1');
+    const source = Buffer.from(
+      'From: "Jos\xe9" <jose@example.com>\r\nTo: x@mailroom.test\r\nSubject: Caf\xe9 cr\xe8me\r\nContent-Type: text/plain; charset=iso-8859-1\r\n\r\nOl\xe1 mundo\r\n',
+      'latin1',
+    );
     const { summary, message, raw } = await roundTrip(server, source);
     expect(summary.subject).toBe('Café crème');
     expect(summary.from).toBe('José <jose@example.com>');
@@ -60,9 +63,21 @@ describe('bad mail', () => {
   it('copes with malformed MIME: lost boundaries, bad base64, unknown charsets, bad dates', async () => {
     const server = await start({ listPerSecond: Infinity });
     const lostBoundary = [
-      'Subject: lost boundary', 'Date: not a date at all', 'Content-Type: multipart/mixed; boundary="abc"', '',
-      '--abc', 'Content-Type: text/plain', '', 'first part', '--abc', 'Content-Type: text/html; charset=x-no-such-charset',
-      'Content-Transfer-Encoding: base64', '', '!!!not base64@@@', '--zzz--', '',
+      'Subject: lost boundary',
+      'Date: not a date at all',
+      'Content-Type: multipart/mixed; boundary="abc"',
+      '',
+      '--abc',
+      'Content-Type: text/plain',
+      '',
+      'first part',
+      '--abc',
+      'Content-Type: text/html; charset=x-no-such-charset',
+      'Content-Transfer-Encoding: base64',
+      '',
+      '!!!not base64@@@',
+      '--zzz--',
+      '',
     ].join('\r\n');
     const { summary, message } = await roundTrip(server, lostBoundary);
     expect(summary.subject).toBe('lost boundary');
@@ -71,7 +86,10 @@ describe('bad mail', () => {
 
     const noBoundary = await roundTrip(server, 'Subject: no boundary param\r\nContent-Type: multipart/alternative\r\n\r\nstray text\r\n');
     expect(noBoundary.summary.subject).toBe('no boundary param');
-    const badType = await roundTrip(server, 'Subject: bad type\r\nContent-Type: ;;;===\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n=ZZ=\r\nbroken =3D qp\r\n');
+    const badType = await roundTrip(
+      server,
+      'Subject: bad type\r\nContent-Type: ;;;===\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n=ZZ=\r\nbroken =3D qp\r\n',
+    );
     expect(badType.summary.subject).toBe('bad type');
   });
 
@@ -85,7 +103,7 @@ describe('bad mail', () => {
     expect(summary.size).toBeGreaterThan(3000);
   });
 
-  it('copes with huge headers, past the MIME parser\'s own 2 MiB header limit', async () => {
+  it("copes with huge headers, past the MIME parser's own 2 MiB header limit", async () => {
     const server = await start({ maxMessageBytes: 8 * 1024 * 1024 });
     const folded = (kb: number) => `X-Huge: start\r\n${` ${'h'.repeat(98)}\r\n`.repeat(kb * 10)}`;
     const big = await roundTrip(server, `Subject: one MiB of header\r\n${folded(1024)}\r\nbody after a huge header\r\n`);
@@ -99,7 +117,10 @@ describe('bad mail', () => {
 
   it('uses the visible text of HTML-only mail for the preview', async () => {
     const server = await start();
-    const { summary, message } = await roundTrip(server, 'Subject: html only\r\nContent-Type: text/html\r\n\r\n<html><head><style>p{color:red}</style></head><body><p>Hello&nbsp;<b>there</b></p><script>ignore()</script></body></html>\r\n');
+    const { summary, message } = await roundTrip(
+      server,
+      'Subject: html only\r\nContent-Type: text/html\r\n\r\n<html><head><style>p{color:red}</style></head><body><p>Hello&nbsp;<b>there</b></p><script>ignore()</script></body></html>\r\n',
+    );
     expect(summary.preview).toBe('Hello there');
     expect(message.html).toContain('<b>there</b>');
   });

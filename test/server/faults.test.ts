@@ -81,7 +81,9 @@ describe('fault switch', () => {
   it('rejects malformed injections with a clear TypeError', async () => {
     const server = await start();
     expect(() => server.faults.inject({ address: 'nope', fault: { kind: 'reset' } })).toThrow(/`address` to be a well-formed email address, got "nope"/);
-    expect(() => server.faults.inject({ address: 'a@mailroom.test', fault: { kind: 'status', status: 404 as 500 } })).toThrow(/`fault.status` to be 500, 502, 503 or 504, got 404/);
+    expect(() => server.faults.inject({ address: 'a@mailroom.test', fault: { kind: 'status', status: 404 as 500 } })).toThrow(
+      /`fault.status` to be 500, 502, 503 or 504, got 404/,
+    );
     expect(() => server.faults.inject({ address: 'a@mailroom.test', times: 0, fault: { kind: 'reset' } })).toThrow(/`times` to be a positive integer, got 0/);
   });
 });

@@ -182,6 +182,9 @@ export async function sendRaw(port: number, from: string, to: readonly string[],
 
 /** Escapes lines that start with a dot, as SMTP requires, and ends without a trailing CRLF duplication. */
 export function dotStuff(body: Buffer): Buffer {
-  const text = body.toString('latin1').replace(/\r?\n/g, '\r\n').replace(/(^|\r\n)\./g, '$1..');
+  const text = body
+    .toString('latin1')
+    .replace(/\r?\n/g, '\r\n')
+    .replace(/(^|\r\n)\./g, '$1..');
   return Buffer.from(text.endsWith('\r\n') ? text.slice(0, -2) : text, 'latin1');
 }

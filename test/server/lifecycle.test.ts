@@ -29,8 +29,17 @@ describe('options', () => {
   it('defaults every option in one place', () => {
     const options = resolveServerOptions();
     expect(options).toMatchObject({
-      host: '127.0.0.1', smtpPort: 2525, httpPort: 8025, domains: ['mailroom.test'], retention: 3_600_000,
-      maxMessages: 100_000, maxMessageBytes: 25 * 1024 * 1024, listPerSecond: 1, messagePerSecond: 10, token: undefined, faultInjection: false,
+      host: '127.0.0.1',
+      smtpPort: 2525,
+      httpPort: 8025,
+      domains: ['mailroom.test'],
+      retention: 3_600_000,
+      maxMessages: 100_000,
+      maxMessageBytes: 25 * 1024 * 1024,
+      listPerSecond: 1,
+      messagePerSecond: 10,
+      token: undefined,
+      faultInjection: false,
     });
     expect(Object.isFrozen(options)).toBe(true);
     expect(resolveServerOptions({ domains: ['A.test', 'a.test', 'b.test'] }).domains).toEqual(['a.test', 'b.test']);
@@ -123,7 +132,10 @@ describe('close()', () => {
     for (const port of [server.smtpPort, server.httpPort]) {
       const refused = await new Promise<string>((resolve) => {
         const probe = connect(port, '127.0.0.1');
-        probe.once('connect', () => { probe.destroy(); resolve('connected'); });
+        probe.once('connect', () => {
+          probe.destroy();
+          resolve('connected');
+        });
         probe.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
       });
       expect(refused).toBe('ECONNREFUSED');

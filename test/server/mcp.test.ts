@@ -101,7 +101,10 @@ describe('wait_for_message through the SDK client', () => {
 
     const next = await client.callTool({ name: 'wait_for_message', arguments: { address, subject_contains: 'code', since_id: first.id, timeout_seconds: 10 } });
     expect((next.structuredContent as Structured).message.subject).toBe('Your code 2');
-    const after = await client.callTool({ name: 'wait_for_message', arguments: { address, subject_contains: 'code', since_id: (next.structuredContent as Structured).message.id, timeout_seconds: 10 } });
+    const after = await client.callTool({
+      name: 'wait_for_message',
+      arguments: { address, subject_contains: 'code', since_id: (next.structuredContent as Structured).message.id, timeout_seconds: 10 },
+    });
     expect((after.structuredContent as Structured).message.subject).toBe('Your code 3');
     expect(textOf(after)).toContain(`since_id=${(after.structuredContent as Structured).message.id}`);
   });
@@ -194,7 +197,12 @@ describe('wait_for_message through the SDK client', () => {
   it('frees its slot when the caller hangs up', async () => {
     const server = await start();
     const controller = new AbortController();
-    const abandoned = postMcp(server, toolCall('wait_for_message', { address: freshAddress(), timeout_seconds: 20 }), { 'content-type': 'application/json' }, controller.signal);
+    const abandoned = postMcp(
+      server,
+      toolCall('wait_for_message', { address: freshAddress(), timeout_seconds: 20 }),
+      { 'content-type': 'application/json' },
+      controller.signal,
+    );
     await until(() => slotsInUse(server).mcp === 1, 'the wait is held');
     controller.abort();
     await expect(abandoned).rejects.toThrow();

@@ -7,7 +7,11 @@ import type { MailroomServer } from '../../src/server/index.js';
 import { call, freshAddress, listPath, messagePath, start, type ApiAnswer } from './helpers.js';
 
 /** An HTTP request written byte for byte, so no client normalises the path first. */
-async function rawHttp(server: MailroomServer, requestLine: string, headers = ''): Promise<{ status: number; head: string; json: { error: string; message: string } }> {
+async function rawHttp(
+  server: MailroomServer,
+  requestLine: string,
+  headers = '',
+): Promise<{ status: number; head: string; json: { error: string; message: string } }> {
   const socket = connect(server.httpPort, '127.0.0.1');
   socket.write(`${requestLine}\r\nHost: 127.0.0.1\r\nConnection: close\r\n${headers}\r\n`);
   const chunks: Buffer[] = [];
@@ -28,7 +32,16 @@ function expectRefusal(answer: ApiAnswer, status: number, slug: string): void {
 describe('address refusals', () => {
   it('answers 400 invalid_address for a malformed address on every call', async () => {
     const server = await start();
-    for (const bad of ['not-an-address', 'a@', '@mailroom.test', 'a b@mailroom.test', 'a..b@mailroom.test', 'a@b@mailroom.test', 'a@mailroom..test', `${'x'.repeat(65)}@mailroom.test`]) {
+    for (const bad of [
+      'not-an-address',
+      'a@',
+      '@mailroom.test',
+      'a b@mailroom.test',
+      'a..b@mailroom.test',
+      'a@b@mailroom.test',
+      'a@mailroom..test',
+      `${'x'.repeat(65)}@mailroom.test`,
+    ]) {
       expectRefusal(await call(server, listPath(bad)), 400, 'invalid_address');
       expectRefusal(await call(server, listPath(bad), { method: 'DELETE' }), 400, 'invalid_address');
       expectRefusal(await call(server, messagePath('00000000000', bad)), 400, 'invalid_address');
@@ -92,7 +105,11 @@ describe('ids', () => {
     const server = await start({ messagePerSecond: Infinity });
     const mailbox = freshAddress();
     for (const bad of ['abc', 'ABCDEFGHIJK', '000000000000', '0000000000', '0000000000-', '%00', '..%2F..%2Fetc%2Fpasswd', '%E0%A4%A', '00000000000%2F', '']) {
-      for (const [method, suffix] of [['GET', ''], ['GET', '/raw'], ['DELETE', '']] as const) {
+      for (const [method, suffix] of [
+        ['GET', ''],
+        ['GET', '/raw'],
+        ['DELETE', ''],
+      ] as const) {
         const answer = await call(server, `/api/v1/message/${bad}${suffix}?mailbox=${mailbox}`, { method });
         expect(answer.status, `${method} ${bad}${suffix}`).toBe(400);
         expectRefusal(answer, 400, 'invalid_request');
@@ -121,7 +138,16 @@ describe('ids', () => {
 describe('routes and methods', () => {
   it('answers unknown routes with 404 not_found in JSON', async () => {
     const server = await start();
-    for (const path of ['/', '/api/v1', '/api/v1/', '/api/v1/mailboxes', '/api/v2/mailbox?address=a@mailroom.test', '/api/v1/mailbox/extra', '/favicon.ico', '/_mailroom/faults']) {
+    for (const path of [
+      '/',
+      '/api/v1',
+      '/api/v1/',
+      '/api/v1/mailboxes',
+      '/api/v2/mailbox?address=a@mailroom.test',
+      '/api/v1/mailbox/extra',
+      '/favicon.ico',
+      '/_mailroom/faults',
+    ]) {
       const answer = await call(server, path);
       expectRefusal(answer, 404, 'not_found');
     }

@@ -35,7 +35,13 @@ describe('maxMessages', () => {
     const server = await start({ maxMessages: 3, logger, listPerSecond: Infinity });
     const a = freshAddress('a');
     const b = freshAddress('b');
-    for (const [to, subject] of [[a, 'a1'], [b, 'b1'], [a, 'a2'], [b, 'b2'], [a, 'a3']] as const) {
+    for (const [to, subject] of [
+      [a, 'a1'],
+      [b, 'b1'],
+      [a, 'a2'],
+      [b, 'b2'],
+      [a, 'a3'],
+    ] as const) {
       await sendMail(server, { to, subject, text: subject });
     }
     const subjects = async (address: string) => (await call(server, listPath(address))).json.messages.map((m: { subject: string }) => m.subject);

@@ -100,7 +100,13 @@ describe('SMTP dialogue', () => {
   it('accepts mail from nodemailer with auth and without', async () => {
     const server = await start({ listPerSecond: Infinity });
     const address = freshAddress();
-    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: server.smtpPort, secure: false, ignoreTLS: true, auth: { user: 'app', pass: 'secret' } });
+    const transport = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: server.smtpPort,
+      secure: false,
+      ignoreTLS: true,
+      auth: { user: 'app', pass: 'secret' },
+    });
     await transport.sendMail({ from: 'app@example.com', to: address, subject: 'With auth', text: 'x' });
     transport.close();
     await sendMail(server, { to: address, subject: 'Without auth', text: 'y' });

@@ -6,7 +6,11 @@ import { WaitSlots } from '../../src/contract/wait-slots.js';
 import { MessageStore, type StoredMessage } from '../../src/server/store/message-store.js';
 import { fakeClock } from './helpers.js';
 
-interface ModelMessage { id: string; mailbox: string; receivedAt: number }
+interface ModelMessage {
+  id: string;
+  mailbox: string;
+  receivedAt: number;
+}
 
 function lcg(seed: number) {
   let state = seed;
@@ -57,7 +61,10 @@ describe('MessageStore', () => {
       }
       expireModel();
       for (const mailbox of mailboxes) {
-        const expected = model.filter((m) => m.mailbox === mailbox).map((m) => m.id).reverse();
+        const expected = model
+          .filter((m) => m.mailbox === mailbox)
+          .map((m) => m.id)
+          .reverse();
         expect(store.list(mailbox, 1000).map((m) => m.id)).toEqual(expected);
         expect(store.list(mailbox, 3).map((m) => m.id)).toEqual(expected.slice(0, 3));
         // "newer than" an id that may be live, deleted or expired: what a server-side wait looks at

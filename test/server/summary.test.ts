@@ -21,14 +21,25 @@ const common: Record<string, SendMailOptions> = {
   'text and html': { subject: 'Both', text: LONG, html: `<p>${LONG}</p>` },
   'text with attachment': { subject: 'Attached', text: 'See the file.', attachments: [{ filename: 'a.txt', content: 'file body' }] },
   'text, html and attachment': { subject: 'All', text: LONG, html: '<b>x</b>', attachments: [{ filename: 'b.pdf', content: Buffer.alloc(2000, 7) }] },
-  'display names with commas and several recipients': { from: '"Doe, Jane" <jane@example.com>', to: ['"A, B" <a@mailroom.test>', 'c@mailroom.test'], subject: 'Names', text: 'x' },
+  'display names with commas and several recipients': {
+    from: '"Doe, Jane" <jane@example.com>',
+    to: ['"A, B" <a@mailroom.test>', 'c@mailroom.test'],
+    subject: 'Names',
+    text: 'x',
+  },
   'very long lines (quoted-printable)': { subject: 'QP', text: `${'é'.repeat(300)} and = signs = everywhere` },
 };
 
 const odd: Record<string, string | Buffer> = {
   'no content type': 'Subject: plain\r\nFrom: a@example.com\r\n\r\nJust text here.\r\n',
-  'latin-1 headers and body': Buffer.from('From: "Jos\xe9" <j@example.com>\r\nSubject: Caf\xe9\r\nContent-Type: text/plain; charset=iso-8859-1\r\n\r\nOl\xe1 mundo\r\n', 'latin1'),
-  'us-ascii label on UTF-8 bytes': Buffer.from('Subject: label\r\nContent-Type: text/plain; charset=us-ascii\r\nContent-Transfer-Encoding: 8bit\r\n\r\nGrüße\r\n', 'utf8'),
+  'latin-1 headers and body': Buffer.from(
+    'From: "Jos\xe9" <j@example.com>\r\nSubject: Caf\xe9\r\nContent-Type: text/plain; charset=iso-8859-1\r\n\r\nOl\xe1 mundo\r\n',
+    'latin1',
+  ),
+  'us-ascii label on UTF-8 bytes': Buffer.from(
+    'Subject: label\r\nContent-Type: text/plain; charset=us-ascii\r\nContent-Transfer-Encoding: 8bit\r\n\r\nGrüße\r\n',
+    'utf8',
+  ),
   'html only': 'Subject: html\r\nContent-Type: text/html\r\n\r\n<p>Hello <b>there</b></p>\r\n',
   'flowed text': 'Subject: flowed\r\nContent-Type: text/plain; format=flowed; delsp=yes\r\n\r\nThis is a long line that is  \r\nflowed over two lines.\r\n',
   'folded headers': 'Subject: one\r\n  two\r\n\tthree\r\nTo: a@mailroom.test,\r\n b@mailroom.test\r\nTo: c@mailroom.test\r\n\r\nbody\r\n',
@@ -36,7 +47,8 @@ const odd: Record<string, string | Buffer> = {
   'broken boundary': 'Subject: broken\r\nContent-Type: multipart/mixed; boundary="abc"\r\n\r\n--abc\r\nContent-Type: text/plain\r\n\r\nfirst\r\n--zzz--\r\n',
   'stray equals in qp': 'Subject: qp\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n=ZZ broken =3D qp\r\n',
   'bad base64': 'Subject: b64\r\nContent-Transfer-Encoding: base64\r\n\r\n!!!notbase64@@@\r\n',
-  'mixed with two text parts': 'Subject: two\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\n\r\nshort one\r\n--b\r\nContent-Type: text/plain\r\n\r\nsecond part text\r\n--b--\r\n',
+  'mixed with two text parts':
+    'Subject: two\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\n\r\nshort one\r\n--b\r\nContent-Type: text/plain\r\n\r\nsecond part text\r\n--b--\r\n',
   'encoded words': 'Subject: =?ISO-8859-1?Q?caf=E9?= =?UTF-8?B?w6k=?=\r\nFrom: =?UTF-8?B?w4lsb2TDqWU=?= <e@example.com>\r\n\r\nbody\r\n',
   'empty body': 'Subject: empty\r\n\r\n',
   'headers only': 'Subject: nothing else\r\n',
@@ -60,7 +72,12 @@ describe('fast summary', () => {
     for (const name of ['html only', 'flowed text', 'broken boundary', 'stray equals in qp', 'bad base64', 'mixed with two text parts', 'headers only']) {
       expect(fastSummary(Buffer.from(odd[name] as string, 'latin1')), name).toBeUndefined();
     }
-    const related = await compose({ subject: 'inline image', html: '<img src="cid:logo">', text: 'x', attachments: [{ filename: 'l.png', content: Buffer.alloc(10), cid: 'logo' }] });
+    const related = await compose({
+      subject: 'inline image',
+      html: '<img src="cid:logo">',
+      text: 'x',
+      attachments: [{ filename: 'l.png', content: Buffer.alloc(10), cid: 'logo' }],
+    });
     expect(fastSummary(related) === undefined || JSON.stringify(fastSummary(related)) === JSON.stringify(summarize(await parseMail(related)))).toBe(true);
   });
 });

@@ -10,7 +10,9 @@ it('clamps wait_for_message timeout_seconds: 3600 and the long-poll timeout=3600
   const server = await start();
   const client = await connectMcp(server);
   const [tool, longPoll] = await Promise.all([
-    client.callTool({ name: 'wait_for_message', arguments: { address: freshAddress(), timeout_seconds: 3600 } }, undefined, { timeout: 50_000 }) as Promise<CallToolResult>,
+    client.callTool({ name: 'wait_for_message', arguments: { address: freshAddress(), timeout_seconds: 3600 } }, undefined, {
+      timeout: 50_000,
+    }) as Promise<CallToolResult>,
     call(server, waitPath({ address: freshAddress(), timeout: 3600 })),
   ]);
 

@@ -18,7 +18,7 @@ describe('8 concurrent signups', () => {
     globalExpect(mostAtOnce).toBeGreaterThan(1);
   });
 
-  test.concurrent.for(SIGNUPS)('signup %i receives its own mail and nobody else\'s', async (n, { inbox, expect }) => {
+  test.concurrent.for(SIGNUPS)("signup %i receives its own mail and nobody else's", async (n, { inbox, expect }) => {
     running += 1;
     mostAtOnce = Math.max(mostAtOnce, running);
     try {

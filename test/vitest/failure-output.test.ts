@@ -45,9 +45,14 @@ async function runInner(): Promise<InnerRun> {
   try {
     const vitest = join(ROOT, 'node_modules/vitest/vitest.mjs');
     const result = await new Promise<{ exitCode: number | null; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, [vitest, 'run', '--config', 'test/vitest/inner/vitest.config.ts'], { cwd: ROOT, env, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-        resolve({ exitCode: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
-      });
+      execFile(
+        process.execPath,
+        [vitest, 'run', '--config', 'test/vitest/inner/vitest.config.ts'],
+        { cwd: ROOT, env, maxBuffer: 16 * 1024 * 1024 },
+        (error, stdout, stderr) => {
+          resolve({ exitCode: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+        },
+      );
     });
     const tests = JSON.parse(await readFile(reportPath, 'utf8')) as ReportedTest[];
     return { ...result, tests };
@@ -104,7 +109,9 @@ describe('a failing inner Vitest run', () => {
     const { address } = reported('waits for an invoice that never comes');
     const block = failureBlock('waits for an invoice that never comes');
     expect(block).toContain('expect(inbox).toReceiveMail(filter)');
-    expect(block).toMatch(new RegExp(`No mail matching subject ~ "Invoice" arrived at ${address.replace(/[.]/g, '\\.')} within 4 s \\(\\d+ checks\\)\\. Seen and rejected: `));
+    expect(block).toMatch(
+      new RegExp(`No mail matching subject ~ "Invoice" arrived at ${address.replace(/[.]/g, '\\.')} within 4 s \\(\\d+ checks\\)\\. Seen and rejected: `),
+    );
     expect(block).toContain('"Confirm your email" from Acme <hello@acme.example>');
     expect(block).toContain('"Welcome to Acme" from Acme <hello@acme.example>');
     // The annotation Vitest prints under the failure.

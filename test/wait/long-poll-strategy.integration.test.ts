@@ -57,7 +57,15 @@ describe.concurrent('with the long-poll advertised', () => {
 
   it('filters on the client: RegExp and predicate filters see every arrival, and rejected mail is reported', async () => {
     const { inbox } = await observedInbox(server);
-    const waiting = inbox.expectMail({ subject: /^Invoice #\d+$/, where: function fromBilling(s) { return s.from.includes('billing'); } }, { timeout: 20_000 });
+    const waiting = inbox.expectMail(
+      {
+        subject: /^Invoice #\d+$/,
+        where: function fromBilling(s) {
+          return s.from.includes('billing');
+        },
+      },
+      { timeout: 20_000 },
+    );
     await until(() => server.stats(inbox.address).wait === 1, 'the first hold reached the server');
     await send(server, inbox.address, { subject: 'Welcome', from: 'Acme <hello@acme.example>' });
     await until(() => server.stats(inbox.address).wait === 2, 'the second hold reached the server');
@@ -94,7 +102,11 @@ describe.concurrent('with the long-poll advertised', () => {
     await send(server, inbox.address, { subject: 'Code 2' });
     expect((await first).subject).toBe('Code 1');
     expect((await inbox.expectMail({ subject: 'Code' }, { timeout: 20_000 })).subject).toBe('Code 2');
-    const [a, b] = await Promise.all([inbox.expectMail({ subject: 'Again' }, { timeout: 20_000 }), inbox.expectMail({ subject: 'Again' }, { timeout: 20_000 }), send(server, inbox.address, { subject: 'Again 1' }).then(() => send(server, inbox.address, { subject: 'Again 2' }))]);
+    const [a, b] = await Promise.all([
+      inbox.expectMail({ subject: 'Again' }, { timeout: 20_000 }),
+      inbox.expectMail({ subject: 'Again' }, { timeout: 20_000 }),
+      send(server, inbox.address, { subject: 'Again 1' }).then(() => send(server, inbox.address, { subject: 'Again 2' })),
+    ]);
     expect(new Set([a.subject, b.subject])).toEqual(new Set(['Again 1', 'Again 2']));
     expect(server.stats(inbox.address).rateLimited).toBe(0);
   });
@@ -253,7 +265,9 @@ describe.concurrent('falling back to the polling loop', () => {
     const error = await inbox.expectMail({ subject: 'Confirm' }, { timeout: 3000 }).catch((e: unknown) => e);
     const elapsed = performance.now() - started;
     expect(error).toBeInstanceOf(MailTimeoutError);
-    expect((error as Error).message).toMatch(/within 3 s \(0 checks, 1 failed\)\. No check got an answer; the last failure: GET .*\/api\/v1\/mailbox\/wait\?.* failed: no complete answer within the request timeout of 3500 ms/);
+    expect((error as Error).message).toMatch(
+      /within 3 s \(0 checks, 1 failed\)\. No check got an answer; the last failure: GET .*\/api\/v1\/mailbox\/wait\?.* failed: no complete answer within the request timeout of 3500 ms/,
+    );
     expect(elapsed).toBeGreaterThanOrEqual(3400);
     expect(elapsed).toBeLessThan(4500);
     expect(eventsOf(events, 'check-failed')[0]!.error).toMatchObject({ slug: 'request_timeout' });
@@ -261,7 +275,12 @@ describe.concurrent('falling back to the polling loop', () => {
   });
 
   it('polls a service whose /healthz says nothing about features, or is not there', async () => {
-    const answers: Array<[number, string]> = [[404, '{"error":"not_found","message":"no"}'], [200, '{"ok":true}'], [200, 'not json'], [200, '{"ok":true,"features":{"wait":"http://elsewhere/wait"}}']];
+    const answers: Array<[number, string]> = [
+      [404, '{"error":"not_found","message":"no"}'],
+      [200, '{"ok":true}'],
+      [200, 'not json'],
+      [200, '{"ok":true,"features":{"wait":"http://elsewhere/wait"}}'],
+    ];
     for (const [status, body] of answers) {
       const stub: Server = createServer((req, res) => {
         if (req.url === '/healthz') {

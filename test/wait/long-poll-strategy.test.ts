@@ -82,7 +82,11 @@ describe('longPollStrategy', () => {
   });
 
   it('counts each next hold from the newest message the last one listed', async () => {
-    const answers = [woken([summary('m1', 'other')]), woken([summary('m2', 'other'), summary('m1', 'other')]), woken([summary('m3', 'wanted'), summary('m2', 'other')])];
+    const answers = [
+      woken([summary('m1', 'other')]),
+      woken([summary('m2', 'other'), summary('m1', 'other')]),
+      woken([summary('m3', 'wanted'), summary('m2', 'other')]),
+    ];
     const h = harness((i) => ({ after: 100, answer: answers[i]! }));
     expect((await h.run()).result).toBe('found');
     expect(h.holds.map((x) => x.sinceId)).toEqual(['w0', 'm1', 'm2']);
@@ -143,7 +147,10 @@ describe('longPollStrategy', () => {
   });
 
   it('counts a hold that got no answer on the pacer, so the polling loop keeps the floor from it', async () => {
-    const h = harness(() => ({ after: 300, answer: new MailroomNetworkError({ slug: 'network_error', method: 'GET', url: 'http://x/wait', detail: 'socket hang up' }) }));
+    const h = harness(() => ({
+      after: 300,
+      answer: new MailroomNetworkError({ slug: 'network_error', method: 'GET', url: 'http://x/wait', detail: 'socket hang up' }),
+    }));
     const outcome = await h.run({ budgetMs: 10_000 });
     expect(outcome.result).toBe('found');
     expect(h.lists[0]).toBeGreaterThanOrEqual(1300);

@@ -24,7 +24,9 @@ it('finds mail that arrives after the widening started, within the widened step'
       // Round 15 is the first check after the flat stretch: the sleep after
       // it is the first widened one (2-3 s). The mail lands half a second in.
       if (event.type === 'check' && event.round === 15) {
-        sent = new Promise((resolve) => setTimeout(resolve, 500)).then(() => send(server, inbox.address, { subject: 'Slow signup' })).then(() => performance.now());
+        sent = new Promise((resolve) => setTimeout(resolve, 500))
+          .then(() => send(server, inbox.address, { subject: 'Slow signup' }))
+          .then(() => performance.now());
       }
     },
   });

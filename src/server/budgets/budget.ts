@@ -9,8 +9,7 @@ import { Refusal } from '../../contract/refusal.js';
 import type { WallClock } from '../server-options.js';
 
 export type BudgetDecision =
-  | { readonly allowed: true }
-  | { readonly allowed: false; readonly retryAfterMs: number; readonly retryAfterSeconds: number; readonly sinceLastMs: number };
+  { readonly allowed: true } | { readonly allowed: false; readonly retryAfterMs: number; readonly retryAfterSeconds: number; readonly sinceLastMs: number };
 
 const ALLOWED: BudgetDecision = Object.freeze({ allowed: true });
 // Forgetting idle addresses keeps the map as small as the set of active callers.
@@ -45,7 +44,7 @@ export class Budget {
     if (this.perSecond === Infinity) return ALLOWED;
     const now = this.#clock.now();
     this.#sweep(now);
-    let calls = this.#log.get(key);
+    const calls = this.#log.get(key);
     if (!calls) {
       this.#log.set(key, [now]);
       return ALLOWED;

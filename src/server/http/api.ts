@@ -94,7 +94,11 @@ function route(method: string, path: string, faultInjection: boolean, longPollSe
     const raw = rest.length === 2 && rest[1] === 'raw';
     if (id === undefined || !isWellFormedId(id) || (rest.length !== 1 && !raw)) {
       const shown = path.slice(`${API_BASE}/message/`.length);
-      throw new Refusal(400, 'invalid_request', `Malformed message id ${JSON.stringify(shown)}: an id is 11 characters of 0-9 and a-z, as returned by GET ${API_BASE}/mailbox`);
+      throw new Refusal(
+        400,
+        'invalid_request',
+        `Malformed message id ${JSON.stringify(shown)}: an id is 11 characters of 0-9 and a-z, as returned by GET ${API_BASE}/mailbox`,
+      );
     }
     if (raw) {
       if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
@@ -112,7 +116,11 @@ function route(method: string, path: string, faultInjection: boolean, longPollSe
     if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
     return { kind: 'stats' };
   }
-  throw new Refusal(404, 'not_found', `No such route: ${method} ${path}. The API is GET|DELETE ${API_BASE}/mailbox?address=A, ${longPollServed ? `GET ${WAIT_PATH}?address=A&since_id=ID, ` : ''}GET|DELETE ${API_BASE}/message/{id}?mailbox=A, GET ${API_BASE}/message/{id}/raw?mailbox=A, POST ${MCP_PATH} and GET ${HEALTH_PATH}`);
+  throw new Refusal(
+    404,
+    'not_found',
+    `No such route: ${method} ${path}. The API is GET|DELETE ${API_BASE}/mailbox?address=A, ${longPollServed ? `GET ${WAIT_PATH}?address=A&since_id=ID, ` : ''}GET|DELETE ${API_BASE}/message/{id}?mailbox=A, GET ${API_BASE}/message/{id}/raw?mailbox=A, POST ${MCP_PATH} and GET ${HEALTH_PATH}`,
+  );
 }
 
 function addressParamOf(call: ApiCall): 'address' | 'mailbox' {
@@ -159,7 +167,13 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
         ctx.counter.faulted(namedKey);
         if (fault.kind === 'rate_limit') {
           ctx.counter.rateLimited(namedKey);
-          return { reply: refusalReply(new Refusal(429, 'rate_limited', `Injected fault: rate limited for ${named[0]}; retry after ${fault.retryAfter} s`, { 'retry-after': String(fault.retryAfter) })) };
+          return {
+            reply: refusalReply(
+              new Refusal(429, 'rate_limited', `Injected fault: rate limited for ${named[0]}; retry after ${fault.retryAfter} s`, {
+                'retry-after': String(fault.retryAfter),
+              }),
+            ),
+          };
         }
         if (fault.kind === 'status') {
           const slug = fault.status === 500 ? 'internal_error' : 'unavailable';
@@ -275,7 +289,9 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
         if (named.length === 1) ctx.counter.count(named[0]!.toLowerCase(), matched.call);
       }
       if (matched.kind !== 'healthz' && ctx.token !== undefined && !isAuthorized(req.headers.authorization, ctx.token)) {
-        throw new Refusal(401, 'unauthorized', 'This server requires `Authorization: Bearer <token>` (the token it was started with)', { 'www-authenticate': 'Bearer' });
+        throw new Refusal(401, 'unauthorized', 'This server requires `Authorization: Bearer <token>` (the token it was started with)', {
+          'www-authenticate': 'Bearer',
+        });
       }
     } catch (error) {
       write(res, error instanceof Refusal ? refusalReply(error) : internalError(error));
@@ -301,7 +317,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
   }
 
   function internalError(error: unknown): Reply {
-    ctx.logger.error(`mailroom: HTTP handler failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    ctx.logger.error(`mailroom: HTTP handler failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return json(500, { error: 'internal_error', message: 'The server failed to answer; this is a bug in mailroom, the log has the details' });
   }
 

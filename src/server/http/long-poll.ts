@@ -23,16 +23,16 @@ export function parseWaitTimeout(value: string | undefined): number {
   if (value === undefined) return MAX_WAIT_SECONDS;
   const seconds = /^[0-9]{1,9}(?:\.[0-9]{1,3})?$/.test(value) ? Number(value) : NaN;
   if (!Number.isFinite(seconds)) {
-    throw new Refusal(400, 'invalid_request', `Parameter \`timeout\` must be a number of seconds from 0 to ${MAX_WAIT_SECONDS} (e.g. 25 or 2.5), got ${JSON.stringify(value)}`);
+    throw new Refusal(
+      400,
+      'invalid_request',
+      `Parameter \`timeout\` must be a number of seconds from 0 to ${MAX_WAIT_SECONDS} (e.g. 25 or 2.5), got ${JSON.stringify(value)}`,
+    );
   }
   return Math.min(seconds, MAX_WAIT_SECONDS);
 }
 
-export async function longPoll(
-  ctx: WaitContext & { readonly slots: WaitSlots },
-  params: URLSearchParams,
-  signal: AbortSignal,
-): Promise<WireWaitAnswer> {
+export async function longPoll(ctx: WaitContext & { readonly slots: WaitSlots }, params: URLSearchParams, signal: AbortSignal): Promise<WireWaitAnswer> {
   const limit = parseLimit(params);
   const sinceId = parseSinceId(singleParam(params, 'since_id'), 'since_id');
   const timeoutSeconds = parseWaitTimeout(singleParam(params, 'timeout'));

@@ -24,7 +24,11 @@ export function parseLimit(params: URLSearchParams): number {
 export function parseSinceId(value: string | undefined, name: string): string | undefined {
   if (value === undefined) return undefined;
   if (!isWellFormedId(value)) {
-    throw new Refusal(400, 'invalid_request', `\`${name}\` must be a message id as the list returns them (11 characters of 0-9 and a-z), got ${JSON.stringify(value)}`);
+    throw new Refusal(
+      400,
+      'invalid_request',
+      `\`${name}\` must be a message id as the list returns them (11 characters of 0-9 and a-z), got ${JSON.stringify(value)}`,
+    );
   }
   return value;
 }

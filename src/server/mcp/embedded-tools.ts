@@ -23,7 +23,11 @@ export interface EmbeddedToolsContext {
 
 function checkId(id: string): void {
   if (!isWellFormedId(id)) {
-    throw new Refusal(400, 'invalid_request', `Malformed message id ${JSON.stringify(id)}: an id is 11 characters of 0-9 and a-z, as list_messages returns them`);
+    throw new Refusal(
+      400,
+      'invalid_request',
+      `Malformed message id ${JSON.stringify(id)}: an id is 11 characters of 0-9 and a-z, as list_messages returns them`,
+    );
   }
 }
 

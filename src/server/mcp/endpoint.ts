@@ -111,7 +111,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   return {
     handle(req, res) {
       serve(req, res).catch((error: unknown) => {
-        options.logger.error(`mailroom: MCP handler failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+        options.logger.error(`mailroom: MCP handler failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
         jsonRpcError(res, 500, -32603, 'The server failed to answer; this is a bug in mailroom, the log has the details');
       });
     },

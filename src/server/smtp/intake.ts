@@ -98,9 +98,7 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
           return callback(smtpError(451, '4.3.0 Could not store the message, try again'));
         }
         const first = stored[0];
-        callback(null, stored.length === 1 && first
-          ? `2.6.0 Stored as ${first.id} for ${first.mailbox}`
-          : `2.6.0 Stored for ${stored.length} mailboxes`);
+        callback(null, stored.length === 1 && first ? `2.6.0 Stored as ${first.id} for ${first.mailbox}` : `2.6.0 Stored for ${stored.length} mailboxes`);
       });
     },
   });

@@ -39,8 +39,10 @@ export class EvictionReporter {
     this.#pending = 0;
     this.#lastReport = this.#clock.now();
     const received = new Date(victim.receivedAt).toISOString();
-    this.#logger.warn(count === 1
-      ? `mailroom: store full (maxMessages ${this.#maxMessages}): evicted the oldest message, ${victim.id} for ${victim.mailbox} received ${received}`
-      : `mailroom: store full (maxMessages ${this.#maxMessages}): evicted the ${count} oldest messages, the last ${victim.id} for ${victim.mailbox} received ${received}`);
+    this.#logger.warn(
+      count === 1
+        ? `mailroom: store full (maxMessages ${this.#maxMessages}): evicted the oldest message, ${victim.id} for ${victim.mailbox} received ${received}`
+        : `mailroom: store full (maxMessages ${this.#maxMessages}): evicted the ${count} oldest messages, the last ${victim.id} for ${victim.mailbox} received ${received}`,
+    );
   }
 }

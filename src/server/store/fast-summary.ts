@@ -18,10 +18,14 @@ const MAX_DEPTH = 3;
 // Decoding megabytes for a 100-character preview is the full parser's job.
 const MAX_TEXT_BYTES = 1024 * 1024;
 const SIMPLE_CHARSETS = new Map<string, string>([
-  ['utf-8', 'utf-8'], ['utf8', 'utf-8'],
+  ['utf-8', 'utf-8'],
+  ['utf8', 'utf-8'],
   // WHATWG (and so TextDecoder, and so the full parser) reads US-ASCII as Windows-1252
-  ['us-ascii', 'windows-1252'], ['ascii', 'windows-1252'],
-  ['iso-8859-1', 'windows-1252'], ['latin1', 'windows-1252'], ['windows-1252', 'windows-1252'],
+  ['us-ascii', 'windows-1252'],
+  ['ascii', 'windows-1252'],
+  ['iso-8859-1', 'windows-1252'],
+  ['latin1', 'windows-1252'],
+  ['windows-1252', 'windows-1252'],
 ]);
 
 type Headers = Array<readonly [key: string, value: string]>;
@@ -188,7 +192,7 @@ function splitMultipart(raw: Buffer, part: Part, boundary: string): Part[] | und
   if (!closed || starts.length < 2) return undefined;
   const parts: Part[] = [];
   for (let i = 0; i + 1 < starts.length; i++) {
-    const lineEnd = raw.indexOf('\n', starts[i]!);
+    const lineEnd = raw.indexOf('\n', starts[i]);
     const contentStart = lineEnd + 1;
     let contentEnd = starts[i + 1]! - 1; // drop the line break that belongs to the next delimiter
     if (raw[contentEnd - 1] === 0x0d) contentEnd--;
@@ -218,7 +222,10 @@ function decodeText(body: Buffer, part: Part, type: ContentType): string | undef
 function decodeQuotedPrintable(body: Buffer): Buffer | undefined {
   const text = body.toString('latin1');
   if (/=(?![0-9A-Fa-f]{2}|\r?\n)/.test(text)) return undefined; // a stray '=': the full parser knows best
-  return Buffer.from(text.replace(/=\r?\n/g, '').replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
+  return Buffer.from(
+    text.replace(/=\r?\n/g, '').replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    'latin1',
+  );
 }
 
 function decodeBase64(body: Buffer): Buffer | undefined {

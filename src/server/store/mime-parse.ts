@@ -56,12 +56,16 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
     headers: groupHeaders(email.headers.map((h) => [h.key, h.value] as const)),
     text,
     html,
-    attachments: Object.freeze(email.attachments.map((a) => Object.freeze({
-      filename: a.filename,
-      content_type: a.mimeType,
-      size: typeof a.content === 'string' ? Buffer.byteLength(a.content) : a.content.byteLength,
-      content_id: a.contentId ?? null,
-    }))),
+    attachments: Object.freeze(
+      email.attachments.map((a) =>
+        Object.freeze({
+          filename: a.filename,
+          content_type: a.mimeType,
+          size: typeof a.content === 'string' ? Buffer.byteLength(a.content) : a.content.byteLength,
+          content_id: a.contentId ?? null,
+        }),
+      ),
+    ),
   });
 }
 
@@ -122,11 +126,19 @@ function parseLeniently(raw: Buffer): ParsedMail {
   const first = (name: string): string | undefined => headers[name]?.[0];
   const decode = (value: string | undefined): string => {
     if (value === undefined) return '';
-    try { return decodeWords(value); } catch { return value; }
+    try {
+      return decodeWords(value);
+    } catch {
+      return value;
+    }
   };
   const safeAddresses = (value: string | undefined): Address[] => {
     if (value === undefined) return [];
-    try { return addressParser(decode(value)); } catch { return []; }
+    try {
+      return addressParser(decode(value));
+    } catch {
+      return [];
+    }
   };
   const text = isUtf8(body) ? body.toString('utf8') : new TextDecoder('windows-1252').decode(body);
   const from = safeAddresses(first('from'))[0];
@@ -198,15 +210,23 @@ function htmlToText(html: string): string {
   const parts: string[] = [];
   let skipping = 0;
   let length = 0;
-  const parser = new Parser({
-    onopentag(name) { if (SKIPPED_ELEMENTS.has(name)) skipping++; },
-    onclosetag(name) { if (SKIPPED_ELEMENTS.has(name) && skipping > 0) skipping--; else parts.push(' '); },
-    ontext(data) {
-      if (skipping > 0 || length > PREVIEW_LENGTH * 4) return;
-      parts.push(data);
-      length += data.length;
+  const parser = new Parser(
+    {
+      onopentag(name) {
+        if (SKIPPED_ELEMENTS.has(name)) skipping++;
+      },
+      onclosetag(name) {
+        if (SKIPPED_ELEMENTS.has(name) && skipping > 0) skipping--;
+        else parts.push(' ');
+      },
+      ontext(data) {
+        if (skipping > 0 || length > PREVIEW_LENGTH * 4) return;
+        parts.push(data);
+        length += data.length;
+      },
     },
-  }, { decodeEntities: true });
+    { decodeEntities: true },
+  );
   parser.end(html);
   return parts.join('');
 }

@@ -149,6 +149,5 @@ export function containsFilter(fromContains: string | undefined, subjectContains
   const from = fromContains?.toLowerCase();
   const subject = subjectContains?.toLowerCase();
   return (summary) =>
-    (from === undefined || summary.from.toLowerCase().includes(from)) &&
-    (subject === undefined || summary.subject.toLowerCase().includes(subject));
+    (from === undefined || summary.from.toLowerCase().includes(from)) && (subject === undefined || summary.subject.toLowerCase().includes(subject));
 }

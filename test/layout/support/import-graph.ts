@@ -58,9 +58,7 @@ export function report(violations: readonly string[]): string {
 
 /** Every internal edge of the graph as `from -> to`, type-only ones included. */
 export function edgesOf(result: ICruiseResult): string[] {
-  return result.modules.flatMap((module) =>
-    module.dependencies.map((dependency) => `${module.source} -> ${dependency.resolved}`),
-  );
+  return result.modules.flatMap((module) => module.dependencies.map((dependency) => `${module.source} -> ${dependency.resolved}`));
 }
 
 const trees: string[] = [];

@@ -13,9 +13,7 @@ export const LEGAL_TREE: Readonly<Record<string, string>> = {
 
   'src/contract/index.ts': ["export type { Wire } from './wire.js';", "export { slugOf } from './slug.js';"].join('\n'),
   'src/contract/wire.ts': ["import type { Slug } from './slug.js';", 'export interface Wire { slug: Slug }'].join('\n'),
-  'src/contract/slug.ts': ['export type Slug = string;', 'export const slugOf = (s: string): Slug => s.toLowerCase();'].join(
-    '\n',
-  ),
+  'src/contract/slug.ts': ['export type Slug = string;', 'export const slugOf = (s: string): Slug => s.toLowerCase();'].join('\n'),
 
   'src/client/client.ts': [
     "import type { Wire } from '../contract/index.js';",
@@ -78,9 +76,7 @@ export const LEGAL_TREE: Readonly<Record<string, string>> = {
     "import { store } from '../store/store.js';",
     'export const endpoint = () => ({ tools, store });',
   ].join('\n'),
-  'src/server/store/store.ts': ["import type { Wire } from '../../contract/wire.js';", 'export const store: Wire[] = [];'].join(
-    '\n',
-  ),
+  'src/server/store/store.ts': ["import type { Wire } from '../../contract/wire.js';", 'export const store: Wire[] = [];'].join('\n'),
 
   'src/cli/main.ts': [
     "import { startServer } from '../server/index.js';",

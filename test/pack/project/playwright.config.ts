@@ -14,7 +14,15 @@ export default defineConfig<MailroomOptions>({
     mailroom: { apiURL: `http://127.0.0.1:${httpPort}` },
     launchOptions: {
       executablePath: process.env.MAILROOM_CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     },
   },
 });
