@@ -30,7 +30,7 @@ export interface Child {
   /** Everything it printed so far, stdout and stderr. */
   output(): string;
   /** SIGTERM, then SIGKILL after 5 s. */
-  stop(): Promise<void>;
+  readonly stop: () => Promise<void>;
 }
 
 export function startChild(command: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Child {
@@ -71,7 +71,7 @@ export interface ServerProcess {
   readonly smtpPort: number;
   /** The server's request counts for one address (`/_mailroom/stats`, needs `--enable-faults`). */
   stats(address: string): Promise<{ list: number; wait?: number; message: number; rateLimited: number }>;
-  stop(): Promise<void>;
+  readonly stop: () => Promise<void>;
 }
 
 export interface ServerProcessOptions {
@@ -121,7 +121,7 @@ export async function startServerProcess(options: ServerProcessOptions = {}): Pr
 /** Real SMTP to one port over a pool of 4 connections. */
 export interface MailSender {
   /** Resolves at the SMTP 250 (the server answers it once the mail is visible), with performance.now() then. */
-  send(to: string, subject: string): Promise<number>;
+  readonly send: (to: string, subject: string) => Promise<number>;
   close(): void;
 }
 

@@ -8,7 +8,6 @@ import { startSmtpSink } from '../fixtures/smtp-sink.js';
 import type { SmtpSink } from '../fixtures/smtp-sink.js';
 
 const test = base.extend<{ sink: SmtpSink; app: DemoApp; email: string }>({
-   
   sink: async ({}, use) => {
     const sink = await startSmtpSink();
     await use(sink);
@@ -19,7 +18,7 @@ const test = base.extend<{ sink: SmtpSink; app: DemoApp; email: string }>({
     await use(app);
     await app.close();
   },
-   
+
   email: async ({}, use, testInfo) => {
     await use(`smoke-${testInfo.testId}-${testInfo.repeatEachIndex}-${testInfo.retry}@example.test`);
   },

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CompilerOptions, ImportDeclaration, StringLiteral, TypeChecker } from 'typescript';
+import type { CompilerOptions, Diagnostic, ImportDeclaration, StringLiteral, TypeChecker } from 'typescript';
 
 /** The TypeScript module installed in the packed project, loaded from there. */
 type TypeScript = typeof import('typescript');
@@ -102,7 +102,8 @@ function checkerProbe(specifiers: readonly string[]): string {
 
 function compilerOptions(ts: TypeScript, project: string): CompilerOptions {
   const file = join(project, 'tsconfig.json');
-  const { config, error } = ts.readConfigFile(file, ts.sys.readFile);
+  const read = ts.readConfigFile(file, (path) => ts.sys.readFile(path)) as { readonly config?: unknown; readonly error?: Diagnostic };
+  const { config, error } = read;
   if (error) throw new Error(`pack check: cannot read ${file}: ${ts.flattenDiagnosticMessageText(error.messageText, '\n')}`);
   return ts.parseJsonConfigFileContent(config, ts.sys, project).options;
 }

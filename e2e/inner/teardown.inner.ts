@@ -7,7 +7,6 @@ import { startServer, type MailroomServer } from 'mailroom/server';
 
 const test = base.extend<{ unavailableForDeletes: () => void }, { ownServer: MailroomServer }>({
   ownServer: [
-     
     async ({}, use) => {
       const quiet = () => {};
       const server = await startServer({ smtpPort: 0, httpPort: 0, logger: { info: quiet, warn: quiet, error: quiet } });

@@ -64,7 +64,7 @@ export async function runInner(args: readonly string[], options: { readonly env?
     try {
       report = JSON.parse(await readFile(reportFile, 'utf8')) as JSONReport;
     } catch (error) {
-      throw new Error(`the inner run (exit ${code}) wrote no JSON report: ${(error as Error).message}\n${output}`);
+      throw new Error(`the inner run (exit ${code}) wrote no JSON report: ${(error as Error).message}\n${output}`, { cause: error });
     }
     return { code, output: stripVTControlCharacters(output), report, results: flatten(report) };
   } finally {

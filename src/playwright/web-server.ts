@@ -36,9 +36,9 @@ export function mailroomWebServer(options: MailroomWebServerOptions = {}): WebSe
   const httpPort = port('httpPort', options.httpPort ?? DEFAULT_HTTP_PORT);
   const host = options.host ?? DEFAULT_HOST;
   if (typeof host !== 'string' || host === '') throw expectedError('host', 'an interface address like "127.0.0.1"', host);
-  const domains = options.domains ?? [];
-  if (!Array.isArray(domains) || domains.some((d) => typeof d !== 'string' || d === ''))
-    throw new TypeError('Expected `domains` to be an array of domain names');
+  const domains: readonly unknown[] = options.domains ?? [];
+  if (!Array.isArray(domains) || !domains.every((d): d is string => typeof d === 'string' && d !== ''))
+    throw expectedError('domains', 'an array of domain names', domains);
   const timeout = options.timeout ?? 30_000;
   assertMs('timeout', timeout, { positive: true });
 

@@ -13,7 +13,7 @@ export interface Clock {
    * Resolves after `ms` milliseconds, or early (never rejecting) once
    * `signal` aborts: callers look at the signal themselves after waking.
    */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 /** A source of uniformly distributed numbers in [0, 1), like `Math.random`. */

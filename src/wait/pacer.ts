@@ -126,7 +126,7 @@ let lookupsSincePrune = 0;
 
 export function pacerFor(clock: Clock, key: string): ListPacer {
   let pacers = registry.get(clock);
-  if (!pacers) registry.set(clock, (pacers = new Map()));
+  if (!pacers) registry.set(clock, (pacers = new Map<string, ListPacer>()));
   if (++lookupsSincePrune >= PRUNE_EVERY) {
     lookupsSincePrune = 0;
     for (const [k, p] of pacers) if (k !== key && p.isIdle()) pacers.delete(k);

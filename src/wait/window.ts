@@ -5,6 +5,7 @@
 //
 // "Rule N" refers to docs/CONTRACT.md, "The client's nine rules".
 import { LIST_INTERVAL_MS } from '../contract/limits.js';
+import { describeValue } from '../contract/validation.js';
 import { PACING_GUARD_MS } from './pacer.js';
 import type { PollOutcome, PollPlan, WaitTally } from './strategy.js';
 
@@ -62,5 +63,5 @@ export function describeReason(reason: unknown): string | undefined {
   if (reason instanceof Error) {
     return reason.name === 'AbortError' && /aborted/i.test(reason.message) ? undefined : reason.message;
   }
-  return String(reason);
+  return typeof reason === 'string' ? reason : describeValue(reason);
 }

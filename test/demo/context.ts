@@ -8,7 +8,6 @@ import { startSmtpSink } from '../../fixtures/smtp-sink.js';
 import type { SinkMessage, SmtpSink } from '../../fixtures/smtp-sink.js';
 
 export const test = base.extend<{ sink: SmtpSink; app: DemoApp }>({
-   
   sink: async ({}, use) => {
     const sink = await startSmtpSink();
     await use(sink);

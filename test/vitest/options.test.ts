@@ -3,7 +3,7 @@
 // the types: `inbox` is an Inbox, toReceiveMail only compiles on one.
 import { describe, expectTypeOf, inject, vi } from 'vitest';
 import { Inbox, Mail } from '../../src/index.js';
-import { expect, test, type MailroomTestOptions, type ToReceiveMailExpectsAnInbox } from '../../src/vitest/index.js';
+import { test, type MailroomTestOptions, type ToReceiveMailExpectsAnInbox } from '../../src/vitest/index.js';
 import { send, stats } from './support/env.js';
 
 describe.concurrent('the provided value', () => {
@@ -66,7 +66,7 @@ describe.concurrent('types', () => {
   test('inbox is an Inbox and a wait gives a Mail', async ({ inbox, mailroom, expect }) => {
     expectTypeOf(inbox).toEqualTypeOf<Inbox>();
     expectTypeOf(mailroom).toEqualTypeOf<MailroomTestOptions>();
-    expectTypeOf(inbox.expectMail).returns.resolves.toEqualTypeOf<Mail>();
+    expectTypeOf<ReturnType<Inbox['expectMail']>>().resolves.toEqualTypeOf<Mail>();
     expect(inbox).toBeInstanceOf(Inbox);
   });
 

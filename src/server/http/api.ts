@@ -137,9 +137,9 @@ function isAuthorized(header: string | undefined, token: string): boolean {
 }
 
 export interface ApiHandler {
-  handle(req: IncomingMessage, res: ServerResponse): void;
+  readonly handle: (req: IncomingMessage, res: ServerResponse) => void;
   /** Cancels answers still held back by a `slow` fault. */
-  close(): void;
+  readonly close: () => void;
 }
 
 export function createApiHandler(ctx: ApiContext): ApiHandler {

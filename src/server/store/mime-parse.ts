@@ -159,7 +159,7 @@ function parseLeniently(raw: Buffer): ParsedMail {
 
 function groupHeaders(pairs: ReadonlyArray<readonly [string, string]>): Readonly<Record<string, readonly string[]>> {
   // A null-prototype object, so a header named __proto__ is just a header.
-  const grouped: Record<string, string[]> = Object.create(null);
+  const grouped = Object.create(null) as Record<string, string[]>;
   for (const [key, value] of pairs) (grouped[key] ??= []).push(value);
   return Object.freeze(grouped);
 }
