@@ -5,18 +5,19 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Refusal } from '../../contract/refusal.js';
-import { API_BASE, HEALTH_PATH, MCP_PATH, WAIT_PATH } from '../../contract/routes.js';
+import { MCP_PATH, WAIT_PATH } from '../../contract/routes.js';
 import type { WaitSlots } from '../../contract/wait-slots.js';
 import type { Budget } from '../budgets/budget.js';
 import type { Logger } from '../log.js';
 import type { MailboxReader } from '../mailbox-reader.js';
 import type { McpEndpoint } from '../mcp/endpoint.js';
-import { isWellFormedId } from '../store/ids.js';
 import type { MessageStore } from '../store/message-store.js';
 import { readBodyUpTo } from './body.js';
 import { normalizeInjection, type ApiCall, type Fault, type FaultSwitch, type RequestCounter } from './faults.js';
 import { longPoll } from './long-poll.js';
 import { parseLimit, singleParam } from './params.js';
+import { addressParamOf, route, type Route } from './routes.js';
+
 const MAX_ADMIN_BODY = 64 * 1024;
 
 export interface ApiContext {
@@ -49,82 +50,6 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
 
 function refusalReply(refusal: Refusal): Reply {
   return json(refusal.status, { error: refusal.slug, message: refusal.message }, { ...refusal.headers });
-}
-
-type Route =
-  | { readonly kind: 'api'; readonly call: ApiCall; readonly id?: string }
-  | { readonly kind: 'healthz' }
-  | { readonly kind: 'mcp' }
-  | { readonly kind: 'faults'; readonly method: 'POST' | 'DELETE' }
-  | { readonly kind: 'stats' };
-
-function methodNotAllowed(method: string, path: string, allowed: readonly string[]): Refusal {
-  return new Refusal(405, 'method_not_allowed', `${method} is not allowed on ${path}; use ${allowed.join(' or ')}`, { allow: allowed.join(', ') });
-}
-
-/** Maps method + path to a route, or throws the refusal for it. */
-function route(method: string, path: string, faultInjection: boolean, longPollServed: boolean): Route {
-  const verb = method === 'HEAD' ? 'GET' : method;
-  if (path === HEALTH_PATH) {
-    if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
-    return { kind: 'healthz' };
-  }
-  if (path === MCP_PATH) {
-    // Stateless: there is no session to stream to (GET) or to end (DELETE).
-    if (method !== 'POST') throw methodNotAllowed(method, path, ['POST']);
-    return { kind: 'mcp' };
-  }
-  if (path === WAIT_PATH && longPollServed) {
-    if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
-    return { kind: 'api', call: 'wait' };
-  }
-  if (path === `${API_BASE}/mailbox`) {
-    if (verb === 'GET') return { kind: 'api', call: 'list' };
-    if (verb === 'DELETE') return { kind: 'api', call: 'deleteMailbox' };
-    throw methodNotAllowed(method, path, ['GET', 'DELETE']);
-  }
-  if (path === `${API_BASE}/message` || path.startsWith(`${API_BASE}/message/`)) {
-    const rest = path.slice(`${API_BASE}/message/`.length).split('/');
-    let id: string | undefined;
-    try {
-      id = rest[0] === undefined ? undefined : decodeURIComponent(rest[0]);
-    } catch {
-      id = undefined;
-    }
-    const raw = rest.length === 2 && rest[1] === 'raw';
-    if (id === undefined || !isWellFormedId(id) || (rest.length !== 1 && !raw)) {
-      const shown = path.slice(`${API_BASE}/message/`.length);
-      throw new Refusal(
-        400,
-        'invalid_request',
-        `Malformed message id ${JSON.stringify(shown)}: an id is 11 characters of 0-9 and a-z, as returned by GET ${API_BASE}/mailbox`,
-      );
-    }
-    if (raw) {
-      if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
-      return { kind: 'api', call: 'raw', id };
-    }
-    if (verb === 'GET') return { kind: 'api', call: 'message', id };
-    if (verb === 'DELETE') return { kind: 'api', call: 'deleteMessage', id };
-    throw methodNotAllowed(method, path, ['GET', 'DELETE']);
-  }
-  if (faultInjection && path === '/_mailroom/faults') {
-    if (verb === 'POST' || verb === 'DELETE') return { kind: 'faults', method: verb };
-    throw methodNotAllowed(method, path, ['POST', 'DELETE']);
-  }
-  if (faultInjection && path === '/_mailroom/stats') {
-    if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
-    return { kind: 'stats' };
-  }
-  throw new Refusal(
-    404,
-    'not_found',
-    `No such route: ${method} ${path}. The API is GET|DELETE ${API_BASE}/mailbox?address=A, ${longPollServed ? `GET ${WAIT_PATH}?address=A&since_id=ID, ` : ''}GET|DELETE ${API_BASE}/message/{id}?mailbox=A, GET ${API_BASE}/message/{id}/raw?mailbox=A, POST ${MCP_PATH} and GET ${HEALTH_PATH}`,
-  );
-}
-
-function addressParamOf(call: ApiCall): 'address' | 'mailbox' {
-  return call === 'list' || call === 'deleteMailbox' || call === 'wait' ? 'address' : 'mailbox';
 }
 
 function isAuthorized(header: string | undefined, token: string): boolean {

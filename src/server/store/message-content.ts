@@ -1,0 +1,81 @@
+// One received source and what is read out of it: the list's summary (kept
+// for the message's lifetime) and the full parse (kept only for the most
+// recent messages). Both are made on first read, never at intake.
+import { fastSummary } from './fast-summary.js';
+import { parseMail, summarize, type ParsedMail, type ParsedSummary } from './mime-parse.js';
+
+/**
+ * Full parses are big (headers, text, html) and mostly wanted once, right after
+ * the list that found the message, so only the most recent ones are kept.
+ * Summaries are small and are kept for the message's lifetime.
+ */
+export class ParseCache {
+  readonly #entries = new Map<MessageContent, ParsedMail>();
+  readonly #maxEntries: number;
+  readonly #maxBytes: number;
+  #bytes = 0;
+
+  constructor(maxEntries = 256, maxBytes = 64 * 1024 * 1024) {
+    this.#maxEntries = maxEntries;
+    this.#maxBytes = maxBytes;
+  }
+
+  get(content: MessageContent): ParsedMail | undefined {
+    const parsed = this.#entries.get(content);
+    if (parsed) {
+      this.#entries.delete(content);
+      this.#entries.set(content, parsed);
+    }
+    return parsed;
+  }
+
+  set(content: MessageContent, parsed: ParsedMail): void {
+    if (this.#entries.has(content)) return;
+    this.#entries.set(content, parsed);
+    this.#bytes += content.raw.length;
+    for (const [oldest] of this.#entries) {
+      if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
+      if (oldest === content) break;
+      this.#entries.delete(oldest);
+      this.#bytes -= oldest.raw.length;
+    }
+  }
+}
+
+/** One received source, shared by every recipient's copy. */
+export class MessageContent {
+  readonly raw: Buffer;
+  readonly envelopeFrom: string;
+  readonly #cache: ParseCache;
+  #summary: ParsedSummary | undefined;
+  #parsing: Promise<ParsedMail> | undefined;
+
+  constructor(raw: Buffer, envelopeFrom: string, cache: ParseCache) {
+    this.raw = raw;
+    this.envelopeFrom = envelopeFrom;
+    this.#cache = cache;
+  }
+
+  /** The list's view of the message, parsed on first use and then kept. */
+  get summaryIfKnown(): ParsedSummary | undefined {
+    return this.#summary;
+  }
+
+  async summary(): Promise<ParsedSummary> {
+    this.#summary ??= fastSummary(this.raw);
+    return this.#summary ?? (this.#summary = summarize(await this.parsed()));
+  }
+
+  /** The full parse: from the cache of recent parses, or parsed now (once, however many callers wait). */
+  parsed(): Promise<ParsedMail> {
+    const cached = this.#cache.get(this);
+    if (cached) return Promise.resolve(cached);
+    this.#parsing ??= parseMail(this.raw).then((parsed) => {
+      this.#parsing = undefined;
+      this.#cache.set(this, parsed);
+      this.#summary ??= summarize(parsed);
+      return parsed;
+    });
+    return this.#parsing;
+  }
+}
