@@ -13,7 +13,7 @@
 //     return, goal <= 20 ms. Measured once the watermark read's floor has
 //     passed (the usual case: a test acts for a while before it waits), and,
 //     for the record, right after `createInbox`, where the floor holds the
-//     first check back (see the comment on rule 2 in src/inbox.ts).
+//     first check back (see the comment on rule 2 in src/wait/polling-strategy.ts).
 //
 // Sections 2 and 3 run while the 90 s wait is in flight; every sample uses
 // its own address, so their budgets are independent.

@@ -9,7 +9,7 @@ import type { Inbox } from '../../src/inbox/inbox.js';
  * The embedded server on free ports. Without its long-poll by default
  * (`waitSlots: 0`, so it does not advertise one): these tests prove the
  * polling loop, request by request. The server-side wait has its own tests
- * (server-wait.integration.test.ts), which pass `waitSlots`.
+ * (test/wait/long-poll-strategy.integration.test.ts), which pass `waitSlots`.
  */
 export async function startTestServer(options: ServerOptions = {}): Promise<MailroomServer> {
   const quiet = () => {};

@@ -1,6 +1,6 @@
 // The server-wait strategy's logic, exactly: a fake monotonic clock and a
 // scripted long-poll (how long each hold lasts, what it lists). The real
-// long-poll is in server-wait.integration.
+// long-poll is in long-poll-strategy.integration.test.ts.
 import { describe, expect, it } from 'vitest';
 import { MailroomApiError, MailroomNetworkError } from '../../src/client/errors.js';
 import { pacerFor } from '../../src/wait/pacer.js';

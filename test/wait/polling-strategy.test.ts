@@ -1,5 +1,7 @@
 // The loop's timing, exactly: a fake monotonic clock, a seeded random
-// source and a scripted list call. Real sockets are in wait.integration.
+// source and a scripted list call. Real sockets are in the integration tests
+// (test/inbox, test/wait/*.integration.test.ts). "Rule N" refers to
+// docs/CONTRACT.md, "The client's nine rules".
 import { describe, expect, it } from 'vitest';
 import { MailroomApiError, MailroomNetworkError } from '../../src/client/errors.js';
 import { pacerFor, PACING_GUARD_MS } from '../../src/wait/pacer.js';
