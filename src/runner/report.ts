@@ -16,6 +16,7 @@ export interface ReportAttachment {
   readonly body: string;
 }
 
+/** Attaches what a finished wait has to show: the mails it received, or what a failed one saw. */
 export function reportEvent(event: InboxEvent, attach: (attachment: ReportAttachment) => void): void {
   if (event.type !== 'wait-end') return;
   if (event.outcome === 'received') {
