@@ -4,12 +4,11 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_API_URL } from '../contract/defaults.js';
 import { packageVersion } from '../contract/package-version.js';
-import { blankToUndefined } from '../contract/validation.js';
+import { API_BASE, MCP_PATH } from '../contract/routes.js';
+import { fromEnv } from '../contract/validation.js';
 import { startServer, type Logger } from '../server/index.js';
 import { HELP } from './help.js';
 import { optionsFrom, UsageError } from './serve-options.js';
-
-const version = packageVersion;
 
 const cliLogger: Logger = {
   info: (message) => console.log(message),
@@ -25,7 +24,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     return 0;
   }
   if (command === '--version' || command === '-v') {
-    console.log(version());
+    console.log(packageVersion());
     return 0;
   }
   if (command === 'mcp') return mcp(rest, env);
@@ -53,7 +52,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     return 0;
   }
   if (parsed.version) {
-    console.log(version());
+    console.log(packageVersion());
     return 0;
   }
 
@@ -77,7 +76,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
 
   const host = server.apiURL.replace(/^http:\/\//, '').replace(/:\d+$/, '');
   console.log(`mailroom: SMTP listening on ${host}:${server.smtpPort} for ${server.domains.join(', ')}`);
-  console.log(`mailroom: HTTP API listening on ${server.apiURL}/api/v1 (MCP: ${server.apiURL}/mcp)`);
+  console.log(`mailroom: HTTP API listening on ${server.apiURL}${API_BASE} (MCP: ${server.apiURL}${MCP_PATH})`);
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
@@ -110,8 +109,8 @@ async function mcp(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<num
     console.error(HELP);
     return 0;
   }
-  const apiURL = values['api-url'] ?? blankToUndefined(env.MAILROOM_API_URL)?.trim() ?? DEFAULT_API_URL;
-  const token = values.token ?? blankToUndefined(env.MAILROOM_TOKEN)?.trim();
+  const apiURL = values['api-url'] ?? fromEnv(env.MAILROOM_API_URL) ?? DEFAULT_API_URL;
+  const token = values.token ?? fromEnv(env.MAILROOM_TOKEN);
   // Loaded here so `mailroom serve` does not load the client.
   const { runStdioProxy } = await import('./mcp-stdio.js');
   try {

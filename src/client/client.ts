@@ -255,7 +255,8 @@ export function normalizeApiURL(value: unknown): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw expectedError('apiURL', `an http(s) URL like "${DEFAULT_API_URL}"`, String(value));
   }
-  const path = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
+  const trimmed = url.pathname.replace(/\/+$/, '');
+  const path = trimmed.endsWith(API_BASE) ? trimmed.slice(0, -API_BASE.length) : trimmed;
   return `${url.origin}${path}`;
 }
 

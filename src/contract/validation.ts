@@ -32,3 +32,8 @@ export function assertMs(name: string, value: unknown, { positive = false } = {}
 export function blankToUndefined(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;
 }
+
+/** An environment variable's value, trimmed; undefined when unset or blank. */
+export function fromEnv(value: string | undefined): string | undefined {
+  return blankToUndefined(value)?.trim();
+}

@@ -1,7 +1,7 @@
 // Inbox options: validated at the edge, defaulted in one place, frozen.
 import { DEFAULT_REQUEST_TIMEOUT_MS, MailroomClient, normalizeApiURL } from '../client/client.js';
 import { DEFAULT_API_URL, DEFAULT_DOMAIN } from '../contract/defaults.js';
-import { assertMs, blankToUndefined, expectedError } from '../contract/validation.js';
+import { assertMs, expectedError, fromEnv } from '../contract/validation.js';
 import { systemClock, systemRandom, type Clock, type RandomSource } from '../wait/clock.js';
 import { normalizeDomain, sanitizePrefix, validateAddress } from './address.js';
 import type { InboxEvent, WaitInfo } from './events.js';
@@ -174,11 +174,6 @@ function parseSwitch(name: string, value: string | undefined): boolean | undefin
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
   throw new TypeError(`Expected ${name} to be 1 or 0 (true/false, yes/no, on/off), got ${JSON.stringify(value)}`);
-}
-
-/** An environment variable's value, trimmed; undefined when unset or blank. */
-function fromEnv(value: string | undefined): string | undefined {
-  return blankToUndefined(value)?.trim();
 }
 
 /** Checks a wait's options: its budget is `budgetName`; anything else but `signal` is a typo. */

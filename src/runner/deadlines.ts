@@ -50,7 +50,7 @@ export function teardownBudget(requestTimeout: number, teardownLeft: number | un
  * its own message (address, filter, what was seen) and the report still
  * has time to be written, instead of dying of the generic test timeout.
  */
-export function deadlineMargin(timeLeftMs: number): number {
+function deadlineMargin(timeLeftMs: number): number {
   return Math.min(1_000, Math.max(100, timeLeftMs / 10));
 }
 

@@ -58,7 +58,7 @@ export function openWaitWindow(plan: PollPlan<unknown>): WaitWindow {
 }
 
 /** Why a wait was cut short, in words; undefined for a bare abort. */
-export function describeReason(reason: unknown): string | undefined {
+function describeReason(reason: unknown): string | undefined {
   if (reason === undefined) return undefined;
   if (reason instanceof Error) {
     return reason.name === 'AbortError' && /aborted/i.test(reason.message) ? undefined : reason.message;
