@@ -1,5 +1,6 @@
 // SMTP intake through real sockets: raw dialogues for exact replies, nodemailer
 // for what applications actually send.
+import { connect } from 'node:net';
 import nodemailer from 'nodemailer';
 import { describe, expect, it } from 'vitest';
 import { call, freshAddress, listPath, sendMail, sendRaw, SmtpDialogue, start } from './helpers.js';
@@ -19,6 +20,41 @@ describe('SMTP dialogue', () => {
     expect(ehlo).toMatch(/^250[- ]AUTH PLAIN LOGIN CRAM-MD5 XOAUTH2$/m);
     expect(ehlo).not.toContain('STARTTLS');
     dialogue.close();
+  });
+
+  it('greets at once: the 220 comes well before the 100 ms stock smtp-server waits for early talkers', async () => {
+    // smtp-server 3.21.6 holds every connection 100 ms before its 220
+    // (src/server/smtp/smtp-server-private.ts takes that out). Stock, no
+    // greeting ever comes sooner than 100 ms; the median of five under 50 ms
+    // tells the two apart without depending on one lucky or unlucky tick.
+    const server = await start();
+    const waits: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const startedAt = performance.now();
+      const { dialogue, greeting } = await SmtpDialogue.open(server.smtpPort);
+      waits.push(performance.now() - startedAt);
+      expect(greeting).toMatch(/^220 /);
+      dialogue.close();
+    }
+    waits.sort((a, b) => a - b);
+    expect(waits[2], `time to 220 over five connections: ${waits.map((w) => w.toFixed(1)).join(', ')} ms`).toBeLessThan(50);
+  });
+
+  it('still takes the first command right after the greeting: no "421 You talk too soon"', async () => {
+    const server = await start();
+    const socket = await new Promise<import('node:net').Socket>((resolve, reject) => {
+      const s = connect(server.smtpPort, '127.0.0.1', () => resolve(s));
+      s.once('error', reject);
+    });
+    // EHLO written the moment the socket connects, before the 220 is read.
+    socket.write('EHLO early.example\r\n');
+    let text = '';
+    socket.setEncoding('latin1');
+    await new Promise<void>((resolve) => socket.on('data', (chunk: string) => ((text += chunk), /^250 /m.test(text) || /^421/m.test(text)) && resolve()));
+    socket.destroy();
+    expect(text).toMatch(/^220 /);
+    expect(text).toMatch(/^250 /m);
+    expect(text).not.toMatch(/^421/m);
   });
 
   it('answers 250 only once the message is visible to the API', async () => {

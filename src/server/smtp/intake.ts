@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream } from 'smtp-server';
 import { parseMailboxAddress } from '../../contract/address.js';
 import type { Logger } from '../log.js';
-import { isMalformedRecipient, netServerOf, rewordEarlyRefusals } from './smtp-server-private.js';
+import { adaptConnections, isMalformedRecipient, netServerOf } from './smtp-server-private.js';
 import type { MessageStore } from '../store/message-store.js';
 
 export interface SmtpIntakeOptions {
@@ -55,8 +55,10 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
     logger: false,
     closeTimeout: 1000,
 
-    onConnect(session, callback) {
-      rewordEarlyRefusals(server, session, (declared) => tooBig(declared, maxMessageBytes).message);
+    // Answered in the same tick (the stock hook defers with setImmediate): with
+    // the greeting sent at once (adaptConnections), the 220 is written before a
+    // byte from the client is read, so no client is ever told it talks too soon.
+    onConnect(_session, callback) {
       callback();
     },
     onAuth(auth, _session, callback) {
@@ -102,6 +104,7 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
       });
     },
   });
+  adaptConnections(server, { sizeReply: (declared) => tooBig(declared, maxMessageBytes).message });
 
   netServerOf(server).on('connection', (socket: Socket) => {
     sockets.add(socket);

@@ -1,15 +1,26 @@
 // The one place mailroom reaches into smtp-server's private parts. The
 // package is pinned to an exact version in package.json (3.21.6);
-// test/server/smtp.test.ts asserts every reply these wrap, so an upgrade
-// that changes them fails loudly instead of silently changing the contract.
+// test/server/smtp.test.ts asserts every reply these wrap and the greeting's
+// promptness, so an upgrade that changes them fails loudly instead of
+// silently changing the contract or bringing the delay back.
 import type { Server as NetServer } from 'node:net';
-import type { SMTPServer, SMTPServerAddress, SMTPServerSession } from 'smtp-server';
+import type { SMTPServer, SMTPServerAddress } from 'smtp-server';
 
+/** The private members of smtp-server's SMTPConnection that mailroom adapts. */
 type Connection = {
-  session?: SMTPServerSession;
+  init: () => void;
+  _setListeners?: (ready: () => void) => void;
+  connectionReady?: () => void;
+  send?: (code: number, text: string, command: false) => void;
+  name?: string;
   _validateMailParams?: (parsed: unknown) => { code: number; message: string } | null;
   _parseAddressCommand?: (name: string, command: unknown) => unknown;
 };
+
+export interface ConnectionAdaptations {
+  /** The reply text for a MAIL FROM whose declared SIZE= is over the limit. */
+  readonly sizeReply: (declared: string) => string;
+}
 
 /** Marks a recipient smtp-server could not parse, so the RCPT hook refuses it with 553 5.1.3. */
 const MALFORMED = Symbol('malformed recipient');
@@ -19,43 +30,79 @@ export function netServerOf(server: SMTPServer): NetServer {
   return (server as unknown as { server: NetServer }).server;
 }
 
-/** True for a recipient that smtp-server could not parse at all (see `rewordEarlyRefusals`). */
+/** True for a recipient that smtp-server could not parse at all (see `adaptConnections`). */
 export function isMalformedRecipient(address: SMTPServerAddress): boolean {
   return (address as { [MALFORMED]?: boolean })[MALFORMED] === true;
 }
 
 /**
- * Two refusals happen inside smtp-server before any hook runs, with replies
- * the contract words differently: a declared MAIL FROM SIZE= over the limit
- * (552 without 5.3.4) and a recipient it cannot parse at all, such as
- * <no-at-sign> or <a@b@c> (501 "Bad recipient address syntax" instead of
- * 553 5.1.3). Both checks are wrapped on the session's connection: the size
- * refusal gets `sizeReply(declared)` as its text, and the unparseable
- * recipient is passed on to the RCPT hook marked `isMalformedRecipient`.
+ * Adapts every connection the server accepts, as smtp-server adds it to
+ * `server.connections` (synchronously, just before it calls `init()`):
+ *
+ * - **The greeting goes out at once.** smtp-server's `init()` holds every
+ *   new connection for a fixed 100 ms before the 220, to catch clients that
+ *   talk before they are greeted. Apps under test mostly open a connection
+ *   per mail, so every mail of every test paid it. `greetAtOnce` does what
+ *   `init()` does without the timer; with reverse lookup off and a
+ *   synchronous onConnect the 220 is written in the tick the connection is
+ *   accepted, before a byte from the client can be read, so early-talker
+ *   detection has nothing left to catch and is gone.
+ * - **Two early refusals are reworded.** They happen inside smtp-server
+ *   before any hook runs, with replies the contract words differently: a
+ *   declared MAIL FROM SIZE= over the limit (552 without 5.3.4) gets
+ *   `sizeReply(declared)`, and a recipient it cannot parse at all, such as
+ *   <no-at-sign> or <a@b@c> (501 "Bad recipient address syntax" instead of
+ *   553 5.1.3), is passed on to the RCPT hook marked `isMalformedRecipient`.
+ *
+ * A member that an upgrade renamed is left alone: the connection then
+ * behaves as stock smtp-server does, and the tests that pin the replies and
+ * the greeting fail.
  */
-export function rewordEarlyRefusals(server: SMTPServer, session: SMTPServerSession, sizeReply: (declared: string) => string): void {
-  for (const connection of server.connections as Set<Connection>) {
-    if (connection.session !== session) continue;
-    const validate = connection._validateMailParams;
-    if (typeof validate === 'function') {
-      connection._validateMailParams = function (parsed: unknown) {
-        const result = validate.call(this, parsed);
-        if (result && result.code === 552) {
-          const declared = (parsed as { args?: Record<string, string> }).args?.SIZE ?? 'declared';
-          return { ...result, message: sizeReply(declared) };
-        }
-        return result;
-      };
-    }
-    const parse = connection._parseAddressCommand;
-    if (typeof parse === 'function') {
-      connection._parseAddressCommand = function (name: string, command: unknown) {
-        const parsed = parse.call(this, name, command);
-        if (name !== 'rcpt to' || (parsed !== false && (parsed as { address?: string }).address !== '')) return parsed;
-        const bracketed = /^\s*RCPT\s+TO\s*:\s*<([^<>]*)>/i.exec(String(command));
-        return bracketed ? { address: bracketed[1] || '<>', args: false, [MALFORMED]: true } : parsed;
-      };
-    }
-    return;
+export function adaptConnections(server: SMTPServer, adaptations: ConnectionAdaptations): void {
+  const connections = server.connections as Set<Connection>;
+  const add = connections.add.bind(connections);
+  connections.add = (connection: Connection) => {
+    greetAtOnce(connection, server);
+    rewordEarlyRefusals(connection, adaptations.sizeReply);
+    return add(connection);
+  };
+}
+
+function greetAtOnce(connection: Connection, server: SMTPServer): void {
+  const { _setListeners: setListeners, connectionReady, send } = connection;
+  if (typeof setListeners !== 'function' || typeof connectionReady !== 'function' || typeof send !== 'function') return;
+  connection.init = function (this: Connection) {
+    setListeners.call(this, () => {
+      // The one check init() makes before its timer, kept as it words it.
+      const { maxClients } = server.options;
+      if (maxClients && server.connections.size > maxClients) {
+        send.call(this, 421, `${this.name ?? 'mailroom'} Too many connected clients, try again in a moment`, false);
+        return;
+      }
+      connectionReady.call(this);
+    });
+  };
+}
+
+function rewordEarlyRefusals(connection: Connection, sizeReply: (declared: string) => string): void {
+  const validate = connection._validateMailParams;
+  if (typeof validate === 'function') {
+    connection._validateMailParams = function (parsed: unknown) {
+      const result = validate.call(this, parsed);
+      if (result && result.code === 552) {
+        const declared = (parsed as { args?: Record<string, string> }).args?.SIZE ?? 'declared';
+        return { ...result, message: sizeReply(declared) };
+      }
+      return result;
+    };
+  }
+  const parse = connection._parseAddressCommand;
+  if (typeof parse === 'function') {
+    connection._parseAddressCommand = function (name: string, command: unknown) {
+      const parsed = parse.call(this, name, command);
+      if (name !== 'rcpt to' || (parsed !== false && (parsed as { address?: string }).address !== '')) return parsed;
+      const bracketed = /^\s*RCPT\s+TO\s*:\s*<([^<>]*)>/i.exec(String(command));
+      return bracketed ? { address: bracketed[1] || '<>', args: false, [MALFORMED]: true } : parsed;
+    };
   }
 }
