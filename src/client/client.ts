@@ -12,7 +12,7 @@ import { API_BASE, HEALTH_PATH } from '../contract/routes.js';
 import { assertMs, expectedError } from '../contract/validation.js';
 import { MailroomApiError, MailroomNetworkError, isTransient } from './errors.js';
 import type { MailSummary, MessageDetail, ServiceFeatures } from './messages.js';
-import { Deleted, Detail, Health, Listing, MailboxDeleted, NO_FEATURES, parseBody, safeJson, Status, WaitAnswer, type Answer } from './wire-schemas.js';
+import { Deleted, Detail, featuresOf, Listing, MailboxDeleted, NO_FEATURES, parseBody, Status, WaitAnswer, type Answer } from './wire-schemas.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
 const USER_AGENT = 'mailroom-client/0.1';
@@ -130,11 +130,7 @@ export class MailroomClient {
    */
   features(options: CallOptions = {}): Promise<ServiceFeatures> {
     this.#features ??= this.#send('GET', HEALTH_PATH, {}, undefined, options).then(
-      (answer) => {
-        const parsed = Health.safeParse(safeJson(answer.text));
-        const wait = parsed.success ? parsed.data.features?.wait : undefined;
-        return Object.freeze({ wait: typeof wait === 'string' && wait.startsWith('/') ? wait : undefined });
-      },
+      (answer) => featuresOf(answer.text),
       (error: unknown) => {
         if (isTransient(error) || options.signal?.aborted) this.#features = undefined;
         return NO_FEATURES;
@@ -161,10 +157,15 @@ export class MailroomClient {
     return { address: listing.address ?? address, messages: listing.messages, timedOut: listing.timed_out };
   }
 
-  /** `GET /healthz`: true when the service says it is ok. */
+  /**
+   * `GET /healthz`: true when the service says it is ok. Its features come
+   * with the answer and are remembered, so `features()` does not ask again.
+   */
   async health(options: CallOptions = {}): Promise<boolean> {
     const answer = await this.#send('GET', HEALTH_PATH, {}, undefined, options);
-    return parseBody(answer, Status).ok;
+    const { ok } = parseBody(answer, Status);
+    this.#features ??= Promise.resolve(featuresOf(answer.text));
+    return ok;
   }
 
   async #send(

@@ -43,4 +43,6 @@ export interface MessageDetail extends MailSummary {
 export interface ServiceFeatures {
   /** The path of the long-poll (`GET /api/v1/mailbox/wait`), when the service offers one. */
   readonly wait: string | undefined;
+  /** The domains the service receives mail for, when it says (`domains` in `/healthz`). */
+  readonly domains: readonly string[] | undefined;
 }

@@ -80,8 +80,21 @@ export const Listing = z.object({
 
 export const WaitAnswer = Listing.extend({ timed_out: z.boolean() });
 
-export const Health = z.object({ features: z.object({ wait: z.unknown().optional() }).nullish() });
-export const NO_FEATURES: ServiceFeatures = Object.freeze({ wait: undefined });
+export const Health = z.object({
+  ok: z.unknown().optional(),
+  domains: z.array(z.string()).nullish().catch(undefined),
+  features: z.object({ wait: z.unknown().optional() }).nullish(),
+});
+export const NO_FEATURES: ServiceFeatures = Object.freeze({ wait: undefined, domains: undefined });
+
+/** The features a `/healthz` answer advertises; anything unrecognised is simply not offered. */
+export function featuresOf(text: string): ServiceFeatures {
+  const parsed = Health.safeParse(safeJson(text));
+  if (!parsed.success) return NO_FEATURES;
+  const wait = parsed.data.features?.wait;
+  const domains = parsed.data.domains?.map((d) => d.toLowerCase());
+  return Object.freeze({ wait: typeof wait === 'string' && wait.startsWith('/') ? wait : undefined, domains: domains ? Object.freeze(domains) : undefined });
+}
 
 export function safeJson(text: string): unknown {
   try {

@@ -47,6 +47,14 @@ export interface WireWaitAnswer extends WireListing {
   readonly waited_seconds: number;
 }
 
+/** `GET /healthz`: up, the domains served, and what is offered beyond the contract's calls. */
+export interface WireHealth {
+  readonly ok: boolean;
+  /** The domains whose addresses can receive mail here (optional: a service may not say). */
+  readonly domains?: readonly string[];
+  readonly features: { readonly wait?: string; readonly mcp?: string };
+}
+
 /** Every refusal's body; the slug is what callers branch on. */
 export interface WireRefusal {
   readonly error: string;

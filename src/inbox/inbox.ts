@@ -36,6 +36,7 @@ import {
 import { InboxLedger } from './ledger.js';
 import { Mail } from './mail.js';
 import { UnexpectedMailError } from './wait-errors.js';
+import { checkService } from './service-check.js';
 import { aboveWatermark, readWatermark, type Watermark } from './watermark.js';
 
 /** Setup calls (watermark read, delete, listing) give up after this long. */
@@ -59,27 +60,36 @@ interface InboxState {
 const CONSTRUCT = Symbol('Inbox');
 
 /**
- * Creates an inbox on a fresh address (or the given one) and reads its
- * watermark before resolving, so whatever the test does next counts as new.
+ * Creates an inbox on a fresh address (or the given one) with its watermark
+ * known before resolving, so whatever the test does next counts as new. A
+ * fresh address's watermark is "nothing yet" by construction; a given
+ * address's is read from the service.
  */
 export async function createInbox(options: InboxOptions = {}): Promise<Inbox> {
   if (options === null || typeof options !== 'object') throw new TypeError('Expected inbox options to be an object');
   const resolved = resolveInboxOptions(options as InboxOptions & Record<string, unknown>);
+  const minted = resolved.address === undefined;
   const address = resolved.address ?? freshAddress({ prefix: resolved.prefix, domain: resolved.domain });
   const client = resolved.client ?? new MailroomClient({ apiURL: resolved.apiURL, token: resolved.token, requestTimeout: resolved.requestTimeout });
-  // Discovery runs beside the watermark read, so the first wait does not pay for it.
-  if (resolved.serverWait) void client.features({ signal: options.signal });
+  // Discovery runs beside setup, so the first wait does not pay for it.
+  const discovery = resolved.serverWait ? client.features({ signal: options.signal }) : undefined;
 
+  const { clock, requestTimeout } = resolved;
+  const setupCall = { clock, requestTimeout, hardStop: clock.now() + Math.min(resolved.timeout || CALL_BUDGET_MS, CALL_BUDGET_MS), signal: options.signal };
   let watermark: Watermark | null;
   if (resolved.watermark !== undefined) {
     watermark = resolved.watermark === null ? null : { id: resolved.watermark, receivedAt: undefined };
+  } else if (minted) {
+    // No list call: the address's first list call a second is left to the
+    // first wait, whose first look is then immediate (service-check.ts).
+    // Setup is then one round trip, and discovery may as well finish in it.
+    await Promise.all([checkService(client, address, setupCall), discovery]);
+    watermark = null;
   } else {
     // The read is a list call and goes through the address's pacer like
     // every other one, so the first check of a wait right after this waits
     // out the floor instead of earning a 429.
-    const { clock, requestTimeout } = resolved;
-    const budget = Math.min(resolved.timeout || CALL_BUDGET_MS, CALL_BUDGET_MS);
-    watermark = await readWatermark(client, address, { clock, requestTimeout, hardStop: clock.now() + budget, signal: options.signal });
+    watermark = await readWatermark(client, address, setupCall);
   }
   return new Inbox(CONSTRUCT, { options: resolved, address, client, watermark });
 }

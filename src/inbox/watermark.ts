@@ -2,9 +2,9 @@
 // newest message when the inbox is created, read before the test does
 // whatever sends the mail. Every wait considers only mail above it.
 import type { MailroomClient } from '../client/client.js';
-import { MailroomError, isTransient } from '../client/errors.js';
 import type { MailSummary } from '../client/messages.js';
 import { listPaced, type PacedListOptions } from '../wait/paced-list.js';
+import { unreachable } from './service-check.js';
 
 export interface Watermark {
   readonly id: string;
@@ -22,7 +22,7 @@ export async function readWatermark(client: MailroomClient, address: string, opt
   try {
     newest = await listPaced(client, address, { ...options, limit: 1 });
   } catch (error) {
-    throw watermarkFailure(error, address, client.apiURL);
+    throw unreachable(error, `Could not read the watermark of ${address} from ${client.apiURL}`, address);
   }
   const top = newest[0];
   return top ? { id: top.id, receivedAt: top.receivedAt } : null;
@@ -44,17 +44,4 @@ export function aboveWatermark(messages: readonly MailSummary[], mark: Watermark
     fresh.push(message);
   }
   return fresh;
-}
-
-function watermarkFailure(error: unknown, address: string, apiURL: string): unknown {
-  if (!(error instanceof MailroomError) || !isTransient(error)) return error;
-  return new MailroomError(
-    `Could not read the watermark of ${address} from ${apiURL}: ${error.message}. Is the mail server running there (MAILROOM_API_URL)?`,
-    {
-      slug: error.slug,
-      status: error.status,
-      address,
-      cause: error,
-    },
-  );
 }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MailroomServer } from '../../src/server/index.js';
 import { createInbox, MailroomApiError, MailTimeoutError, openHandledStore, UnexpectedMailError, type WaitInfo } from '../../src/index.js';
 import { matchReceiveMail } from '../../src/runner/index.js';
+import { FakeClock } from '../support/fake-clock.js';
 import { eventsOf, observedInbox, send, startTestServer } from '../support/server.js';
 
 let server: MailroomServer;
@@ -20,17 +21,37 @@ afterAll(async () => {
 });
 
 describe.concurrent('createInbox', () => {
-  it('makes a fresh address with a readable prefix and reads an empty watermark', async () => {
+  it('makes a fresh address with a readable prefix whose watermark is "nothing yet" without a list call', async () => {
     const { inbox } = await observedInbox(server, { prefix: 'Signup flow' });
     expect(inbox.address).toMatch(/^signup-flow-[a-z2-7]{16}@mailroom\.test$/);
     expect(inbox.watermark).toBeNull();
-    expect(server.stats(inbox.address)).toMatchObject({ list: 1, rateLimited: 0 });
+    expect(server.stats(inbox.address)).toMatchObject({ list: 0, rateLimited: 0 });
+  });
+
+  it('still reads the watermark of an address it is given (a reused mailbox): one list call', async () => {
+    const address = `reused-${Date.now()}-${Math.random().toString(36).slice(2)}@mailroom.test`;
+    await send(server, address, { subject: 'Old' });
+    const inbox = await createInbox({ apiURL: server.apiURL, address });
+    expect(inbox.watermark).toMatch(/^[0-9a-z]{11}$/);
+    expect(server.stats(address)).toMatchObject({ list: 1, rateLimited: 0 });
+  });
+
+  it("fails at setup, with no list call, when the service does not serve the fresh address's domain", async () => {
+    const error = await createInbox({ apiURL: server.apiURL, domain: 'elsewhere.example' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ slug: 'unknown_domain', address: expect.stringMatching(/@elsewhere\.example$/) });
+    expect((error as Error).message).toMatch(
+      /^inbox-[a-z2-7]{16}@elsewhere\.example can never receive mail at http:\/\/127\.0\.0\.1:\d+: the service serves mailroom\.test(, .*)?, not elsewhere\.example\. Check MAILROOM_DOMAIN/,
+    );
+    expect(server.stats((error as { address: string }).address)).toMatchObject({ list: 0 });
   });
 
   it('fails at once, with the slug, for a domain the service does not serve', async () => {
     const started = performance.now();
     const error = await createInbox({ apiURL: server.apiURL, address: 'someone@nowhere.example' }).catch((e: unknown) => e);
-    expect(performance.now() - started).toBeLessThan(100);
+    // "At once" is against the 10 s setup budget a retried refusal would spend;
+    // the bound leaves room for a loaded 2-core machine (it measured 118-136 ms
+    // with the suite running beside it, 100 ms was the old, flaky bound).
+    expect(performance.now() - started).toBeLessThan(1000);
     expect(error).toBeInstanceOf(MailroomApiError);
     expect(error).toMatchObject({ slug: 'unknown_domain', status: 404, address: 'someone@nowhere.example' });
     expect((error as Error).message).toContain('does not serve that domain');
@@ -41,40 +62,49 @@ describe.concurrent('createInbox', () => {
     // ECONNREFUSED as a rule; a machine too loaded to connect within the
     // request timeout reports that instead.
     expect((error as Error).message).toMatch(
-      /^Could not read the watermark of inbox-[a-z2-7]{16}@mailroom\.test from http:\/\/127\.0\.0\.1:9: GET http:\/\/127\.0\.0\.1:9\/api\/v1\/mailbox\?address=.* failed: .*(ECONNREFUSED|request timeout).*Is the mail server running there/,
+      /^Could not reach the mail service for inbox-[a-z2-7]{16}@mailroom\.test at http:\/\/127\.0\.0\.1:9: GET http:\/\/127\.0\.0\.1:9\/healthz failed: .*(ECONNREFUSED|request timeout).*Is the mail server running there/,
+    );
+    // A given address still reads its watermark, and says so.
+    const given = await createInbox({ apiURL: 'http://127.0.0.1:9', address: 'someone@mailroom.test', requestTimeout: 1000, timeout: 1500 }).catch(
+      (e: unknown) => e,
+    );
+    expect((given as Error).message).toMatch(
+      /^Could not read the watermark of someone@mailroom\.test from http:\/\/127\.0\.0\.1:9: GET .*\/api\/v1\/mailbox\?address=.* failed: .*(ECONNREFUSED|request timeout).*Is the mail server running there/,
     );
     expect(error).toMatchObject({ address: expect.stringMatching(/@mailroom\.test$/) });
   });
 });
 
 describe.concurrent('expectMail', () => {
-  it('takes exactly one list and one fetch when the mail is already there', async () => {
-    const { inbox, events, readyAt } = await observedInbox(server);
+  it('takes exactly one list and one fetch when the mail is already there, asking at once', async () => {
+    const { inbox, events } = await observedInbox(server);
     await send(server, inbox.address, { subject: 'Confirm your email' });
-    const waitStartedAt = performance.now();
     const mail = await inbox.expectMail({ subject: 'confirm' });
     expect(mail.subject).toBe('Confirm your email');
-    // The watermark read was a list call too: the first check waited out
-    // its floor (a second after the read) instead of earning a 429.
-    expect(server.stats(inbox.address)).toMatchObject({ list: 2, message: 1, rateLimited: 0 });
+    // A fresh inbox spent no list call on its watermark: the first check
+    // had no floor to wait out.
+    expect(server.stats(inbox.address)).toMatchObject({ list: 1, message: 1, rateLimited: 0 });
+    const checks = eventsOf(events, 'check');
+    expect(checks).toHaveLength(1);
+    // Generous bound for a loaded machine (the floor would be 1000 ms); the benchmark measures the real figure.
+    expect(checks[0]!.startedMs).toBeLessThan(500);
+  });
+
+  it("waits out the floor the watermark read left on a given address's first check, instead of earning a 429", async () => {
+    const address = `given-${Date.now()}-${Math.random().toString(36).slice(2)}@mailroom.test`;
+    const { inbox, events, readyAt } = await observedInbox(server, { address });
+    await send(server, inbox.address, { subject: 'Confirm your email' });
+    const waitStartedAt = performance.now();
+    await inbox.expectMail({ subject: 'confirm' });
+    expect(server.stats(address)).toMatchObject({ list: 2, message: 1, rateLimited: 0 });
     const checks = eventsOf(events, 'check');
     expect(checks).toHaveLength(1);
     expect(waitStartedAt + checks[0]!.startedMs - readyAt).toBeGreaterThan(900);
   });
 
-  it('asks at once when the floor has passed: mail already there takes milliseconds', async () => {
-    const { inbox } = await observedInbox(server);
-    await send(server, inbox.address, { subject: 'Ready' });
-    await new Promise((resolve) => setTimeout(resolve, 1100));
-    const started = performance.now();
-    await inbox.expectMail({ subject: 'Ready' });
-    // Generous bound for a loaded machine; the benchmark measures the real figure.
-    expect(performance.now() - started).toBeLessThan(500);
-    expect(server.stats(inbox.address).list).toBe(2);
-  });
-
   it('looks at least once with a budget shorter than the floor left by the watermark read', async () => {
-    const { inbox, events } = await observedInbox(server);
+    const address = `given-${Date.now()}-${Math.random().toString(36).slice(2)}@mailroom.test`;
+    const { inbox, events } = await observedInbox(server, { address });
     await send(server, inbox.address, { subject: 'Quick' });
     const started = performance.now();
     const mail = await inbox.expectMail({ subject: 'Quick' }, { timeout: 500 });
@@ -84,7 +114,7 @@ describe.concurrent('expectMail', () => {
     expect(eventsOf(events, 'check')).toHaveLength(1);
     expect(server.stats(inbox.address)).toMatchObject({ list: 2, message: 1, rateLimited: 0 });
 
-    const { inbox: empty } = await observedInbox(server);
+    const { inbox: empty } = await observedInbox(server, { address: `given-${Date.now()}-${Math.random().toString(36).slice(2)}@mailroom.test` });
     const error = (await empty.expectMail({ subject: 'Quick' }, { timeout: 0 }).catch((e: unknown) => e)) as MailTimeoutError;
     expect(error).toBeInstanceOf(MailTimeoutError);
     expect(error.message).toContain('within 0 ms (1 check). Nothing arrived at all.');
@@ -99,7 +129,7 @@ describe.concurrent('expectMail', () => {
     const checks = eventsOf(events, 'check');
     expect(checks.length).toBeGreaterThanOrEqual(2);
     expect(server.stats(inbox.address).rateLimited).toBe(0);
-    expect(server.stats(inbox.address).list).toBe(checks.length + 1);
+    expect(server.stats(inbox.address).list).toBe(checks.length);
   });
 
   it('ignores mail older than the watermark, even on a reused address', async () => {
@@ -258,12 +288,62 @@ describe.concurrent('expectMail', () => {
   });
 });
 
+describe.concurrent('the first look of the first wait, on a fake clock (real sockets)', () => {
+  // The fake clock never moves by itself: a wait that waits out a floor
+  // sleeps on it, and the test sees the sleep and decides when it ends.
+  const stuck = (ms: number) => new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), ms));
+  async function sleepRequested(clock: FakeClock): Promise<number> {
+    for (const until = performance.now() + 10_000; performance.now() < until; await new Promise((resolve) => setTimeout(resolve, 5))) {
+      if (clock.sleeps.length > 0) return clock.sleeps[0]!;
+    }
+    throw new Error('the wait never slept on the fake clock');
+  }
+
+  it('is immediate on a fresh inbox: one list call, no sleep, no virtual time passed', async () => {
+    const clock = new FakeClock();
+    const { inbox, events } = await observedInbox(server, { clock });
+    await send(server, inbox.address, { subject: 'Already here' });
+    const before = clock.now();
+    const mail = await Promise.race([inbox.expectMail({ subject: 'Already here' }), stuck(10_000)]);
+    expect(mail).toMatchObject({ subject: 'Already here' });
+    expect(clock.sleeps).toEqual([]);
+    expect(clock.now()).toBe(before);
+    expect(eventsOf(events, 'check').map((c) => c.startedMs)).toEqual([0]);
+    expect(server.stats(inbox.address)).toMatchObject({ list: 1, message: 1, rateLimited: 0 });
+  });
+
+  it('waits out the floor on a given address: the watermark read, a one-second sleep, then the check', async () => {
+    const clock = new FakeClock();
+    // The server's list budget runs on the same virtual time, as a wall clock.
+    const offset = Date.now() - clock.now();
+    const paced = await startTestServer({ clock: { now: () => offset + clock.now() } });
+    try {
+      const address = `given-${Date.now()}@mailroom.test`;
+      const { inbox, events } = await observedInbox(paced, { clock, address });
+      expect(paced.stats(address)).toMatchObject({ list: 1 });
+      await send(paced, address, { subject: 'Already here' });
+      const waiting = inbox.expectMail({ subject: 'Already here' });
+      const slept = await sleepRequested(clock);
+      expect(slept).toBeGreaterThanOrEqual(1000);
+      expect(paced.stats(address)).toMatchObject({ list: 1, message: 0 });
+      await clock.advance(slept);
+      expect(await Promise.race([waiting, stuck(10_000)])).toMatchObject({ subject: 'Already here' });
+      expect(eventsOf(events, 'check').map((c) => c.startedMs)).toEqual([slept]);
+      expect(clock.sleeps).toEqual([slept]);
+      expect(paced.stats(address)).toMatchObject({ list: 2, message: 1, rateLimited: 0 });
+    } finally {
+      await paced.close();
+    }
+  });
+});
+
 describe.concurrent('expectNoMail', () => {
   it('passes after a true quiet period, looking at the end of it', async () => {
     const { inbox, events } = await observedInbox(server);
     const started = performance.now();
     await inbox.expectNoMail({ subject: 'Error' }, { within: 2000 });
-    expect(performance.now() - started).toBeGreaterThanOrEqual(2000);
+    const tookMs = performance.now() - started;
+    expect(tookMs, JSON.stringify(events.map((e) => ({ ...e, wait: undefined })))).toBeGreaterThanOrEqual(2000);
     const last = eventsOf(events, 'check').at(-1)!;
     expect(last.startedMs).toBeGreaterThanOrEqual(2000);
   });
@@ -386,8 +466,16 @@ describe.concurrent('tokens', () => {
   it('sends the token, and stops at once on unauthorized without it', async () => {
     const secured = await startTestServer({ token: 's3cret' });
     try {
-      const error = await createInbox({ apiURL: secured.apiURL }).catch((e: unknown) => e);
+      // A given address's watermark read is refused at setup; a fresh
+      // address's setup asks only /healthz, which needs no token, so its
+      // first wait is refused at once instead of waiting out its budget.
+      const error = await createInbox({ apiURL: secured.apiURL, address: 'someone@mailroom.test' }).catch((e: unknown) => e);
       expect(error).toMatchObject({ slug: 'unauthorized', status: 401 });
+      const tokenless = await createInbox({ apiURL: secured.apiURL });
+      const started = performance.now();
+      const refused = await tokenless.expectMail({}, { timeout: 20_000 }).catch((e: unknown) => e);
+      expect(refused).toMatchObject({ slug: 'unauthorized', status: 401 });
+      expect(performance.now() - started).toBeLessThan(5_000);
       const inbox = await createInbox({ apiURL: secured.apiURL, token: 's3cret' });
       await send(secured, inbox.address, { subject: 'Hi' });
       expect((await inbox.expectMail()).subject).toBe('Hi');

@@ -188,10 +188,10 @@ describe('GET /api/v1/mailbox/wait', () => {
 describe('discovery', () => {
   it('is advertised in /healthz, and neither served nor advertised with waitSlots: 0', async () => {
     const on = await start();
-    expect((await call(on, '/healthz')).json).toEqual({ ok: true, features: { wait: '/api/v1/mailbox/wait', mcp: '/mcp' } });
+    expect((await call(on, '/healthz')).json).toEqual({ ok: true, domains: ['mailroom.test'], features: { wait: '/api/v1/mailbox/wait', mcp: '/mcp' } });
 
     const off = await start({ waitSlots: 0 });
-    expect((await call(off, '/healthz')).json).toEqual({ ok: true, features: { mcp: '/mcp' } });
+    expect((await call(off, '/healthz')).json).toEqual({ ok: true, domains: ['mailroom.test'], features: { mcp: '/mcp' } });
     const answer = await call(off, waitPath({ address: freshAddress() }));
     expect(answer.status).toBe(404);
     expect(answer.json.error).toBe('not_found');

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Refusal } from '../../contract/refusal.js';
 import { MCP_PATH, WAIT_PATH } from '../../contract/routes.js';
 import type { WaitSlots } from '../../contract/wait-slots.js';
+import type { WireHealth } from '../../contract/wire.js';
 import type { Budget } from '../budgets/budget.js';
 import type { Logger } from '../log.js';
 import type { MailboxReader } from '../mailbox-reader.js';
@@ -70,8 +71,9 @@ export interface ApiHandler {
 export function createApiHandler(ctx: ApiContext): ApiHandler {
   // Discovery: a client that finds `features.wait`
   // here may use the long-poll; a service without it simply does not say so.
-  const health = {
+  const health: WireHealth = {
     ok: true,
+    domains: ctx.domains,
     features: { ...(ctx.waitSlots ? { wait: WAIT_PATH } : {}), mcp: MCP_PATH },
   };
   const delayed = new Set<NodeJS.Timeout>();
