@@ -2,7 +2,8 @@
 // plus teardown, against the embedded server in its own process (real HTTP).
 //
 //  1. The core path the fixture runs, openTestInbox() then close(): a
-//     fresh address, the watermark read (one list call), the mailbox delete.
+//     fresh address (its watermark "nothing yet": no list call; one /healthz
+//     per process), the mailbox delete.
 //  2. The Playwright fixture itself: a real Playwright run of tests that
 //     only take `inbox`, timed by Playwright's own fixture steps (whole
 //     milliseconds), so it includes what Playwright adds around it.
@@ -94,7 +95,7 @@ async function playwrightSamples(apiURL: string): Promise<FixtureBenchResults['p
 
 export const fixtureBench: BenchSection = {
   name: 'fixture',
-  description: 'inbox fixture overhead: setup (fresh address, watermark read) plus teardown (mailbox delete)',
+  description: 'inbox fixture overhead: setup (fresh address, no list call) plus teardown (mailbox delete)',
   async run() {
     console.log('Embedded server in its own process, real HTTP on loopback, one test at a time.');
     const r = await runFixtureBench();

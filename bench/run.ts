@@ -2,6 +2,7 @@
 // command line (`npm run bench -- server`). Speed is proven here, not in
 // timed unit tests. Each section prints its own table with its targets.
 import { fixtureBench } from './fixture.js';
+import { perTestBench } from './per-test.js';
 import { serverBench } from './server.js';
 import { serverWaitBench } from './server-wait.js';
 import { waitBench } from './wait.js';
@@ -12,7 +13,7 @@ export interface BenchSection {
   run(): Promise<void>;
 }
 
-const sections: readonly BenchSection[] = [serverBench, waitBench, serverWaitBench, fixtureBench];
+const sections: readonly BenchSection[] = [serverBench, perTestBench, waitBench, serverWaitBench, fixtureBench];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((name) => !sections.some((s) => s.name === name));

@@ -49,7 +49,7 @@ export async function runServerWaitBench(): Promise<Results> {
 
 async function midWaitSample(server: ServerProcess, send: Send, mode: Mode, landsAfterMs: number) {
   const inbox = await createInbox({ apiURL: server.apiURL, prefix: `bench-mid-${mode}`, serverWait: mode === 'server-wait' });
-  await sleep(1050); // the watermark read's floor has passed: the wait is the only reader
+  await sleep(1050); // a test that acts for a second before it waits
   const waiting = inbox.expectMail({ subject: 'Arrived' }, { timeout: 30_000 }).then(() => performance.now());
   await sleep(landsAfterMs);
   const visibleAt = await send(inbox.address, 'Arrived');
