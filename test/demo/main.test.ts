@@ -50,3 +50,27 @@ test('refuses a malformed env var with a message naming it, and exits 1', async 
   expect(code).toBe(1);
   expect(stderr).toContain('Acme demo app could not start: Expected DEMO_PORT to be a whole number, got "eighty"');
 });
+
+test('DEMO_OUTBOX=1 turns the outbox on; any value but 0 or 1 is refused', async () => {
+  const sink = await startSmtpSink();
+  const child = run({ DEMO_PORT: '0', MAILROOM_SMTP_PORT: String(sink.port), DEMO_OUTBOX: '1' });
+  try {
+    const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+    const url = /ready at (\S+)/.exec(line)![1]!;
+    const email = freshAddress('outbox');
+    await postJson(`${url}/api/signup`, { email });
+    const res = await fetch(`${url}/api/outbox?${new URLSearchParams({ to: email })}`);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { mails: unknown[] }).mails).toHaveLength(2);
+  } finally {
+    child.kill('SIGKILL');
+    await sink.close();
+  }
+
+  const refused = run({ DEMO_OUTBOX: 'yes' });
+  let stderr = '';
+  refused.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = await once(refused, 'exit');
+  expect(code).toBe(1);
+  expect(stderr).toContain('Acme demo app could not start: Expected DEMO_OUTBOX to be 1 (on) or 0 (off), got "yes"');
+});
