@@ -20,6 +20,7 @@ export const WAY_LABELS: Readonly<Record<Way, string>> = {
 export const ENV = {
   way: 'MAILROOM_BENCH_SUITE_WAY',
   tests: 'MAILROOM_BENCH_SUITE_TESTS',
+  rounds: 'MAILROOM_BENCH_SUITE_ROUNDS',
   appURL: 'MAILROOM_BENCH_SUITE_APP_URL',
   report: 'MAILROOM_BENCH_SUITE_REPORT',
   output: 'MAILROOM_BENCH_SUITE_OUTPUT',
@@ -48,9 +49,18 @@ export function wayFromEnv(env: NodeJS.ProcessEnv = process.env): Way {
 
 /** How many tests a run has: `MAILROOM_BENCH_SUITE_TESTS` (to validate with fewer), else 100. */
 export function testsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env[ENV.tests]?.trim();
-  if (!raw) return DEFAULT_TESTS;
-  if (!/^[1-9]\d*$/.test(raw)) throw new TypeError(`Expected ${ENV.tests} to be a whole number of tests, at least 1, got "${raw}"`);
+  return countFromEnv(ENV.tests, 'tests', DEFAULT_TESTS, env);
+}
+
+/** How many times each way runs; the wall times reported are the medians. */
+export function roundsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  return countFromEnv(ENV.rounds, 'rounds', 1, env);
+}
+
+function countFromEnv(name: string, what: string, fallback: number, env: NodeJS.ProcessEnv): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^[1-9]\d*$/.test(raw)) throw new TypeError(`Expected ${name} to be a whole number of ${what}, at least 1, got "${raw}"`);
   return Number(raw);
 }
 
