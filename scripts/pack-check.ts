@@ -7,7 +7,7 @@
 // that file instead. Exits non-zero, with the failing command's output, when
 // any step fails; the project is kept for a post-mortem then.
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +23,7 @@ import {
   updateExportsFile,
   writeRuntimeProbe,
 } from './pack-exports.js';
+import { RESOLUTIONS, TYPESCRIPT_ENV, describeFailures, runTypeMatrix, typeScriptVersions, writeTypeMatrix, type TypeVerdict } from './pack-types.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TEMPLATE = join(ROOT, 'test/pack/project');
@@ -79,6 +80,36 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The published types under every TypeScript version asked for (scripts/pack-types.ts),
+ * each resolution and entry point, skipLibCheck false; throws with every failed cell.
+ */
+async function typeMatrix(specifiers: readonly string[], pinned: string): Promise<void> {
+  const cells = writeTypeMatrix(project, specifiers);
+  const verdicts: TypeVerdict[] = [];
+  for (const version of typeScriptVersions(process.env[TYPESCRIPT_ENV], pinned)) {
+    const tsc = version === pinned ? join(project, 'node_modules/typescript/bin/tsc') : await installTypeScript(version);
+    const title = `types: TypeScript ${version}, skipLibCheck false, ${Object.keys(RESOLUTIONS).join(' and ')} × ${specifiers.length} entry points alone and together`;
+    const run = await timed(title, () => runTypeMatrix(project, version, tsc, cells));
+    verdicts.push(...run);
+  }
+  const failures = describeFailures(verdicts);
+  if (failures) {
+    const failed = verdicts.filter((v) => !v.passed).length;
+    throw new Error(`pack check: the published types fail to compile in ${failed} of ${verdicts.length} cells of the type matrix:\n${failures}`);
+  }
+}
+
+/** Another TypeScript version, installed beside the project (npm's cache first); returns its bin/tsc. */
+async function installTypeScript(version: string): Promise<string> {
+  const prefix = join(work, `typescript-${version}`);
+  mkdirSync(prefix, { recursive: true });
+  writeFileSync(join(prefix, 'package.json'), '{ "private": true }\n');
+  const args = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--no-package-lock', `typescript@${version}`];
+  await step(`npm install typescript@${version} for the type matrix`, 'npm', args, prefix);
+  return join(prefix, 'node_modules/typescript/bin/tsc');
+}
+
 const { updateExports } = parseArguments(process.argv.slice(2));
 interface OwnPackage {
   readonly devDependencies: Record<string, string>;
@@ -130,8 +161,9 @@ try {
   );
   // Everything but the tarball is in npm's cache after `npm ci` here.
   await step('npm install into a new project', 'npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], project);
-  await step('tsc: the published types (expect(42).toReceiveMail() does not compile)', 'npx', ['tsc', '-p', '.'], project);
   const specifiers = entryPoints(project);
+  await typeMatrix(specifiers, versions.typescript);
+  await step('tsc: the published types (expect(42).toReceiveMail() does not compile)', 'npx', ['tsc', '-p', '.'], project);
   await step(`vitest: import() of ${specifiers.join(', ')}`, 'npx', writeRuntimeProbe(project, specifiers), project, process.env, /1 passed/);
   const title = updateExports
     ? 'exports: rewrote test/pack/exports.txt from the package'
