@@ -162,7 +162,9 @@ try {
   // Everything but the tarball is in npm's cache after `npm ci` here.
   await step('npm install into a new project', 'npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], project);
   const specifiers = entryPoints(project);
-  await typeMatrix(specifiers, versions.typescript);
+  const pinnedTypeScript = versions.typescript;
+  if (pinnedTypeScript === undefined) throw new Error('pack check: package.json pins no typescript in devDependencies');
+  await typeMatrix(specifiers, pinnedTypeScript);
   await step('tsc: the published types (expect(42).toReceiveMail() does not compile)', 'npx', ['tsc', '-p', '.'], project);
   await step(`vitest: import() of ${specifiers.join(', ')}`, 'npx', writeRuntimeProbe(project, specifiers), project, process.env, /1 passed/);
   const title = updateExports
