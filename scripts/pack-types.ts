@@ -51,7 +51,10 @@ export function typeScriptVersions(setting: string | undefined, pinned: string):
   if (value === 'supported') return [...SUPPORTED_TYPESCRIPT];
   const versions = value.split(',').map((v) => v.trim());
   const bad = versions.filter((v) => !/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(v));
-  if (bad.length > 0) throw new Error(`pack check: ${TYPESCRIPT_ENV} lists ${bad.map((v) => JSON.stringify(v)).join(', ')}; expected exact versions like 5.4.5,5.9.3, or "supported"`);
+  if (bad.length > 0)
+    throw new Error(
+      `pack check: ${TYPESCRIPT_ENV} lists ${bad.map((v) => JSON.stringify(v)).join(', ')}; expected exact versions like 5.4.5,5.9.3, or "supported"`,
+    );
   return [...new Set(versions)];
 }
 

@@ -71,9 +71,11 @@ describe.concurrent('types', () => {
   });
 
   test('toReceiveMail refuses anything but an Inbox, at compile time and at run time', async ({ expect }) => {
-    // The compiler says so by name: "Type 'ToReceiveMailExpectsAnInbox' has no call signatures."
-    expectTypeOf(expect(42).toReceiveMail).toEqualTypeOf<ToReceiveMailExpectsAnInbox>();
-    expectTypeOf(expect.soft(42).not.toReceiveMail).toEqualTypeOf<ToReceiveMailExpectsAnInbox>();
+    // The compiler says so by name: "The 'this' context of type 'Assertion<number>' is not
+    // assignable to method's 'this' of type 'ToReceiveMailExpectsAnInbox'."
+    expectTypeOf(expect(42).toReceiveMail).thisParameter.toEqualTypeOf<ToReceiveMailExpectsAnInbox>();
+    expectTypeOf(expect.soft(42).not.toReceiveMail).thisParameter.toEqualTypeOf<ToReceiveMailExpectsAnInbox>();
+    expectTypeOf(expect(null as unknown as Inbox).toReceiveMail).thisParameter.toEqualTypeOf<unknown>();
     // @ts-expect-error toReceiveMail is only typed for an Inbox receiver
     await expect(expect(42).toReceiveMail()).rejects.toThrow('toReceiveMail expects an Inbox (the `inbox` fixture or the result of createInbox()), got 42');
     // @ts-expect-error not with .not either
