@@ -33,6 +33,18 @@ describe.concurrent('test.override in a describe', () => {
   });
 });
 
+describe.concurrent('test.override of one key', () => {
+  // Left out or undefined, a key keeps the provided value: only keepOnFailure changes here.
+  test.override({ mailroom: { keepOnFailure: true, apiURL: undefined } });
+
+  test('keeps the provided apiURL and domain', async ({ inbox, expect }) => {
+    const provided = inject('mailroom');
+    expect(inbox.client.apiURL).toBe(provided?.apiURL);
+    expect(inbox.address.endsWith(`@${provided?.domain}`)).toBe(true);
+    expect(await stats(inbox.address)).toMatchObject({ list: 1 });
+  });
+});
+
 describe.concurrent('reports', () => {
   test('a received mail is annotated with its HTML and text', async ({ inbox, task, expect }) => {
     await send(inbox.address, { subject: 'Your code', text: 'Your code is 482913', html: '<p>Your code is <b>482913</b></p>' });
