@@ -1,19 +1,25 @@
 // `npm run test:pack`: the package as a user receives it. Packs mailroom with
-// `npm pack`, installs the tarball into a new project next to vitest and
-// @playwright/test, and runs there a type check, a Vitest signup test and a
-// Playwright signup spec (the templates in test/pack/project) against the
-// Acme demo app. It also compares the export list of every entry point with
-// test/pack/exports.txt (scripts/pack-exports.ts); `--update-exports` rewrites
-// that file instead. Exits non-zero, with the failing command's output, when
-// any step fails; the project is kept for a post-mortem then.
+// `npm pack` and installs the tarball into a new project next to vitest and
+// @playwright/test. There it runs the type matrix (scripts/pack-types.ts:
+// every entry point with skipLibCheck false, under each TypeScript version
+// asked for in MAILROOM_PACK_TYPESCRIPT, the pinned one by default), and the
+// README's examples (scripts/readme-examples.ts): the files it shows for
+// Playwright and for Vitest, side by side in one project as written, only
+// their fixed ports moved to free ones, type-checked and then run by both
+// runners against the Acme demo app standing in for "your app" (`npm start`,
+// and src/app.ts in the template, test/pack/project). It also compares the
+// export list of every entry point with test/pack/exports.txt
+// (scripts/pack-exports.ts); `--update-exports` rewrites that file instead.
+// Exits non-zero, with the failing command's output, when any step fails;
+// the project is kept for a post-mortem then.
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { findChromium } from '../e2e/chromium.js';
-import { startDemoApp } from '../fixtures/demo-app/index.js';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
+import { CHROMIUM_ARGS, findChromium } from '../e2e/chromium.js';
 import {
   assertExportsFileMatches,
   assertRuntimeMatchesTypes,
@@ -23,6 +29,8 @@ import {
   updateExportsFile,
   writeRuntimeProbe,
 } from './pack-exports.js';
+import { movePorts, readmeFiles, type ReadmeFile } from './readme-examples.js';
+import { RESOLUTIONS, TYPESCRIPT_ENV, describeFailures, runTypeMatrix, typeScriptVersions, writeTypeMatrix, type TypeVerdict } from './pack-types.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TEMPLATE = join(ROOT, 'test/pack/project');
@@ -39,7 +47,8 @@ function run(command: string, args: readonly string[], cwd: string, env: NodeJS.
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     child.once('error', reject);
-    child.once('close', (code) => resolve({ code, output }));
+    // Without colours: runners may print them into a pipe, and the checks read the words.
+    child.once('close', (code) => resolve({ code, output: stripVTControlCharacters(output) }));
   });
 }
 
@@ -79,6 +88,44 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The published types under every TypeScript version asked for (scripts/pack-types.ts),
+ * each resolution and entry point, skipLibCheck false; throws with every failed cell.
+ */
+async function typeMatrix(specifiers: readonly string[], pinned: string): Promise<void> {
+  const cells = writeTypeMatrix(project, specifiers);
+  const verdicts: TypeVerdict[] = [];
+  for (const version of typeScriptVersions(process.env[TYPESCRIPT_ENV], pinned)) {
+    const tsc = version === pinned ? join(project, 'node_modules/typescript/bin/tsc') : await installTypeScript(version);
+    const title = `types: TypeScript ${version}, skipLibCheck false, ${Object.keys(RESOLUTIONS).join(' and ')} × ${specifiers.length} entry points alone and together`;
+    const run = await timed(title, () => runTypeMatrix(project, version, tsc, cells));
+    verdicts.push(...run);
+  }
+  const failures = describeFailures(verdicts);
+  if (failures) {
+    const failed = verdicts.filter((v) => !v.passed).length;
+    throw new Error(`pack check: the published types fail to compile in ${failed} of ${verdicts.length} cells of the type matrix:\n${failures}`);
+  }
+}
+
+/** Another TypeScript version, installed beside the project (npm's cache first); returns its bin/tsc. */
+async function installTypeScript(version: string): Promise<string> {
+  const prefix = join(work, `typescript-${version}`);
+  mkdirSync(prefix, { recursive: true });
+  writeFileSync(join(prefix, 'package.json'), '{ "private": true }\n');
+  const args = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--no-package-lock', `typescript@${version}`];
+  await step(`npm install typescript@${version} for the type matrix`, 'npm', args, prefix);
+  return join(prefix, 'node_modules/typescript/bin/tsc');
+}
+
+/** Throws unless the runner's output names each of `files` and none of the other runner's. */
+function assertRan(runner: 'vitest' | 'playwright', output: string, files: readonly string[]): void {
+  const notRun = files.filter((path) => !output.includes(runner === 'vitest' ? path : path.slice('e2e/'.length)));
+  if (notRun.length > 0) throw new Error(`pack check: ${runner} did not run ${notRun.join(', ')}:\n${output}`);
+  const foreign = runner === 'vitest' ? /\.spec\.ts/ : /\.test\.ts/;
+  if (foreign.test(output)) throw new Error(`pack check: ${runner} ran the other runner's files:\n${output}`);
+}
+
 const { updateExports } = parseArguments(process.argv.slice(2));
 interface OwnPackage {
   readonly devDependencies: Record<string, string>;
@@ -92,10 +139,38 @@ const promised = [
   ...Object.values(own.exports).flatMap((target) => (typeof target === 'string' ? [target] : Object.values(target))),
   'README.md',
 ].map((path) => path.replace(/^\.\//, ''));
+/** The README's files the check needs at least: both runners' configs, the Vitest setup, and a test of each. */
+const README_FILES = ['playwright.config.ts', 'e2e/signup.spec.ts', 'vitest.config.ts', 'test/mailroom.setup.ts', 'test/signup.test.ts'];
+/** The README's ports (mailroom serve's defaults and the app's), moved to free ones here. */
+const README_PORTS = { smtp: 2525, http: 8025, app: 3000 };
+
+/** The README's project files, its ports moved to `ports`; throws naming a file the README lost. */
+function readmeProject(ports: { readonly smtp: number; readonly http: number; readonly app: number }): ReadmeFile[] {
+  const files = readmeFiles(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+  const missing = README_FILES.filter((path) => !files.some((f) => f.path === path));
+  if (missing.length > 0) throw new Error(`pack check: README.md no longer shows ${missing.join(', ')} (a \`\`\`ts block whose first line is \`// <path>\`)`);
+  const moves = new Map([
+    [README_PORTS.smtp, ports.smtp],
+    [README_PORTS.http, ports.http],
+    [README_PORTS.app, ports.app],
+  ]);
+  return files.map((file) => (file.path === 'playwright.config.ts' ? movePorts(file, moves) : file));
+}
+
+/**
+ * `npm start`, the README's "your app": the Acme demo app, sending its mail
+ * where SMTP_HOST and SMTP_PORT say, on PORT (the README's 3000, moved).
+ */
+function startScript(appPort: number): string {
+  const tsx = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
+  const main = join(ROOT, 'fixtures/demo-app/main.ts');
+  const env = 'MAILROOM_SMTP_HOST=${SMTP_HOST:-127.0.0.1} MAILROOM_SMTP_PORT=${SMTP_PORT:-2525} DEMO_PORT=${PORT:-' + String(appPort) + '}';
+  return `${env} ${JSON.stringify(process.execPath)} --import ${JSON.stringify(tsx)} ${JSON.stringify(main)}`;
+}
+
 const work = mkdtempSync(join(tmpdir(), 'mailroom-pack-'));
 const project = join(work, 'project');
 let passed = false;
-const app = { close: async () => {} };
 try {
   const packed = await step('npm pack', 'npm', ['pack', '--pack-destination', work, '--json'], ROOT);
   const [{ filename, files }] = JSON.parse(packed.slice(packed.indexOf('['))) as [{ filename: string; files: { path: string }[] }];
@@ -107,6 +182,12 @@ try {
   if (strays.length > 0) throw new Error(`pack check: the tarball ships files a user does not need: ${strays.join(', ')}`);
 
   cpSync(TEMPLATE, project, { recursive: true });
+  const ports = { smtp: await freePort(), http: await freePort(), app: await freePort() };
+  const readme = readmeProject(ports);
+  for (const file of readme) {
+    mkdirSync(dirname(join(project, file.path)), { recursive: true });
+    writeFileSync(join(project, file.path), file.text);
+  }
   const versions = own.devDependencies;
   writeFileSync(
     join(project, 'package.json'),
@@ -115,6 +196,7 @@ try {
         name: 'mailroom-user',
         private: true,
         type: 'module',
+        scripts: { start: startScript(ports.app) },
         devDependencies: {
           mailroom: `file:${join(work, filename)}`,
           '@playwright/test': versions['@playwright/test'],
@@ -130,8 +212,17 @@ try {
   );
   // Everything but the tarball is in npm's cache after `npm ci` here.
   await step('npm install into a new project', 'npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], project);
-  await step('tsc: the published types (expect(42).toReceiveMail() does not compile)', 'npx', ['tsc', '-p', '.'], project);
   const specifiers = entryPoints(project);
+  const pinnedTypeScript = versions.typescript;
+  if (pinnedTypeScript === undefined) throw new Error('pack check: package.json pins no typescript in devDependencies');
+  await typeMatrix(specifiers, pinnedTypeScript);
+  const shown = readme.map((f) => f.path).join(', ');
+  await step(
+    `tsc, skipLibCheck false: the README's ${shown}, and types.check.ts (expect(42).toReceiveMail() does not compile)`,
+    'npx',
+    ['tsc', '-p', '.'],
+    project,
+  );
   await step(`vitest: import() of ${specifiers.join(', ')}`, 'npx', writeRuntimeProbe(project, specifiers), project, process.env, /1 passed/);
   const title = updateExports
     ? 'exports: rewrote test/pack/exports.txt from the package'
@@ -143,25 +234,29 @@ try {
     else assertExportsFileMatches(entries);
   });
 
-  const [smtpPort, httpPort] = [await freePort(), await freePort()];
-  const demo = await startDemoApp({ smtp: { host: '127.0.0.1', port: smtpPort } });
-  app.close = () => demo.close();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PACK_SMTP_PORT: String(smtpPort),
-    PACK_HTTP_PORT: String(httpPort),
-    DEMO_URL: demo.url,
-    MAILROOM_CHROMIUM: findChromium(),
-    CI: '1',
-  };
-  // The project's own configuration must be what points it at the server.
-  delete env.MAILROOM_API_URL;
-  await step('vitest: a signup test with mailroom/vitest', 'npx', ['vitest', 'run'], project, env, /1 passed/);
-  await step('playwright: the README signup spec with mailroom/playwright in Chromium', 'npx', ['playwright', 'test'], project, env, /1 passed/);
+  const env: NodeJS.ProcessEnv = { ...process.env, MAILROOM_CHROMIUM: findChromium(), PACK_CHROMIUM_ARGS: JSON.stringify(CHROMIUM_ARGS), CI: '1' };
+  // The README's own configuration must be what points the tests at the server.
+  for (const name of ['MAILROOM_API_URL', 'MAILROOM_DOMAIN', 'MAILROOM_TOKEN', 'MAILROOM_SERVER_WAIT']) delete env[name];
+  const inDir = (dir: string) => readme.filter((f) => f.path.startsWith(dir)).map((f) => f.path);
+  // Each runner must run exactly its own files: all of them, and all passing.
+  const vitest = await step(`vitest, the README's config: ${inDir('test/').join(', ')}`, 'npx', ['vitest', 'run'], project, env, /Tests\s+(\d+) passed \(\1\)/);
+  assertRan(
+    'vitest',
+    vitest,
+    inDir('test/').filter((path) => path.endsWith('.test.ts')),
+  );
+  const playwright = await step(
+    `playwright, the README's config in Chromium: ${inDir('e2e/').join(', ')}`,
+    'npx',
+    ['playwright', 'test', '--config', 'playwright.pack.config.ts'],
+    project,
+    env,
+    /\d+ passed/,
+  );
+  assertRan('playwright', playwright, inDir('e2e/'));
   passed = true;
   console.log('pack check: the packed package works in a new project');
 } finally {
-  await app.close();
   if (passed) rmSync(work, { recursive: true, force: true });
   else console.error(`pack check: kept ${work} for a look`);
 }

@@ -28,6 +28,12 @@ test('runs out of test time before the mail budget', async ({ inbox, request }) 
   await expect(inbox).toReceiveMail({ subject: 'Invoice' });
 });
 
+test('runs out of test time while nothing arrives', async ({ inbox }) => {
+  test.setTimeout(4_000);
+  console.log(`inbox: ${inbox.address}`);
+  await expect(inbox).toReceiveMail({ subject: 'Invoice' });
+});
+
 test.describe('with keepOnFailure', () => {
   test.use({ mailroom: { keepOnFailure: true } });
 

@@ -91,7 +91,11 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   return 0;
 }
 
-/** `mailroom mcp`: stdout belongs to the protocol, so everything else goes to stderr. */
+/**
+ * `mailroom mcp`: once it serves, stdout belongs to the protocol, so its
+ * messages go to stderr; `--help` serves nothing and prints to stdout, like
+ * `mailroom serve --help`.
+ */
 async function mcp(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   let values;
   try {
@@ -106,7 +110,7 @@ async function mcp(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<num
     return 2;
   }
   if (values.help) {
-    console.error(HELP);
+    console.log(HELP);
     return 0;
   }
   const apiURL = values['api-url'] ?? fromEnv(env.MAILROOM_API_URL) ?? DEFAULT_API_URL;

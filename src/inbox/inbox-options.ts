@@ -43,13 +43,22 @@ export interface InboxOptions extends ConnectionOptions {
   /**
    * Asked at the start of every wait: a signal that ends it early with its
    * own failure text. Runner plugins pass one that fires shortly before the
-   * test's own deadline, so a wait never dies of the runner's generic timeout.
+   * test's own deadline, so a wait never dies of the runner's generic timeout;
+   * saying when it fires (a `WaitCut`) lets a server-side wait end, answered,
+   * just before it, so the check it made counts.
    */
-  readonly waitSignal?: (() => AbortSignal | undefined) | undefined;
+  readonly waitSignal?: (() => AbortSignal | WaitCut | undefined) | undefined;
   /** A monotonic clock; only tests replace it. */
   readonly clock?: Clock | undefined;
   /** A random source in [0, 1); only tests replace it. */
   readonly random?: RandomSource | undefined;
+}
+
+/** A signal that cuts a wait short, and when it is due to fire. */
+export interface WaitCut {
+  readonly signal: AbortSignal;
+  /** Milliseconds from when `waitSignal` was asked until `signal` fires. */
+  readonly firesInMs: number;
 }
 
 export interface WaitOptions {

@@ -50,6 +50,12 @@ const CALL_BUDGET_MS = 10_000;
 const FETCH_ATTEMPTS = 3;
 const FETCH_BUDGET_REQUESTS = 3;
 
+/** What ends a wait early: the caller's signal and the inbox's cut-off, and when the cut-off is due (on the inbox's clock). */
+interface WaitStop {
+  readonly signal: AbortSignal | undefined;
+  readonly cutAt: number | undefined;
+}
+
 interface InboxState {
   readonly options: ResolvedInboxOptions;
   readonly address: string;
@@ -156,7 +162,7 @@ export class Inbox {
       const startedAt = clock.now();
       this.#emit({ type: 'wait-start', wait: info });
       try {
-        const outcome = await this.#poll(info, 'quiet', within, this.#signalFor(options.signal), async (messages) => {
+        const outcome = await this.#poll(info, 'quiet', within, this.#stopFor(options.signal), async (messages) => {
           const hits = aboveWatermark(messages, this.#watermark).filter((s) => this.#ledger.skipReason(s.id) === undefined && compiled.matches(s));
           return hits.length > 0 ? hits.reverse() : undefined;
         });
@@ -239,11 +245,12 @@ export class Inbox {
     const budgetMs = options.timeout ?? this.#options.timeout;
     assertMs('timeout', budgetMs);
     const info = this.#waitInfo(kind, count, compiled, budgetMs);
-    return this.#around(info, () => this.#collect(info, compiled, this.#signalFor(options.signal)));
+    return this.#around(info, () => this.#collect(info, compiled, this.#stopFor(options.signal)));
   }
 
-  async #collect(info: WaitInfo, filter: CompiledFilter, signal: AbortSignal | undefined): Promise<Mail[]> {
+  async #collect(info: WaitInfo, filter: CompiledFilter, stop: WaitStop): Promise<Mail[]> {
     const { clock, requestTimeout } = this.#options;
+    const { signal } = stop;
     const startedAt = clock.now();
     this.#emit({ type: 'wait-start', wait: info });
     const collection = new Collection({
@@ -263,7 +270,7 @@ export class Inbox {
       const hardStop = startedAt + info.budgetMs + Math.min(requestTimeout, MAX_GRACE_MS);
       const early = this.#snapshot ? await collection.inspect(this.#snapshot, { hardStop, incomplete: () => {} }) : undefined;
       if (early) return this.#received(info, early, startedAt, 0);
-      const outcome = await this.#poll(info, 'until-found', Math.max(0, info.budgetMs - (clock.now() - startedAt)), signal, collection.inspect);
+      const outcome = await this.#poll(info, 'until-found', Math.max(0, info.budgetMs - (clock.now() - startedAt)), stop, collection.inspect);
       if (outcome.result) return this.#received(info, outcome.result, startedAt, outcome.checks);
       throw collection.failure(outcome, info.budgetMs, clock.now() - startedAt);
     } catch (error) {
@@ -299,7 +306,7 @@ export class Inbox {
     info: WaitInfo,
     mode: 'until-found' | 'quiet',
     budgetMs: number,
-    signal: AbortSignal | undefined,
+    { signal, cutAt }: WaitStop,
     inspect: (messages: readonly MailSummary[], context: InspectContext) => Promise<T | undefined>,
   ): Promise<PollOutcome<T>> {
     const { clock, random, requestTimeout } = this.#options;
@@ -314,6 +321,7 @@ export class Inbox {
       random,
       requestTimeout,
       signal,
+      cutAt,
       pacer: () => pacerFor(clock, pacerKey(this.client, this.address)),
       list: async (timeout, listSignal) => {
         const listing = await this.client.listMessages(this.address, { limit: MAX_LIST_LIMIT, timeout, signal: listSignal });
@@ -346,7 +354,7 @@ export class Inbox {
       : `no check got an answer at the end of the period${outcome.lastError ? `; the last failure: ${outcome.lastError.message}` : ''}`;
     const matching = filter.isEmpty ? '' : ` matching ${filter.description}`;
     return new MailroomError(
-      `Could not confirm that no mail${matching} arrived at ${this.address} for ${formatDuration(within)}: ${why} (${outcome.checks} checks).`,
+      `Could not confirm that no mail${matching} arrived at ${this.address} for ${formatDuration(within)}: ${why} (${outcome.checks} ${outcome.checks === 1 ? 'check' : 'checks'}).`,
       {
         slug: 'quiet_unconfirmed',
         address: this.address,
@@ -373,11 +381,13 @@ export class Inbox {
     });
   }
 
-  /** The caller's signal combined with the inbox's own cut-off, if any. */
-  #signalFor(signal: AbortSignal | undefined): AbortSignal | undefined {
-    const cutoff = this.#options.waitSignal?.();
-    if (!cutoff) return signal;
-    return signal ? AbortSignal.any([signal, cutoff]) : cutoff;
+  /** The caller's signal combined with the inbox's own cut-off, if any, and when that cut-off fires. */
+  #stopFor(signal: AbortSignal | undefined): WaitStop {
+    const asked = this.#options.waitSignal?.();
+    if (!asked) return { signal, cutAt: undefined };
+    const cut = asked instanceof AbortSignal ? { signal: asked, firesInMs: undefined } : asked;
+    const cutAt = cut.firesInMs === undefined ? undefined : this.#options.clock.now() + cut.firesInMs;
+    return { signal: signal ? AbortSignal.any([signal, cut.signal]) : cut.signal, cutAt };
   }
 
   #around<T>(info: WaitInfo, run: () => Promise<T>): Promise<T> {

@@ -7,12 +7,14 @@ import type { Inbox } from '../inbox/inbox.js';
 import { timeLeft } from '../runner/deadlines.js';
 import { ANNOTATION_TYPE } from '../runner/report.js';
 import { openTestInbox, type TestRunnerBridge } from '../runner/test-inbox.js';
-import type { MailroomTestOptions } from '../runner/test-options.js';
+import { layerTestOptions, type MailroomTestOptions } from '../runner/test-options.js';
 
 /** The option fixture, set in the config's `use` or with `test.use`. */
 export interface MailroomOptions {
   /**
-   * Where the mail server is and how waits behave. Unset keys fall back to
+   * Where the mail server is and how waits behave. `test.use({ mailroom })`
+   * in a file or `describe` changes only the keys it names: the inbox layers
+   * it over the config's value key by key. Keys neither sets fall back to
    * the `MAILROOM_*` environment variables, then to the embedded server's
    * defaults (`http://127.0.0.1:8025`, `mailroom.test`, 30 s).
    */
@@ -46,7 +48,11 @@ const fixtures: Fixtures<MailroomFixtures & MailroomOptions & MailroomPrivateFix
   ],
 
   inbox: async ({ mailroom, _mailroomTimeLeft }, use, testInfo) => {
-    const { inbox, close } = await openTestInbox(mailroom, bridgeFor(testInfo, _mailroomTimeLeft));
+    // `test.use({ mailroom })` replaces the option whole, as Playwright does
+    // with every object option; layered over the project's value (the
+    // config's `use`), the keys it leaves out keep the config's values.
+    const configured = (testInfo.project.use as Partial<MailroomOptions>).mailroom;
+    const { inbox, close } = await openTestInbox(layerTestOptions(configured, mailroom), bridgeFor(testInfo, _mailroomTimeLeft));
     await use(inbox);
     await close({ failed: testInfo.status !== testInfo.expectedStatus });
   },

@@ -3,6 +3,7 @@
 // fails with its own message (address, filter, what was seen), and the
 // teardown's delete gives up in time for its note to be written.
 import { formatDuration } from '../inbox/describe.js';
+import type { WaitCut } from '../inbox/inbox-options.js';
 
 /** What a runner tells about its test's own timeout, for `timeLeft`. */
 export interface TestTimeoutState {
@@ -54,12 +55,12 @@ function deadlineMargin(timeLeftMs: number): number {
   return Math.min(1_000, Math.max(100, timeLeftMs / 10));
 }
 
-/** Fires shortly before the test's own deadline, or undefined when it has none. */
-export function deadlineSignal(left: number | undefined): AbortSignal | undefined {
+/** A signal that fires shortly before the test's own deadline, and when; undefined when it has none. */
+export function deadlineCut(left: number | undefined): WaitCut | undefined {
   if (left === undefined || !Number.isFinite(left)) return undefined;
-  const cutAfter = Math.max(0, left - deadlineMargin(left));
+  const firesInMs = Math.max(0, left - deadlineMargin(left));
   const controller = new AbortController();
   const reason = new Error(`the test's own timeout was ${formatDuration(left)} away`);
-  setTimeout(() => controller.abort(reason), cutAfter).unref();
-  return controller.signal;
+  setTimeout(() => controller.abort(reason), firesInMs).unref();
+  return { signal: controller.signal, firesInMs };
 }

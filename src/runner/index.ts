@@ -5,7 +5,7 @@
 // stays near 150 lines and reads the same as the built-in ones.
 export { openTestInbox } from './test-inbox.js';
 export { timeLeft } from './deadlines.js';
-export { validateTestOptions } from './test-options.js';
+export { layerTestOptions, validateTestOptions } from './test-options.js';
 export type { TestRunnerBridge, TestInbox } from './test-inbox.js';
 export type { ReportAttachment } from './report.js';
 export type { TestTimeoutState } from './deadlines.js';

@@ -9,7 +9,7 @@
 // translates its runner's test info into a `TestRunnerBridge`.
 import { createInbox, type Inbox } from '../inbox/inbox.js';
 import { DEFAULT_TIMEOUT_MS } from '../inbox/inbox-options.js';
-import { deadlineSignal, teardownBudget } from './deadlines.js';
+import { deadlineCut, teardownBudget } from './deadlines.js';
 import { reportEvent, type ReportAttachment } from './report.js';
 import { validateTestOptions, type MailroomTestOptions } from './test-options.js';
 
@@ -95,9 +95,10 @@ export async function openTestInbox(options: MailroomTestOptions | undefined, br
     signal: bridge.signal,
     aroundWait: (wait, run) => bridge.step(wait.title, run),
     waitSignal: () => {
-      const cut = deadlineSignal(bridge.timeLeft());
+      const cut = deadlineCut(bridge.timeLeft());
       const cancelled = bridge.signal;
-      return cut && cancelled ? AbortSignal.any([cut, cancelled]) : (cut ?? cancelled);
+      if (!cut) return cancelled;
+      return cancelled ? { signal: AbortSignal.any([cut.signal, cancelled]), firesInMs: cut.firesInMs } : cut;
     },
     onEvent: attach ? (event) => reportEvent(event, attachLater) : undefined,
   });

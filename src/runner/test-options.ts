@@ -1,5 +1,7 @@
 // The plugin options (`use: { mailroom: {...} }` in Playwright, `provide` or
-// `test.override` in Vitest), validated at the edge, naming the offending key.
+// `test.override` in Vitest), validated at the edge, naming the offending key,
+// and layered key by key: a file or test that changes one setting keeps the
+// others (the config's `apiURL` above all), in both runners.
 import { assertMs } from '../contract/validation.js';
 import type { ConnectionOptions } from '../inbox/inbox-options.js';
 import { expectedError } from '../contract/validation.js';
@@ -35,4 +37,22 @@ export function validateTestOptions(options: unknown): MailroomTestOptions {
     if (o[key] !== undefined && typeof o[key] !== 'boolean') throw expectedError(`mailroom.${key}`, 'a boolean', o[key]);
   }
   return Object.freeze({ ...o });
+}
+
+/**
+ * One test's options from its layers, later wins key by key: the config's
+ * (Playwright's project `use`, Vitest's provided value), then the closest
+ * `test.use` or `test.override`. Each layer is validated on its own, so a
+ * misspelt key fails naming itself; a key a later layer leaves out or sets
+ * to undefined keeps the earlier value. Keys no layer sets fall back to the
+ * `MAILROOM_*` environment variables and the defaults, in createInbox.
+ */
+export function layerTestOptions(...layers: readonly unknown[]): MailroomTestOptions {
+  const merged: Record<string, unknown> = {};
+  for (const layer of layers) {
+    for (const [key, value] of Object.entries(validateTestOptions(layer))) {
+      if (value !== undefined) merged[key] = value;
+    }
+  }
+  return Object.freeze(merged as MailroomTestOptions);
 }

@@ -7,7 +7,7 @@ import type { Inbox } from '../inbox/inbox.js';
 import { timeLeft } from '../runner/deadlines.js';
 import { ANNOTATION_TYPE } from '../runner/report.js';
 import { openTestInbox, type TestRunnerBridge } from '../runner/test-inbox.js';
-import { validateTestOptions, type MailroomTestOptions } from '../runner/test-options.js';
+import { layerTestOptions, type MailroomTestOptions } from '../runner/test-options.js';
 
 /** The option fixture, set with `test.override({ mailroom })` or provided under `mailroom`. */
 export interface MailroomOptions {
@@ -36,7 +36,7 @@ export const test: TestAPI<MailroomFixtures & MailroomOptions> = base.extend<Mai
   inbox: async ({ mailroom, task, signal, annotate }, use) => {
     // The test's timeout clock starts when its fixtures start to resolve.
     const startedAt = performance.now();
-    const options = validateTestOptions({ ...inject('mailroom'), ...mailroom });
+    const options = layerTestOptions(inject('mailroom'), mailroom);
     const { inbox, close } = await openTestInbox(options, vitestBridge({ task, signal, annotate }, startedAt));
     // For reporters (the JSON reporter prints `meta`): which mailbox this test used.
     task.meta.mailroom = { address: inbox.address };

@@ -26,10 +26,21 @@ expect.extend({ toReceiveMail });
 
 export { expect };
 
-/** Shown by the compiler when `toReceiveMail` is called on something that is not an `Inbox`. */
+/**
+ * Named by the compiler when `toReceiveMail` is called on something that is
+ * not an `Inbox`: "The 'this' context of type 'Assertion<number>' is not
+ * assignable to method's 'this' of type 'ToReceiveMailExpectsAnInbox'".
+ */
 export interface ToReceiveMailExpectsAnInbox {
   readonly 'toReceiveMail is only for an Inbox: the `inbox` fixture or the result of createInbox()': never;
 }
+
+/**
+ * `toReceiveMail` on anything but an Inbox: still a function, since Vitest's
+ * declarations take `Parameters<>` of every matcher (a project compiled with
+ * `skipLibCheck: false` checks that), but one no assertion can be the `this` of.
+ */
+type ToReceiveMailOnSomethingElse = (this: ToReceiveMailExpectsAnInbox, filter?: MailFilter, options?: ToReceiveMailOptions) => Promise<void>;
 
 declare module 'vitest' {
   // The parameter must be declared as Vitest declares it (`T = any`).
@@ -41,7 +52,7 @@ declare module 'vitest' {
      * arrives. The budget defaults to the `mailroom.timeout` option (30 s),
      * and is cut short before the test's own timeout.
      */
-    toReceiveMail: [T] extends [Inbox] ? (filter?: MailFilter, options?: ToReceiveMailOptions) => Promise<void> : ToReceiveMailExpectsAnInbox;
+    toReceiveMail: [T] extends [Inbox] ? (filter?: MailFilter, options?: ToReceiveMailOptions) => Promise<void> : ToReceiveMailOnSomethingElse;
   }
   interface TaskMeta {
     /** Set by the `inbox` fixture. */

@@ -14,7 +14,10 @@
 //   listing at that moment, newest first; after `inspect` has looked at it,
 //   the next hold counts from its newest id.
 // - A hold lasts until the deadline (at most 25 s, then another one), so
-//   a hold that times out is itself the check at the deadline.
+//   a hold that times out is itself the check at the deadline. When the
+//   wait will be cut before its deadline (`cutAt`, a test's own timeout),
+//   the hold ends a little before the cut instead: its answer is a check the
+//   wait really made, where a hold aborted by the cut would be none.
 // - Anything but an answer - slots full (`too_many_waits`), a 5xx, a reset,
 //   a timeout, a malformed answer, a route that is not there - hands the rest
 //   of the budget to the polling loop, which knows how to ride those out.
@@ -75,8 +78,17 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
     if (signal?.aborted) return outcome(undefined);
     const start = clock.now();
     if (start > hardStop) return outcome(undefined);
-    const holdMs = Math.max(0, deadline - start);
-    const capped = holdMs > MAX_HOLD_MS;
+    const holdEnd = holdEndBefore(plan.cutAt, start, deadline);
+    if (holdEnd < deadline && Math.max(start, plan.pacer().earliestStart()) >= holdEnd) {
+      // The service looks no sooner than the address's floor allows, and
+      // it would not look before the cut: a hold now could not be answered,
+      // so it would be no check. The cut ends the wait.
+      await sleepUntil(clock, hardStop, signal);
+      return outcome(undefined);
+    }
+    const holdMs = Math.max(0, holdEnd - start);
+    // A hold that ends before the deadline is not the look at its end.
+    const capped = holdMs > MAX_HOLD_MS || holdEnd < deadline;
 
     let answer: HeldListing;
     try {
@@ -140,4 +152,20 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
       sinceId = answer.messages[0]?.id ?? sinceId;
     }
   }
+}
+
+/**
+ * How far before the cut a hold ends, so the service's timeout answer (sent
+ * at the end of the hold) arrives before the cut: loopback answers take
+ * milliseconds, a loaded machine more.
+ */
+const CUT_MARGIN_MS = 300;
+
+/**
+ * When a hold starting at `start` should end: at the deadline, or shortly
+ * before the cut when the cut comes first.
+ */
+function holdEndBefore(cutAt: number | undefined, start: number, deadline: number): number {
+  if (cutAt === undefined || cutAt >= deadline) return deadline;
+  return cutAt - Math.min(CUT_MARGIN_MS, Math.max(0, cutAt - start) / 4);
 }

@@ -27,6 +27,12 @@ export interface PollPlan<T> {
   readonly random: RandomSource;
   readonly requestTimeout: number;
   readonly signal: AbortSignal | undefined;
+  /**
+   * When `signal` is due to fire (on `clock`), if that is known: a test's own
+   * deadline. A long-poll hold ends a little before it, so the service's
+   * answer, a check, arrives before the wait is cut.
+   */
+  readonly cutAt?: number | undefined;
   /** The pacer of this address (rule 4 of docs/CONTRACT.md); looked up per call, never cached. */
   readonly pacer: () => ListPacer;
   /** One list call, newest first. Throws the client's typed errors. */

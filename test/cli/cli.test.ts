@@ -57,6 +57,18 @@ describe('mailroom serve', () => {
     }
   });
 
+  it('prints the same help to stdout for `mailroom mcp --help` and `-h`, as for serve', async () => {
+    const serve = run(['serve', '--help']);
+    expect(await serve.exit).toBe(0);
+    for (const flag of ['--help', '-h']) {
+      const r = run(['mcp', flag]);
+      expect(await r.exit).toBe(0);
+      expect(r.stdout()).toBe(serve.stdout());
+      expect(r.stdout()).toContain('mailroom mcp [--api-url <url>] [--token <token>]');
+      expect(r.stderr()).toBe('');
+    }
+  });
+
   it('serves mail on the announced ports and exits 0 on SIGTERM', async () => {
     const r = run(['serve', '--smtp-port', '0', '--http-port', '0', '--domain', 'one.test', '--domain', 'two.test', '--retention', '90s']);
     const { smtpPort, apiURL } = await ready(r);

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MailroomServer } from '../../src/server/index.js';
 import { MailTimeoutError, MailroomError } from '../../src/index.js';
-import { openTestInbox, timeLeft, validateTestOptions, type ReportAttachment, type TestRunnerBridge } from '../../src/runner/index.js';
+import { layerTestOptions, openTestInbox, timeLeft, validateTestOptions, type ReportAttachment, type TestRunnerBridge } from '../../src/runner/index.js';
 import { teardownBudget } from '../../src/runner/deadlines.js';
 import { send, startTestServer } from '../support/server.js';
 
@@ -177,6 +177,52 @@ describe.concurrent('openTestInbox', () => {
   });
 });
 
+describe.concurrent("the check count of a wait cut short at the test's deadline", () => {
+  let longPoll: MailroomServer;
+  beforeAll(async () => {
+    longPoll = await startTestServer({ waitSlots: 4 });
+  });
+  afterAll(async () => {
+    await longPoll?.close();
+  });
+
+  // The failure text says how often the wait looked: every list call the
+  // server answered (polling), every hold it answered or timed out (its
+  // long-poll). The server's own request counts say what really happened.
+  it.for(['polling', 'server wait'] as const)('%s: is every look the server answered', async (strategy, { expect }) => {
+    const target = strategy === 'polling' ? server : longPoll;
+    const { bridge } = recordingBridge(`cut ${strategy}`, () => 3_000);
+    const { inbox, close } = await openTestInbox({ apiURL: target.apiURL, domain: target.domains[0] }, bridge);
+    const error = (await inbox.expectMail({ subject: 'Never' }).catch((e: unknown) => e)) as MailTimeoutError;
+    await close({ failed: true });
+
+    expect(error).toBeInstanceOf(MailTimeoutError);
+    expect(error.cutShort).toBe(true);
+    const stats = target.stats(inbox.address);
+    // The first list call is the watermark read, before the wait.
+    const looks = strategy === 'polling' ? stats.list - 1 : stats.wait;
+    expect(looks).toBeGreaterThan(0);
+    expect(error.checks).toBe(looks);
+    expect(error.message).toContain(`(${looks} ${looks === 1 ? 'check' : 'checks'}). Nothing arrived at all.`);
+  });
+
+  it.for(['polling', 'server wait'] as const)('%s: is every look the server answered, for a quiet period too', async (strategy, { expect }) => {
+    const target = strategy === 'polling' ? server : longPoll;
+    const { bridge } = recordingBridge(`cut quiet ${strategy}`, () => 3_000);
+    const { inbox, close } = await openTestInbox({ apiURL: target.apiURL, domain: target.domains[0] }, bridge);
+    const error = (await inbox.expectNoMail(undefined, { within: 10_000 }).catch((e: unknown) => e)) as MailroomError;
+    await close({ failed: true });
+
+    expect(error).toMatchObject({ slug: 'quiet_unconfirmed' });
+    const stats = target.stats(inbox.address);
+    const looks = strategy === 'polling' ? stats.list - 1 : stats.wait;
+    expect(looks).toBeGreaterThan(0);
+    expect(error.message).toMatch(
+      new RegExp(`: the wait was cut short after [\\d.]+ s \\(the test's own timeout was 3 s away\\) \\(${looks} ${looks === 1 ? 'check' : 'checks'}\\)\\.$`),
+    );
+  });
+});
+
 describe('teardownBudget', () => {
   it('is a few request timeouts, at most 10 s, and never more than the runner allows teardown (less a margin)', () => {
     expect(teardownBudget(5_000, undefined)).toBe(10_000);
@@ -211,6 +257,24 @@ describe('validateTestOptions', () => {
 
   it('accepts nothing at all', () => {
     expect(validateTestOptions(undefined)).toEqual({});
+  });
+});
+
+describe('layerTestOptions', () => {
+  it('layers key by key, later wins, and a key left out or undefined keeps the earlier value', () => {
+    const config = { apiURL: 'http://127.0.0.1:8126', timeout: 20_000, token: 't' };
+    expect(layerTestOptions(config, { keepOnFailure: true })).toEqual({ apiURL: 'http://127.0.0.1:8126', timeout: 20_000, token: 't', keepOnFailure: true });
+    expect(layerTestOptions(config, { timeout: 5_000, apiURL: undefined })).toEqual({ apiURL: 'http://127.0.0.1:8126', timeout: 5_000, token: 't' });
+    expect(layerTestOptions(undefined, { attach: false }, null)).toEqual({ attach: false });
+    expect(layerTestOptions()).toEqual({});
+  });
+
+  it('names a misspelt key in any layer', () => {
+    expect(() => layerTestOptions({ apiURL: 'http://127.0.0.1:8126' }, { keepOnFaliure: true })).toThrow(
+      'Unknown `mailroom` option `keepOnFaliure`; expected one of apiURL, domain, token, timeout, keepOnFailure, attach',
+    );
+    expect(() => layerTestOptions({ timout: 1 }, {})).toThrow('Unknown `mailroom` option `timout`');
+    expect(() => layerTestOptions({}, { timeout: 'soon' })).toThrow('Expected `mailroom.timeout` to be');
   });
 });
 

@@ -136,12 +136,17 @@ describe('a failing inner Vitest run', () => {
     expect(await stats(address)).toMatchObject({ deleteMailbox: 1 });
   });
 
-  test("a wait longer than the test's timeout ends first, with its own message", () => {
+  test("a wait longer than the test's timeout ends first, with its own message", async () => {
     const { address } = reported('has a shorter timeout than the mail budget');
     const block = failureBlock('has a shorter timeout than the mail budget');
     expect(block).toContain(`No mail matching subject ~ "Never" arrived at ${address}`);
     expect(block).toMatch(/cut short of its 30 s budget \(the test's own timeout was \d(\.\d)? s away\)/);
     expect(output).not.toContain('Test timed out');
+    // The checks it counts are the server's answered holds, the one that
+    // ended just before the cut too.
+    const checks = Number(/\((\d+) checks?\)\. Nothing arrived at all\./.exec(block)?.[1]);
+    expect(checks).toBeGreaterThan(0);
+    expect(checks).toBe((await stats(address)).wait);
   });
 
   test('a misspelt option fails the test in setup, naming the option', () => {

@@ -33,6 +33,18 @@ describe.concurrent('test.override in a describe', () => {
   });
 });
 
+describe.concurrent('test.override of one key', () => {
+  // Left out or undefined, a key keeps the provided value: only keepOnFailure changes here.
+  test.override({ mailroom: { keepOnFailure: true, apiURL: undefined } });
+
+  test('keeps the provided apiURL and domain', async ({ inbox, expect }) => {
+    const provided = inject('mailroom');
+    expect(inbox.client.apiURL).toBe(provided?.apiURL);
+    expect(inbox.address.endsWith(`@${provided?.domain}`)).toBe(true);
+    expect(await stats(inbox.address)).toMatchObject({ list: 1 });
+  });
+});
+
 describe.concurrent('reports', () => {
   test('a received mail is annotated with its HTML and text', async ({ inbox, task, expect }) => {
     await send(inbox.address, { subject: 'Your code', text: 'Your code is 482913', html: '<p>Your code is <b>482913</b></p>' });
@@ -71,9 +83,11 @@ describe.concurrent('types', () => {
   });
 
   test('toReceiveMail refuses anything but an Inbox, at compile time and at run time', async ({ expect }) => {
-    // The compiler says so by name: "Type 'ToReceiveMailExpectsAnInbox' has no call signatures."
-    expectTypeOf(expect(42).toReceiveMail).toEqualTypeOf<ToReceiveMailExpectsAnInbox>();
-    expectTypeOf(expect.soft(42).not.toReceiveMail).toEqualTypeOf<ToReceiveMailExpectsAnInbox>();
+    // The compiler says so by name: "The 'this' context of type 'Assertion<number>' is not
+    // assignable to method's 'this' of type 'ToReceiveMailExpectsAnInbox'."
+    expectTypeOf(expect(42).toReceiveMail).thisParameter.toEqualTypeOf<ToReceiveMailExpectsAnInbox>();
+    expectTypeOf(expect.soft(42).not.toReceiveMail).thisParameter.toEqualTypeOf<ToReceiveMailExpectsAnInbox>();
+    expectTypeOf(expect(null as unknown as Inbox).toReceiveMail).thisParameter.toEqualTypeOf<unknown>();
     // @ts-expect-error toReceiveMail is only typed for an Inbox receiver
     await expect(expect(42).toReceiveMail()).rejects.toThrow('toReceiveMail expects an Inbox (the `inbox` fixture or the result of createInbox()), got 42');
     // @ts-expect-error not with .not either

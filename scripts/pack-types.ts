@@ -1,0 +1,137 @@
+// The type matrix of the pack check: the published types as a user's
+// compiler sees them with `skipLibCheck: false`, the setting that makes
+// TypeScript check every declaration file a program loads - ours, and
+// Vitest's and Playwright's as our module augmentations change them. It runs
+// `tsc` once per TypeScript version, module resolution and entry point
+// (alone, then all of them together, as a project using both runners
+// imports them), and reports every cell that fails.
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The TypeScript versions mailroom supports, the newest patch of each minor.
+ * `MAILROOM_PACK_TYPESCRIPT=supported` checks them all; a version npm cannot
+ * install (offline, and not in its cache) fails the check, saying which.
+ */
+export const SUPPORTED_TYPESCRIPT: readonly string[] = Object.freeze(['5.4.5', '5.5.4', '5.6.3', '5.7.3', '5.8.3', '5.9.3']);
+
+/** Which versions to check: a comma-separated list, or `supported`; unset means only the pinned one. */
+export const TYPESCRIPT_ENV = 'MAILROOM_PACK_TYPESCRIPT';
+
+/** The module settings of a project a user is likely to have: a bundler's (Vite, esbuild) and Node's own. */
+export const RESOLUTIONS: Readonly<Record<string, { readonly module: string; readonly moduleResolution: string }>> = Object.freeze({
+  bundler: { module: 'ESNext', moduleResolution: 'Bundler' },
+  nodenext: { module: 'NodeNext', moduleResolution: 'NodeNext' },
+});
+
+/**
+ * The strictest settings a user may have on: with them off, some mistakes in
+ * a declaration file would go unseen.
+ */
+const COMPILER_OPTIONS = Object.freeze({
+  target: 'ES2022',
+  strict: true,
+  skipLibCheck: false,
+  noEmit: true,
+  exactOptionalPropertyTypes: true,
+  noUncheckedIndexedAccess: true,
+  noImplicitOverride: true,
+  noPropertyAccessFromIndexSignature: true,
+  verbatimModuleSyntax: true,
+});
+
+const MATRIX_DIR = 'type-matrix';
+const ALL_ENTRIES = 'all entry points';
+
+/** The versions to check, from `MAILROOM_PACK_TYPESCRIPT`; the pinned one when it is unset. */
+export function typeScriptVersions(setting: string | undefined, pinned: string): string[] {
+  const value = setting?.trim();
+  if (!value) return [pinned];
+  if (value === 'supported') return [...SUPPORTED_TYPESCRIPT];
+  const versions = value.split(',').map((v) => v.trim());
+  const bad = versions.filter((v) => !/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(v));
+  if (bad.length > 0)
+    throw new Error(
+      `pack check: ${TYPESCRIPT_ENV} lists ${bad.map((v) => JSON.stringify(v)).join(', ')}; expected exact versions like 5.4.5,5.9.3, or "supported"`,
+    );
+  return [...new Set(versions)];
+}
+
+/** One cell of the matrix: a tsconfig (in the project) whose one file imports `entry`. */
+export interface TypeCell {
+  readonly entry: string;
+  readonly resolution: string;
+  /** The tsconfig's path, relative to the project. */
+  readonly tsconfig: string;
+}
+
+/**
+ * Writes one probe per entry point (and one importing them all) and one
+ * tsconfig per probe and resolution, into the project, and returns the
+ * cells; each TypeScript version runs every cell.
+ */
+export function writeTypeMatrix(project: string, specifiers: readonly string[]): TypeCell[] {
+  mkdirSync(join(project, MATRIX_DIR), { recursive: true });
+  const probes: [string, readonly string[]][] = [...specifiers.map((s): [string, readonly string[]] => [s, [s]]), [ALL_ENTRIES, specifiers]];
+  return probes.flatMap(([entry, imported], index) => {
+    const probe = `${MATRIX_DIR}/probe-${index}.ts`;
+    const lines = imported.map((specifier, i) => `import * as entry${i} from ${JSON.stringify(specifier)};`);
+    const uses = imported.map((_, i) => `typeof entry${i}`).join(', ');
+    writeFileSync(
+      join(project, probe),
+      `// Written by scripts/pack-types.ts: ${entry}, as a user's program loads it.\n${lines.join('\n')}\nexport type Loaded = [${uses}];\n`,
+    );
+    return Object.entries(RESOLUTIONS).map(([resolution, modules]): TypeCell => {
+      const tsconfig = `${MATRIX_DIR}/tsconfig.${resolution}.${index}.json`;
+      const config = { compilerOptions: { ...COMPILER_OPTIONS, ...modules }, files: [`probe-${index}.ts`] };
+      writeFileSync(join(project, tsconfig), `${JSON.stringify(config, null, 2)}\n`);
+      return { entry, resolution, tsconfig };
+    });
+  });
+}
+
+/** What one TypeScript version said about one cell. */
+export interface TypeVerdict extends TypeCell {
+  readonly typescript: string;
+  readonly passed: boolean;
+  readonly output: string;
+}
+
+/**
+ * Runs `tsc -p` of every cell with the given compiler (`tsc`: the path of
+ * that version's bin/tsc), two at a time (the machine has two cores).
+ */
+export async function runTypeMatrix(project: string, typescript: string, tsc: string, cells: readonly TypeCell[]): Promise<TypeVerdict[]> {
+  const verdicts: TypeVerdict[] = [];
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < cells.length) {
+      const index = next++;
+      const cell = cells[index]!;
+      const { code, output } = await runNode([tsc, '-p', cell.tsconfig], project);
+      verdicts[index] = { ...cell, typescript, passed: code === 0, output };
+    }
+  };
+  await Promise.all([lane(), lane()]);
+  return verdicts;
+}
+
+/** The failed cells, each with what tsc printed; empty when all passed. */
+export function describeFailures(verdicts: readonly TypeVerdict[]): string {
+  return verdicts
+    .filter((v) => !v.passed)
+    .map((v) => `--- TypeScript ${v.typescript}, moduleResolution ${v.resolution}, ${v.entry} (${v.tsconfig}):\n${v.output.trimEnd()}`)
+    .join('\n');
+}
+
+function runNode(args: readonly string[], cwd: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, output }));
+  });
+}

@@ -1,0 +1,68 @@
+// How the pack check reads the README's examples (scripts/readme-examples.ts).
+// The examples themselves run in the pack check (`npm run test:pack`).
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { movePorts, readmeFiles } from '../../scripts/readme-examples.js';
+
+const fence = '```';
+const markdown = [
+  '# Title',
+  `${fence}ts`,
+  '// playwright.config.ts',
+  "export default { use: { baseURL: 'http://127.0.0.1:3000' } };",
+  fence,
+  `${fence}ts`,
+  "import { test } from 'mailroom/vitest'; // a fragment: no path, not a file",
+  fence,
+  `${fence}sh`,
+  '// not/typescript.ts',
+  fence,
+  `${fence}ts`,
+  '// test/signup.test.ts',
+  "test('x', () => {});",
+  fence,
+].join('\n');
+
+describe('readmeFiles', () => {
+  it('takes each ts block headed by a path comment as that whole file, and nothing else', () => {
+    expect(readmeFiles(markdown)).toEqual([
+      { path: 'playwright.config.ts', line: 3, text: "// playwright.config.ts\nexport default { use: { baseURL: 'http://127.0.0.1:3000' } };\n" },
+      { path: 'test/signup.test.ts', line: 13, text: "// test/signup.test.ts\ntest('x', () => {});\n" },
+    ]);
+  });
+
+  it('refuses a file given twice, a path out of the project, and an unclosed block', () => {
+    expect(() => readmeFiles(`${markdown}\n${fence}ts\n// test/signup.test.ts\n${fence}`)).toThrow(
+      'README.md line 17: test/signup.test.ts was already given on line 13; a file is one block',
+    );
+    expect(() => readmeFiles(`${fence}ts\n// ../outside.ts\n${fence}`)).toThrow('README.md line 2: ../outside.ts leaves the project');
+    expect(() => readmeFiles(`${fence}ts\n// a.ts\n`)).toThrow('README.md: the code block opened on line 1 is never closed');
+  });
+
+  it("finds the README's own project: both runners' configs, the Vitest setup and a test of each", () => {
+    const paths = readmeFiles(readFileSync(new URL('../../README.md', import.meta.url), 'utf8')).map((f) => f.path);
+    expect(paths).toEqual(
+      expect.arrayContaining(['playwright.config.ts', 'e2e/signup.spec.ts', 'vitest.config.ts', 'test/mailroom.setup.ts', 'test/signup.test.ts']),
+    );
+  });
+});
+
+describe('movePorts', () => {
+  const [config] = readmeFiles(markdown);
+
+  it('moves whole port numbers only', () => {
+    const file = { ...config!, text: "smtpPort: 2525, url: 'http://127.0.0.1:3000', timeout: 30000, sentence ends at 127.0.0.1:2525." };
+    const moved = movePorts(
+      file,
+      new Map([
+        [2525, 41000],
+        [3000, 42000],
+      ]),
+    );
+    expect(moved.text).toBe("smtpPort: 41000, url: 'http://127.0.0.1:42000', timeout: 30000, sentence ends at 127.0.0.1:41000.");
+  });
+
+  it('names a port the file no longer mentions', () => {
+    expect(() => movePorts(config!, new Map([[8025, 41000]]))).toThrow('README.md: playwright.config.ts (line 3) no longer mentions port 8025');
+  });
+});
