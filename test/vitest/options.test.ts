@@ -41,6 +41,8 @@ describe.concurrent('test.override of one key', () => {
     const provided = inject('mailroom');
     expect(inbox.client.apiURL).toBe(provided?.apiURL);
     expect(inbox.address.endsWith(`@${provided?.domain}`)).toBe(true);
+    // The provided server is the one that answers the inbox's calls.
+    expect(await inbox.messages()).toEqual([]);
     expect(await stats(inbox.address)).toMatchObject({ list: 1 });
   });
 });
