@@ -8,7 +8,7 @@
 // any step fails; the project is kept for a post-mortem then.
 import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,21 +62,34 @@ function step(title: string, command: string, args: readonly string[], cwd: stri
   });
 }
 
+/** Waits for every step, so none is left running, then throws the first failure. */
+async function sideBySide(steps: readonly Promise<unknown>[]): Promise<void> {
+  const failure = (await Promise.allSettled(steps)).find((settled) => settled.status === 'rejected');
+  if (failure) throw failure.reason;
+}
+
 function parseArguments(args: readonly string[]): { readonly updateExports: boolean } {
   const unknown = args.filter((arg) => arg !== '--update-exports');
   if (unknown.length > 0) throw new Error(`pack check: unknown argument ${unknown.join(' ')}; the only one is --update-exports`);
   return { updateExports: args.includes('--update-exports') };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+/** `count` distinct free ports: all are held open until each has been picked. */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<Server>((resolve, reject) => {
+          const server = createServer();
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((server) => (server.address() as { port: number }).port);
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
 }
 
 const { updateExports } = parseArguments(process.argv.slice(2));
@@ -95,7 +108,7 @@ const promised = [
 const work = mkdtempSync(join(tmpdir(), 'mailroom-pack-'));
 const project = join(work, 'project');
 let passed = false;
-const app = { close: async () => {} };
+const apps: { close(): Promise<void> }[] = [];
 try {
   const packed = await step('npm pack', 'npm', ['pack', '--pack-destination', work, '--json'], ROOT);
   const [{ filename, files }] = JSON.parse(packed.slice(packed.indexOf('['))) as [{ filename: string; files: { path: string }[] }];
@@ -130,38 +143,53 @@ try {
   );
   // Everything but the tarball is in npm's cache after `npm ci` here.
   await step('npm install into a new project', 'npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], project);
-  await step('tsc: the published types (expect(42).toReceiveMail() does not compile)', 'npx', ['tsc', '-p', '.'], project);
   const specifiers = entryPoints(project);
-  await step(`vitest: import() of ${specifiers.join(', ')}`, 'npx', writeRuntimeProbe(project, specifiers), project, process.env, /1 passed/);
-  const title = updateExports
-    ? 'exports: rewrote test/pack/exports.txt from the package'
-    : 'exports: every entry point exports what test/pack/exports.txt lists';
-  await timed(title, () => {
-    const entries = listExports(project, specifiers);
-    assertRuntimeMatchesTypes(entries, readRuntimeProbe(project));
-    if (updateExports) updateExportsFile(entries);
-    else assertExportsFileMatches(entries);
-  });
+  // The type check and the export lists only read the installed package, so
+  // they run side by side (the steps print as they end).
+  await sideBySide([
+    step('tsc: the published types (expect(42).toReceiveMail() does not compile)', 'npx', ['tsc', '-p', '.'], project),
+    (async () => {
+      await step(`vitest: import() of ${specifiers.join(', ')}`, 'npx', writeRuntimeProbe(project, specifiers), project, process.env, /1 passed/);
+      const title = updateExports
+        ? 'exports: rewrote test/pack/exports.txt from the package'
+        : 'exports: every entry point exports what test/pack/exports.txt lists';
+      await timed(title, () => {
+        const entries = listExports(project, specifiers);
+        assertRuntimeMatchesTypes(entries, readRuntimeProbe(project));
+        if (updateExports) updateExportsFile(entries);
+        else assertExportsFileMatches(entries);
+      });
+    })(),
+  ]);
 
-  const [smtpPort, httpPort] = [await freePort(), await freePort()];
-  const demo = await startDemoApp({ smtp: { host: '127.0.0.1', port: smtpPort } });
-  app.close = () => demo.close();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PACK_SMTP_PORT: String(smtpPort),
-    PACK_HTTP_PORT: String(httpPort),
-    DEMO_URL: demo.url,
-    MAILROOM_CHROMIUM: findChromium(),
-    CI: '1',
+  // The Vitest and the Playwright signup run side by side: each starts its
+  // own mail server on ports of its own, with its own demo app sending there.
+  const [vitestSmtp, vitestHttp, playwrightSmtp, playwrightHttp] = await freePorts(4);
+  const envFor = async (smtpPort: number, httpPort: number): Promise<NodeJS.ProcessEnv> => {
+    const demo = await startDemoApp({ smtp: { host: '127.0.0.1', port: smtpPort } });
+    apps.push(demo);
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PACK_SMTP_PORT: String(smtpPort),
+      PACK_HTTP_PORT: String(httpPort),
+      DEMO_URL: demo.url,
+      MAILROOM_CHROMIUM: findChromium(),
+      CI: '1',
+    };
+    // The project's own configuration must be what points it at the server.
+    delete env.MAILROOM_API_URL;
+    return env;
   };
-  // The project's own configuration must be what points it at the server.
-  delete env.MAILROOM_API_URL;
-  await step('vitest: a signup test with mailroom/vitest', 'npx', ['vitest', 'run'], project, env, /1 passed/);
-  await step('playwright: the README signup spec with mailroom/playwright in Chromium', 'npx', ['playwright', 'test'], project, env, /1 passed/);
+  const vitestEnv = await envFor(vitestSmtp!, vitestHttp!);
+  const playwrightEnv = await envFor(playwrightSmtp!, playwrightHttp!);
+  await sideBySide([
+    step('vitest: a signup test with mailroom/vitest', 'npx', ['vitest', 'run'], project, vitestEnv, /1 passed/),
+    step('playwright: the README signup spec with mailroom/playwright in Chromium', 'npx', ['playwright', 'test'], project, playwrightEnv, /1 passed/),
+  ]);
   passed = true;
   console.log('pack check: the packed package works in a new project');
 } finally {
-  await app.close();
+  await Promise.all(apps.map((app) => app.close()));
   if (passed) rmSync(work, { recursive: true, force: true });
   else console.error(`pack check: kept ${work} for a look`);
 }
