@@ -14,7 +14,7 @@
 // the project is kept for a post-mortem then.
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -71,21 +71,34 @@ function step(title: string, command: string, args: readonly string[], cwd: stri
   });
 }
 
+/** Waits for every step, so none is left running, then throws the first failure. */
+async function sideBySide(steps: readonly Promise<unknown>[]): Promise<void> {
+  const failure = (await Promise.allSettled(steps)).find((settled) => settled.status === 'rejected');
+  if (failure) throw failure.reason;
+}
+
 function parseArguments(args: readonly string[]): { readonly updateExports: boolean } {
   const unknown = args.filter((arg) => arg !== '--update-exports');
   if (unknown.length > 0) throw new Error(`pack check: unknown argument ${unknown.join(' ')}; the only one is --update-exports`);
   return { updateExports: args.includes('--update-exports') };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+/** `count` distinct free ports: all are held open until each has been picked. */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<Server>((resolve, reject) => {
+          const server = createServer();
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((server) => (server.address() as { port: number }).port);
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
 }
 
 /**
@@ -182,7 +195,8 @@ try {
   if (strays.length > 0) throw new Error(`pack check: the tarball ships files a user does not need: ${strays.join(', ')}`);
 
   cpSync(TEMPLATE, project, { recursive: true });
-  const ports = { smtp: await freePort(), http: await freePort(), app: await freePort() };
+  const [smtp, http, app] = await freePorts(3);
+  const ports = { smtp: smtp!, http: http!, app: app! };
   const readme = readmeProject(ports);
   for (const file of readme) {
     mkdirSync(dirname(join(project, file.path)), { recursive: true });
@@ -215,24 +229,30 @@ try {
   const specifiers = entryPoints(project);
   const pinnedTypeScript = versions.typescript;
   if (pinnedTypeScript === undefined) throw new Error('pack check: package.json pins no typescript in devDependencies');
-  await typeMatrix(specifiers, pinnedTypeScript);
   const shown = readme.map((f) => f.path).join(', ');
-  await step(
-    `tsc, skipLibCheck false: the README's ${shown}, and types.check.ts (expect(42).toReceiveMail() does not compile)`,
-    'npx',
-    ['tsc', '-p', '.'],
-    project,
-  );
-  await step(`vitest: import() of ${specifiers.join(', ')}`, 'npx', writeRuntimeProbe(project, specifiers), project, process.env, /1 passed/);
-  const title = updateExports
-    ? 'exports: rewrote test/pack/exports.txt from the package'
-    : 'exports: every entry point exports what test/pack/exports.txt lists';
-  await timed(title, () => {
-    const entries = listExports(project, specifiers);
-    assertRuntimeMatchesTypes(entries, readRuntimeProbe(project));
-    if (updateExports) updateExportsFile(entries);
-    else assertExportsFileMatches(entries);
-  });
+  // The type checks and the export lists only read the installed package, so
+  // they run side by side (the steps print as they end).
+  await sideBySide([
+    typeMatrix(specifiers, pinnedTypeScript),
+    step(
+      `tsc, skipLibCheck false: the README's ${shown}, and types.check.ts (expect(42).toReceiveMail() does not compile)`,
+      'npx',
+      ['tsc', '-p', '.'],
+      project,
+    ),
+    (async () => {
+      await step(`vitest: import() of ${specifiers.join(', ')}`, 'npx', writeRuntimeProbe(project, specifiers), project, process.env, /1 passed/);
+      const title = updateExports
+        ? 'exports: rewrote test/pack/exports.txt from the package'
+        : 'exports: every entry point exports what test/pack/exports.txt lists';
+      await timed(title, () => {
+        const entries = listExports(project, specifiers);
+        assertRuntimeMatchesTypes(entries, readRuntimeProbe(project));
+        if (updateExports) updateExportsFile(entries);
+        else assertExportsFileMatches(entries);
+      });
+    })(),
+  ]);
 
   const env: NodeJS.ProcessEnv = { ...process.env, MAILROOM_CHROMIUM: findChromium(), PACK_CHROMIUM_ARGS: JSON.stringify(CHROMIUM_ARGS), CI: '1' };
   // The README's own configuration must be what points the tests at the server.

@@ -10,7 +10,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { MailroomClient } from '../client/client.js';
 import { MailroomApiError, MailroomError } from '../client/errors.js';
 import type { MailSummary, MessageDetail } from '../client/messages.js';
-import { MCP_WAIT_SLOTS } from '../contract/limits.js';
+import { MAX_WAIT_SECONDS, MCP_WAIT_SLOTS } from '../contract/limits.js';
 import { Refusal, type RefusalSlug } from '../contract/refusal.js';
 import { WaitSlots } from '../contract/wait-slots.js';
 import type { WireMessage, WireSummary } from '../contract/wire.js';
@@ -59,6 +59,7 @@ async function refused<T>(work: () => Promise<T>): Promise<T> {
 /** The tools, answered by the service at `client`. */
 export function createProxyTools(client: MailroomClient, slots = new WaitSlots(MCP_WAIT_SLOTS)): MailTools {
   return {
+    maxWaitSeconds: MAX_WAIT_SECONDS,
     listMessages: (address, limit, signal) =>
       refused(async () => {
         const listing = await client.listMessages(address, { limit, signal });

@@ -2,7 +2,6 @@
 // `mailroom mcp` on stdio register the same tools and tell an agent the same
 // things, whatever backend answers them.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { MAX_WAIT_SECONDS } from '../contract/limits.js';
 import { packageVersion } from '../contract/package-version.js';
 import { registerMailTools, type MailTools } from './tools.js';
 
@@ -10,17 +9,17 @@ import { registerMailTools, type MailTools } from './tools.js';
 export type McpServiceDescription = { readonly domains: readonly string[] } | { readonly apiURL: string };
 
 /** What the server tells an agent once, at `initialize`. */
-export function mcpInstructions(service: McpServiceDescription): string {
+export function mcpInstructions(service: McpServiceDescription, maxWaitSeconds: number): string {
   const where = 'domains' in service ? `any address at ${service.domains.join(', ')}` : `any address the mail service at ${service.apiURL} serves`;
   return [
     `A disposable-inbox mail service. Mail sent to ${where} lands in that address's mailbox; there is nothing to create first.`,
     'To get an email your action causes: note the id of the newest message already there (list_messages), act, then call wait_for_message with since_id set to that id.',
-    `A wait holds for at most ${MAX_WAIT_SECONDS} s; a timed-out answer is normal - call again to keep waiting.`,
+    `A wait holds for at most ${maxWaitSeconds} s; a timed-out answer is normal - call again to keep waiting.`,
   ].join(' ');
 }
 
 export function createMcpServer(tools: MailTools, service: McpServiceDescription): McpServer {
-  const server = new McpServer({ name: 'mailroom', version: packageVersion() }, { instructions: mcpInstructions(service) });
+  const server = new McpServer({ name: 'mailroom', version: packageVersion() }, { instructions: mcpInstructions(service, tools.maxWaitSeconds) });
   registerMailTools(server, tools);
   return server;
 }

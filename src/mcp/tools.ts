@@ -12,7 +12,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, MAX_WAIT_SECONDS, MCP_WAIT_SLOTS } from '../contract/limits.js';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, MCP_WAIT_SLOTS } from '../contract/limits.js';
 import { Refusal } from '../contract/refusal.js';
 import type { WireListing, WireMessage } from '../contract/wire.js';
 
@@ -24,7 +24,7 @@ export interface WaitArguments {
   readonly from_contains?: string | undefined;
   readonly subject_contains?: string | undefined;
   readonly since_id?: string | undefined;
-  /** Already clamped to 0..25. */
+  /** Already clamped to 0..`maxWaitSeconds`. */
   readonly timeout_seconds: number;
 }
 
@@ -33,6 +33,8 @@ export type WaitAnswer =
 
 /** What the tools need; throws `Refusal` for every refusal (its slug becomes the tool error's). */
 export interface MailTools {
+  /** The longest this backend holds a wait, in seconds: the contract's 25, or less on a server started with a shorter `holdCap`. */
+  readonly maxWaitSeconds: number;
   listMessages(address: string, limit: number | undefined, signal: AbortSignal): Promise<WireListing>;
   getMessage(address: string, id: string, signal: AbortSignal): Promise<WireMessage>;
   deleteMessage(address: string, id: string, signal: AbortSignal): Promise<{ deleted: boolean }>;
@@ -94,18 +96,19 @@ function describeContains(fromContains: string | undefined, subjectContains: str
   return parts.length === 0 ? undefined : parts.join(' and ');
 }
 
-export function clampTimeout(seconds: number | undefined): number {
-  return seconds === undefined ? MAX_WAIT_SECONDS : Math.min(Math.max(0, seconds), MAX_WAIT_SECONDS);
+export function clampTimeout(seconds: number | undefined, maxWaitSeconds: number): number {
+  return seconds === undefined ? maxWaitSeconds : Math.min(Math.max(0, seconds), maxWaitSeconds);
 }
 
 export function registerMailTools(server: McpServer, tools: MailTools): void {
+  const { maxWaitSeconds } = tools;
   server.registerTool(
     'wait_for_message',
     {
       title: 'Wait for an email',
       description:
         `Waits on the server until a message matching the filters arrives at \`address\` and returns it (the oldest matching message newer than \`since_id\`), or says that it timed out. ` +
-        `It holds for at most ${MAX_WAIT_SECONDS} seconds (\`timeout_seconds\`, default ${MAX_WAIT_SECONDS}; larger values are clamped). ` +
+        `It holds for at most ${maxWaitSeconds} seconds (\`timeout_seconds\`, default ${maxWaitSeconds}; larger values are clamped). ` +
         'A timeout is an answer, not an error: call again to keep waiting. Pass `since_id` (the id of the newest message you already handled) so old mail does not count; ' +
         'without it every message in the mailbox counts as new and the call answers at once with what already matches. ' +
         `The server has ${MCP_WAIT_SLOTS} wait slots and no queue: when all are taken the call fails at once with too_many_waits; list the mailbox instead.`,
@@ -114,13 +117,13 @@ export function registerMailTools(server: McpServer, tools: MailTools): void {
         from_contains: z.string().optional().describe('Only messages whose sender (name or address) contains this text, case-insensitive.'),
         subject_contains: z.string().optional().describe('Only messages whose subject contains this text, case-insensitive.'),
         since_id: z.string().optional().describe('Only messages newer than this message id (the watermark). Omit to count every message in the mailbox.'),
-        timeout_seconds: z.number().min(0).optional().describe(`How long to wait, in seconds; default and maximum ${MAX_WAIT_SECONDS}.`),
+        timeout_seconds: z.number().min(0).optional().describe(`How long to wait, in seconds; default and maximum ${maxWaitSeconds}.`),
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     (args, extra) =>
       answer(async () => {
-        const timeout = clampTimeout(args.timeout_seconds);
+        const timeout = clampTimeout(args.timeout_seconds, maxWaitSeconds);
         const result = await tools.waitForMessage({ ...args, timeout_seconds: timeout }, extra.signal);
         const filter = describeContains(args.from_contains, args.subject_contains);
         if (result.timed_out) {

@@ -3,6 +3,7 @@
 import { isIP } from 'node:net';
 import { isDomainName } from '../contract/address.js';
 import { DEFAULT_DOMAIN, DEFAULT_HOST, DEFAULT_HTTP_PORT, DEFAULT_SMTP_PORT } from '../contract/defaults.js';
+import { MAX_WAIT_SECONDS } from '../contract/limits.js';
 import { assertMs, expectedError } from '../contract/validation.js';
 import { defaultLogger, type Logger } from './log.js';
 
@@ -37,6 +38,13 @@ export interface ServerOptions {
    * `wait_for_message` has its own 8 slots, as the contract says.)
    */
   waitSlots?: number;
+  /**
+   * The longest a server-side wait (the long-poll, `wait_for_message`) is
+   * held, in milliseconds: a longer one is clamped to it, and its answer says
+   * so. Default and maximum 25 s, the contract's clamp; a shorter cap lets a
+   * test of the clamp see it without waiting 25 s.
+   */
+  holdCap?: number;
   /** When set, every API call must send `Authorization: Bearer <token>`. */
   token?: string;
   /** Serve the fault switch over HTTP (`/_mailroom/faults`, `/_mailroom/stats`). Default false. */
@@ -58,6 +66,7 @@ export interface ResolvedServerOptions {
   readonly listPerSecond: number;
   readonly messagePerSecond: number;
   readonly waitSlots: number;
+  readonly holdCap: number;
   readonly token: string | undefined;
   readonly faultInjection: boolean;
   readonly clock: WallClock;
@@ -75,6 +84,7 @@ export const DEFAULTS = Object.freeze({
   listPerSecond: 1,
   messagePerSecond: 10,
   waitSlots: 64,
+  holdCap: MAX_WAIT_SECONDS * 1000,
 });
 
 const systemClock: WallClock = Object.freeze({ now: () => Date.now() });
@@ -90,6 +100,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'listPerSecond',
   'messagePerSecond',
   'waitSlots',
+  'holdCap',
   'token',
   'faultInjection',
   'clock',
@@ -131,6 +142,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
   o.listPerSecond ??= DEFAULTS.listPerSecond;
   o.messagePerSecond ??= DEFAULTS.messagePerSecond;
   o.waitSlots ??= DEFAULTS.waitSlots;
+  o.holdCap ??= DEFAULTS.holdCap;
   o.faultInjection ??= false;
   o.clock ??= systemClock;
   o.logger ??= defaultLogger;
@@ -163,6 +175,12 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     'waitSlots',
     'an integer from 0 to 100000 (0 turns the long-poll off)',
     o.waitSlots,
+  );
+  expect(
+    typeof o.holdCap === 'number' && o.holdCap > 0 && o.holdCap <= DEFAULTS.holdCap,
+    'holdCap',
+    `a positive number of milliseconds, at most ${DEFAULTS.holdCap} (the contract's clamp)`,
+    o.holdCap,
   );
   expect(
     o.token === undefined || (typeof o.token === 'string' && o.token.length > 0 && /^[\x21-\x7e]+$/.test(o.token)),
@@ -198,6 +216,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     listPerSecond: o.listPerSecond,
     messagePerSecond: o.messagePerSecond,
     waitSlots: o.waitSlots,
+    holdCap: o.holdCap,
     token: o.token,
     faultInjection: o.faultInjection,
     clock: o.clock,

@@ -102,7 +102,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
   const waitSlots = config.waitSlots > 0 ? new WaitSlots(config.waitSlots) : undefined;
   const mcpSlots = new WaitSlots(MCP_WAIT_SLOTS);
   const mcp = createMcpEndpoint({
-    tools: createEmbeddedTools({ store, reader, listBudget, messageBudget, slots: mcpSlots }),
+    tools: createEmbeddedTools({ store, reader, listBudget, messageBudget, slots: mcpSlots, holdCap: config.holdCap }),
     domains: config.domains,
     logger,
   });
@@ -110,6 +110,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     store,
     reader,
     waitSlots,
+    holdCap: config.holdCap,
     mcp,
     domains: config.domains,
     listBudget,

@@ -9,10 +9,13 @@ import { startSmtpSink } from '../../fixtures/smtp-sink.js';
 import { freshAddress, postJson } from './context.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const tsx = `${root}node_modules/.bin/tsx`;
 
+// Node with tsx's loader, as e2e/servers.ts starts it for Playwright, so the
+// SIGTERM reaches the app itself. The `tsx` command would put a process in
+// between that gives the app 30 ms to report the signal before it kills it
+// (exit 143), which a loaded machine misses.
 function run(env: Record<string, string>) {
-  return spawn(tsx, ['fixtures/demo-app/main.ts'], {
+  return spawn(process.execPath, ['--import', 'tsx', 'fixtures/demo-app/main.ts'], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

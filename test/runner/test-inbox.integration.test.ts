@@ -138,6 +138,10 @@ describe.concurrent('openTestInbox', () => {
     expect(server.stats(inbox.address).deleteMailbox).toBe(1);
   });
 
+  // Slow on purpose, about 10 s: with no limit from the runner the delete
+  // retries for its whole default budget (two request timeouts, at most
+  // 10 s) before it gives up and writes the note. It runs beside this
+  // file's other tests; the short budget has the test after it.
   it('reports a teardown failure as a note instead of throwing', async () => {
     const { bridge, notes } = recordingBridge('teardown');
     const { inbox, close } = await openTestInbox(connection(), bridge);

@@ -40,6 +40,11 @@ export class FakeClock implements Clock {
     });
   }
 
+  /** When the earliest pending timer falls due; undefined when nothing is scheduled. */
+  nextDue(): number | undefined {
+    return this.#timers.reduce<number | undefined>((due, timer) => (due === undefined ? timer.at : Math.min(due, timer.at)), undefined);
+  }
+
   /** Moves time forward by `ms` at once, firing timers that fall due. */
   async advance(ms: number): Promise<void> {
     const until = this.#now + ms;

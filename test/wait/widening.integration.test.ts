@@ -1,14 +1,19 @@
 // Mail that arrives after the schedule started to widen (past 15 rounds at
-// the one-second floor). Real time, about 20 s: in a file of its own so it
-// runs beside the others.
+// the one-second floor), through the real server and real SMTP. About 20 s
+// of the loop's time, on a fake clock that the inbox and the server share
+// (test/support/drive-clock.ts): every request is real, the sleeps between
+// them cost nothing.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { MailroomServer } from '../../src/server/index.js';
 import { createInbox, type InboxEvent } from '../../src/index.js';
+import { driveClock } from '../support/drive-clock.js';
+import { FakeClock } from '../support/fake-clock.js';
 import { eventsOf, send, startTestServer } from '../support/server.js';
 
+const clock = new FakeClock(Date.now());
 let server: MailroomServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ clock });
 });
 afterAll(async () => {
   await server?.close();
@@ -17,21 +22,26 @@ afterAll(async () => {
 it('finds mail that arrives after the widening started, within the widened step', async () => {
   const events: InboxEvent[] = [];
   let sent: Promise<number> | undefined;
+  let sending = false;
   const inbox = await createInbox({
     apiURL: server.apiURL,
+    clock,
     onEvent: (event) => {
       events.push(event);
       // Round 15 is the first check after the flat stretch: the sleep after
       // it is the first widened one (2-3 s). The mail lands half a second in.
       if (event.type === 'check' && event.round === 15) {
-        sent = new Promise((resolve) => setTimeout(resolve, 500))
+        sent = clock
+          .sleep(500)
+          .then(() => (sending = true))
           .then(() => send(server, inbox.address, { subject: 'Slow signup' }))
-          .then(() => performance.now());
+          .then(() => clock.now())
+          .finally(() => (sending = false));
       }
     },
   });
-  const mail = await inbox.expectMail({ subject: 'Slow signup' }, { timeout: 60_000 });
-  const foundAt = performance.now();
+  const mail = await driveClock(clock, inbox.expectMail({ subject: 'Slow signup' }, { timeout: 60_000 }), () => sending);
+  const foundAt = clock.now();
   expect(mail.subject).toBe('Slow signup');
 
   const checks = eventsOf(events, 'check');

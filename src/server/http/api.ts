@@ -27,6 +27,8 @@ export interface ApiContext {
   readonly domains: readonly string[];
   /** The long-poll's slots; when undefined the long-poll is neither served nor advertised. */
   readonly waitSlots: WaitSlots | undefined;
+  /** The longest a long-poll is held, in ms (the server's `holdCap`). */
+  readonly holdCap: number;
   readonly mcp: McpEndpoint;
   readonly listBudget: Budget;
   readonly messageBudget: Budget;

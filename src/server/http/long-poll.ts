@@ -18,9 +18,13 @@ import type { WireWaitAnswer } from '../../contract/wire.js';
 import { containsFilter, holdForMail, type WaitContext } from '../waits/hold-for-mail.js';
 import { parseLimit, parseSinceId, singleParam } from './params.js';
 
-/** `timeout` in seconds (fractions allowed, default and maximum 25; larger values are clamped). */
-export function parseWaitTimeout(value: string | undefined): number {
-  if (value === undefined) return MAX_WAIT_SECONDS;
+/**
+ * `timeout` in seconds (fractions allowed; default and maximum `capSeconds`,
+ * the contract's 25 unless the server was started with a shorter `holdCap`;
+ * larger values are clamped).
+ */
+export function parseWaitTimeout(value: string | undefined, capSeconds = MAX_WAIT_SECONDS): number {
+  if (value === undefined) return capSeconds;
   const seconds = /^[0-9]{1,9}(?:\.[0-9]{1,3})?$/.test(value) ? Number(value) : NaN;
   if (!Number.isFinite(seconds)) {
     throw new Refusal(
@@ -29,13 +33,17 @@ export function parseWaitTimeout(value: string | undefined): number {
       `Parameter \`timeout\` must be a number of seconds from 0 to ${MAX_WAIT_SECONDS} (e.g. 25 or 2.5), got ${JSON.stringify(value)}`,
     );
   }
-  return Math.min(seconds, MAX_WAIT_SECONDS);
+  return Math.min(seconds, capSeconds);
 }
 
-export async function longPoll(ctx: WaitContext & { readonly slots: WaitSlots }, params: URLSearchParams, signal: AbortSignal): Promise<WireWaitAnswer> {
+export async function longPoll(
+  ctx: WaitContext & { readonly slots: WaitSlots; readonly holdCap: number },
+  params: URLSearchParams,
+  signal: AbortSignal,
+): Promise<WireWaitAnswer> {
   const limit = parseLimit(params);
   const sinceId = parseSinceId(singleParam(params, 'since_id'), 'since_id');
-  const timeoutSeconds = parseWaitTimeout(singleParam(params, 'timeout'));
+  const timeoutSeconds = parseWaitTimeout(singleParam(params, 'timeout'), ctx.holdCap / 1000);
   const matches = containsFilter(blankToUndefined(singleParam(params, 'from_contains')), blankToUndefined(singleParam(params, 'subject_contains')));
   const address = singleParam(params, 'address');
   const mailbox = ctx.reader.mailboxKey(address, 'address');

@@ -19,6 +19,8 @@ export interface EmbeddedToolsContext {
   readonly listBudget: Budget;
   readonly messageBudget: Budget;
   readonly slots: WaitSlots;
+  /** The longest a wait is held, in ms (the server's `holdCap`). */
+  readonly holdCap: number;
 }
 
 function checkId(id: string): void {
@@ -34,6 +36,7 @@ function checkId(id: string): void {
 export function createEmbeddedTools(ctx: EmbeddedToolsContext): MailTools {
   const { store, reader } = ctx;
   return {
+    maxWaitSeconds: ctx.holdCap / 1000,
     async listMessages(address, limit) {
       const mailbox = reader.mailboxKey(address, 'address');
       ctx.listBudget.spend(mailbox, 'list');

@@ -1,0 +1,43 @@
+// Virtual time for a test whose requests cross real sockets (the embedded
+// server, real SMTP): the fake clock jumps to its next timer only while no
+// real request is in flight, so the loop's sleeps cost no real time and each
+// of its requests still gets its real answer before time moves on. Undici's
+// diagnostics channels say which HTTP requests are in flight; other real
+// work (an SMTP send) the test names with `busy`. The server under test is
+// given the same clock, so its list budget sees the same time as the client.
+import { subscribe } from 'node:diagnostics_channel';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { FakeClock } from './fake-clock.js';
+
+const inFlight = new Set<unknown>();
+subscribe('undici:request:create', (message) => void inFlight.add((message as { request: unknown }).request));
+const settled = (message: unknown) => void inFlight.delete((message as { request: unknown }).request);
+subscribe('undici:request:trailers', settled);
+subscribe('undici:request:error', settled);
+
+/** How long nothing may be in flight or scheduled while `promise` is pending before that counts as a deadlock. */
+const STUCK_MS = 5_000;
+
+/** Drives `clock` from timer to timer, never while real work is in flight, until `promise` settles. */
+export async function driveClock<T>(clock: FakeClock, promise: Promise<T>, busy: () => boolean = () => false): Promise<T> {
+  let done = false;
+  promise.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  let idleSince = performance.now();
+  for (;;) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (done) return promise;
+    const due = inFlight.size > 0 || busy() ? undefined : clock.nextDue();
+    if (due === undefined) {
+      if (inFlight.size > 0 || busy()) idleSince = performance.now();
+      else if (performance.now() - idleSince > STUCK_MS)
+        throw new Error('driveClock: the promise is pending, nothing is in flight and nothing is scheduled (deadlock)');
+      await delay(1);
+      continue;
+    }
+    await clock.advance(Math.max(0, due - clock.now()));
+    idleSince = performance.now();
+  }
+}
