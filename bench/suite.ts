@@ -22,11 +22,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request } from 'undici';
 import type { BenchSection } from './run.js';
 import type { SuiteRunReport } from './suite/timings-reporter.js';
 import { ENV, WAY_LABELS, WAYS, roundsFromEnv, testsFromEnv, type Way } from './suite/ways.js';
-import { formatDuration, freePort, percentile, ROOT, startChild, startServerProcess, verdict, waitFor } from './support.js';
+import { answersHealthz, formatDuration, freePort, percentile, ROOT, startChild, startServerProcess, verdict, waitFor } from './support.js';
 
 const WORKERS = 4;
 /** A first, uncounted run, so that no way pays for cold caches (Playwright's transform cache, the browser's files). */
@@ -59,17 +58,8 @@ async function startDemoAppProcess(smtpPort: number): Promise<DemoAppProcess> {
     DEMO_OUTBOX: '1',
     DEMO_SEND_DELAY_MS: '',
   });
-  const healthy = async () => {
-    try {
-      const response = await request(`${url}/healthz`);
-      await response.body.text();
-      return response.statusCode === 200;
-    } catch {
-      return false; // not listening yet
-    }
-  };
   try {
-    await waitFor('the demo app', child, healthy, 30_000);
+    await waitFor('the demo app', child, () => answersHealthz(url), 30_000);
   } catch (error) {
     await child.stop();
     throw error;

@@ -54,6 +54,17 @@ export function startChild(command: string, args: readonly string[], env: NodeJS
   };
 }
 
+/** True once `GET {baseURL}/healthz` answers 200; false while nothing listens there yet. */
+export async function answersHealthz(baseURL: string): Promise<boolean> {
+  try {
+    const response = await request(`${baseURL}/healthz`);
+    await response.body.text();
+    return response.statusCode === 200;
+  } catch {
+    return false;
+  }
+}
+
 /** Polls `check` every 50 ms until it holds; fails with the child's output if it exits or time runs out. */
 export async function waitFor(what: string, child: Child, check: () => Promise<boolean> | boolean, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -92,17 +103,8 @@ export async function startServerProcess(options: ServerProcessOptions = {}): Pr
     ...(options.args ?? []),
   ]);
   const apiURL = `http://127.0.0.1:${httpPort}`;
-  const healthy = async () => {
-    try {
-      const response = await request(`${apiURL}/healthz`);
-      await response.body.text();
-      return response.statusCode === 200;
-    } catch {
-      return false; // not listening yet
-    }
-  };
   try {
-    await waitFor('mailroom serve', child, healthy, 30_000);
+    await waitFor('mailroom serve', child, () => answersHealthz(apiURL), 30_000);
   } catch (error) {
     await child.stop();
     throw error;

@@ -45,11 +45,17 @@ test('prints its URL when ready, sends through MAILROOM_SMTP_*, and stops on SIG
   }
 });
 
-test('refuses a malformed env var with a message naming it, and exits 1', async () => {
-  const child = run({ DEMO_PORT: 'eighty' });
+/** Runs the app with `env`, which it must refuse: its exit code and what it printed on stderr. */
+async function refusedStart(env: NodeJS.ProcessEnv): Promise<{ code: unknown; stderr: string }> {
+  const child = run(env);
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const [code] = await once(child, 'exit');
+  return { code, stderr };
+}
+
+test('refuses a malformed env var with a message naming it, and exits 1', async () => {
+  const { code, stderr } = await refusedStart({ DEMO_PORT: 'eighty' });
   expect(code).toBe(1);
   expect(stderr).toContain('Acme demo app could not start: Expected DEMO_PORT to be a whole number, got "eighty"');
 });
@@ -70,10 +76,7 @@ test('DEMO_OUTBOX=1 turns the outbox on; any value but 0 or 1 is refused', async
     await sink.close();
   }
 
-  const refused = run({ DEMO_OUTBOX: 'yes' });
-  let stderr = '';
-  refused.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const [code] = await once(refused, 'exit');
+  const { code, stderr } = await refusedStart({ DEMO_OUTBOX: 'yes' });
   expect(code).toBe(1);
   expect(stderr).toContain('Acme demo app could not start: Expected DEMO_OUTBOX to be 1 (on) or 0 (off), got "yes"');
 });
