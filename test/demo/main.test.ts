@@ -46,7 +46,7 @@ test('prints its URL when ready, sends through MAILROOM_SMTP_*, and stops on SIG
 });
 
 /** Runs the app with `env`, which it must refuse: its exit code and what it printed on stderr. */
-async function refusedStart(env: NodeJS.ProcessEnv): Promise<{ code: unknown; stderr: string }> {
+async function refusedStart(env: Record<string, string>): Promise<{ code: unknown; stderr: string }> {
   const child = run(env);
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
