@@ -48,8 +48,12 @@ export interface HeldListing {
 export interface LongPoll {
   /** Where the first hold counts from (the inbox's watermark); undefined counts every message. */
   readonly sinceId: string | undefined;
-  /** One long-poll: held until a message newer than `sinceId` is listed, or `holdMs` passed. */
-  hold(sinceId: string | undefined, holdMs: number, signal: AbortSignal | undefined): Promise<HeldListing>;
+  /**
+   * One long-poll: held until a message newer than `sinceId` is listed, or
+   * `holdMs` passed. `timeoutMs` is the request's own timeout: it ends by
+   * the wait's hard stop, so a late answer cannot carry the wait past it.
+   */
+  hold(sinceId: string | undefined, holdMs: number, signal: AbortSignal | undefined, timeoutMs: number): Promise<HeldListing>;
 }
 
 export function longPollStrategy(longPoll: LongPoll): WaitStrategy {
@@ -62,7 +66,8 @@ export function longPollStrategy(longPoll: LongPoll): WaitStrategy {
 async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<PollOutcome<T>> {
   const { clock, signal } = plan;
   // Rule 3: the same window as the polling loop's, so a fallback ends with it.
-  const { startedAt, deadline, hardStop, elapsed, settle } = openWaitWindow(plan);
+  const window = openWaitWindow(plan);
+  const { startedAt, deadline, hardStop, elapsed, settle } = window;
 
   let sinceId = longPoll.sinceId;
   let round = 0;
@@ -92,7 +97,10 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
 
     let answer: HeldListing;
     try {
-      answer = await longPoll.hold(sinceId, Math.min(holdMs, MAX_HOLD_MS), signal);
+      const held = Math.min(holdMs, MAX_HOLD_MS);
+      // The service answers a timeout at the end of the hold; that answer,
+      // or a late failure, has until the hard stop and no longer (rule 3).
+      answer = await longPoll.hold(sinceId, held, signal, Math.max(1, Math.min(held + plan.requestTimeout, hardStop - start)));
     } catch (error) {
       // A hold that got no answer (reset, timeout) may have been counted by
       // the service; counting it here too is the safe side (pacer.ts says why).
@@ -115,7 +123,9 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
       failedChecks++;
       lastError = asError(error);
       plan.onEvent?.({ type: 'check-failed', round, error: lastError, startedMs: start - startedAt, elapsedMs: elapsed() });
-      const rest = await pollMailbox({ ...plan, budgetMs: Math.max(0, deadline - clock.now()) }, { attempted: true });
+      // The polling loop takes over this wait's own window: same deadline,
+      // same hard stop, however late the failure came.
+      const rest = await pollMailbox(plan, { attempted: true, window });
       return {
         ...rest,
         checks: checks + rest.checks,

@@ -11,7 +11,7 @@ import { sleepUntil } from './clock.js';
 import { TOO_LATE } from './pacer.js';
 import { scheduleDelay } from './schedule.js';
 import type { PollOutcome, PollPlan, WaitStrategy } from './strategy.js';
-import { LIST_FLOOR_MS, openWaitWindow } from './window.js';
+import { LIST_FLOOR_MS, openWaitWindow, type WaitWindow } from './window.js';
 
 /** A request with less time than this left is not worth starting. */
 const MIN_REQUEST_MS = 20;
@@ -33,11 +33,16 @@ export interface PollState {
    * that failed), so the polling loop owes the wait no first look of its own.
    */
   readonly attempted?: boolean | undefined;
+  /**
+   * The window of the wait this loop takes over (the long-poll's, when it
+   * failed): the loop ends with it, never later, however late it starts.
+   */
+  readonly window?: WaitWindow | undefined;
 }
 
 export async function pollMailbox<T>(plan: PollPlan<T>, state: PollState = {}): Promise<PollOutcome<T>> {
   const { clock, signal } = plan;
-  const { startedAt, deadline, hardStop, grace, elapsed, settle } = openWaitWindow(plan);
+  const { startedAt, deadline, hardStop, grace, elapsed, settle } = state.window ?? openWaitWindow(plan);
 
   let round = 0; // schedule index: checks answered or failed; a 429 is not a round (rule 5)
   let checks = 0;
@@ -49,9 +54,10 @@ export async function pollMailbox<T>(plan: PollPlan<T>, state: PollState = {}): 
   // sleep. The pacer may still hold it until the address's floor (rule 4)
   // has passed - after the watermark read, say - since asking sooner would
   // only earn a 429 that costs the same second.
-  let nextAt = startedAt;
-  // A zero budget still looks once: "is it there right now?"
-  let closing = plan.budgetMs <= 0;
+  let nextAt = clock.now();
+  // A zero budget still looks once: "is it there right now?" So does a wait
+  // taken over at or past its deadline, while its grace lasts.
+  let closing = plan.budgetMs <= 0 || nextAt >= deadline;
 
   const outcome = (result: T | undefined): PollOutcome<T> => settle(result, { coveredDeadline, checks, failedChecks, refusals, lastError });
 
