@@ -84,7 +84,10 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
     const start = clock.now();
     if (start > hardStop) return outcome(undefined);
     const holdEnd = holdEndBefore(plan.cutAt, start, deadline);
-    if (holdEnd < deadline && Math.max(start, plan.pacer().earliestStart()) >= holdEnd) {
+    // The hold's look is a list call for pacing from now on (pacer.ts).
+    const { lookAt, unlook } = await plan.pacer().holdStarts(signal);
+    if (signal?.aborted) return outcome(undefined);
+    if (holdEnd < deadline && lookAt >= holdEnd) {
       // The service looks no sooner than the address's floor allows, and
       // it would not look before the cut: a hold now could not be answered,
       // so it would be no check. The cut ends the wait.
@@ -105,6 +108,9 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
       // A hold that got no answer (reset, timeout) may have been counted by
       // the service; counting it here too is the safe side (pacer.ts says why).
       if (error instanceof MailroomNetworkError) plan.pacer().note();
+      // Refused before any look: the service counted nothing. Any other
+      // failure may come after the look, and stays counted.
+      if (error instanceof MailroomApiError && error.slug === 'too_many_waits') unlook();
       if (signal?.aborted) return outcome(undefined);
       if (error instanceof MailroomApiError && error.status === 429) {
         refusals++;
