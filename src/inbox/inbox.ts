@@ -270,7 +270,7 @@ export class Inbox {
       const hardStop = startedAt + info.budgetMs + Math.min(requestTimeout, MAX_GRACE_MS);
       const early = this.#snapshot ? await collection.inspect(this.#snapshot, { hardStop, incomplete: () => {} }) : undefined;
       if (early) return this.#received(info, early, startedAt, 0);
-      const outcome = await this.#poll(info, 'until-found', Math.max(0, info.budgetMs - (clock.now() - startedAt)), stop, collection.inspect);
+      const outcome = await this.#poll(info, 'until-found', Math.max(0, info.budgetMs - (clock.now() - startedAt)), stop, collection.inspect, collection.watch);
       if (outcome.result) return this.#received(info, outcome.result, startedAt, outcome.checks);
       throw collection.failure(outcome, info.budgetMs, clock.now() - startedAt);
     } catch (error) {
@@ -308,6 +308,7 @@ export class Inbox {
     budgetMs: number,
     { signal, cutAt }: WaitStop,
     inspect: (messages: readonly MailSummary[], context: InspectContext) => Promise<T | undefined>,
+    watchPassedOver?: (wake: () => void) => () => void,
   ): Promise<PollOutcome<T>> {
     const { clock, random, requestTimeout } = this.#options;
     const askedAt = clock.now();
@@ -329,6 +330,7 @@ export class Inbox {
         return listing.messages;
       },
       inspect,
+      watchPassedOver,
       onEvent: this.#options.onEvent ? (event) => this.#emit({ ...event, wait: info }) : undefined,
     });
   }

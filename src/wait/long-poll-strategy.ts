@@ -36,6 +36,7 @@ import { sleepUntil } from './clock.js';
 import { pollMailbox } from './polling-strategy.js';
 import { scheduleDelay } from './schedule.js';
 import type { PollOutcome, PollPlan, WaitStrategy } from './strategy.js';
+import { Wakeup } from './wakeup.js';
 import { openWaitWindow } from './window.js';
 
 export interface HeldListing {
@@ -76,8 +77,11 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
   let refusals = 0;
   let lastError: Error | undefined;
 
-  const outcome = (result: T | undefined, coveredDeadline = false): PollOutcome<T> =>
-    settle(result, { coveredDeadline, checks, failedChecks, refusals, lastError });
+  const wakeup = new Wakeup(plan.watchPassedOver);
+  const outcome = (result: T | undefined, coveredDeadline = false): PollOutcome<T> => {
+    wakeup.close();
+    return settle(result, { coveredDeadline, checks, failedChecks, refusals, lastError });
+  };
 
   for (;;) {
     if (signal?.aborted) return outcome(undefined);
@@ -131,6 +135,7 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
       plan.onEvent?.({ type: 'check-failed', round, error: lastError, startedMs: start - startedAt, elapsedMs: elapsed() });
       // The polling loop takes over this wait's own window: same deadline,
       // same hard stop, however late the failure came.
+      wakeup.close();
       const rest = await pollMailbox(plan, { attempted: true, window });
       return {
         ...rest,
@@ -158,12 +163,27 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
     if (plan.mode === 'until-found' && answeredAt >= deadline) return outcome(undefined);
 
     if (incomplete) {
-      // A match could not be fetched (a transient failure): the next hold
+      // Listed mail is not done with: a match could not be fetched (a
+      // transient failure), or a concurrent wait holds it. The next hold
       // counts from the same place so it lists it again, after the pause
-      // the polling loop would take.
+      // the polling loop would take. Should the concurrent wait let go of
+      // it (or return it) meanwhile, this listing is looked at again at
+      // once instead; once nothing in it is left unfinished, the next hold
+      // counts from its newest message.
       const pause = scheduleDelay(round - 1, plan.random);
+      const pauseEnd = Math.min(clock.now() + pause, deadline);
       plan.onEvent?.({ type: 'sleep', reason: 'schedule', ms: pause, elapsedMs: elapsed() });
-      await sleepUntil(clock, Math.min(clock.now() + pause, deadline), signal);
+      for (;;) {
+        await sleepUntil(clock, pauseEnd, wakeup.signal(signal));
+        if (signal?.aborted || !wakeup.take()) break;
+        incomplete = false;
+        const again = await plan.inspect(answer.messages, { hardStop, incomplete: () => void (incomplete = true) });
+        if (again !== undefined) return outcome(again);
+        if (!incomplete) {
+          sinceId = answer.messages[0]?.id ?? sinceId;
+          break;
+        }
+      }
     } else {
       sinceId = answer.messages[0]?.id ?? sinceId;
     }

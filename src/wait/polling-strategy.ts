@@ -10,6 +10,7 @@ import type { MailSummary } from '../client/messages.js';
 import { sleepUntil } from './clock.js';
 import { TOO_LATE } from './pacer.js';
 import { scheduleDelay } from './schedule.js';
+import { Wakeup } from './wakeup.js';
 import type { PollOutcome, PollPlan, WaitStrategy } from './strategy.js';
 import { LIST_FLOOR_MS, openWaitWindow, type WaitWindow } from './window.js';
 
@@ -59,11 +60,24 @@ export async function pollMailbox<T>(plan: PollPlan<T>, state: PollState = {}): 
   // taken over at or past its deadline, while its grace lasts.
   let closing = plan.budgetMs <= 0 || nextAt >= deadline;
 
-  const outcome = (result: T | undefined): PollOutcome<T> => settle(result, { coveredDeadline, checks, failedChecks, refusals, lastError });
+  const outcome = (result: T | undefined): PollOutcome<T> => {
+    wakeup.close();
+    return settle(result, { coveredDeadline, checks, failedChecks, refusals, lastError });
+  };
+  const wakeup = new Wakeup(plan.watchPassedOver);
+  /** The last answered listing, looked at again when passed-over mail is let go of. */
+  let lastListing: readonly MailSummary[] | undefined;
 
   for (;;) {
-    await sleepUntil(clock, nextAt, signal);
+    await sleepUntil(clock, nextAt, wakeup.signal(signal));
     if (signal?.aborted) return outcome(undefined);
+    if (wakeup.take() && lastListing !== undefined && clock.now() < hardStop) {
+      // Mail the last look passed over (a concurrent wait held it) may be
+      // free now: look at that listing again at once, then sleep on.
+      const result = await plan.inspect(lastListing, { hardStop, incomplete: () => {} });
+      if (result !== undefined) return outcome(result);
+      continue;
+    }
     // Rule 3, at the top of every round: past the deadline only the one
     // closing check may still run.
     if (clock.now() >= deadline && !closing) return outcome(undefined);
@@ -109,6 +123,7 @@ export async function pollMailbox<T>(plan: PollPlan<T>, state: PollState = {}): 
     const checkStartedAt = startedAt + startedMs;
     if (answer.kind === 'listed') {
       checks++;
+      lastListing = answer.messages;
       plan.onEvent?.({ type: 'check', round, checks, startedMs, elapsedMs: elapsed(), listed: answer.messages.length });
       // Every check lists the whole mailbox again, so nothing is needed to
       // see an unfinished match a second time.

@@ -116,6 +116,35 @@ describe('longPollStrategy', () => {
     expect(pause).toBeLessThanOrEqual(1500);
   });
 
+  it('looks at its last listing again, at once and without a hold, when passed-over mail is let go of; then counts past it', async () => {
+    let wake = () => {};
+    let free = false;
+    const answers = [woken([summary('m1', 'wanted')]), timedOut([summary('m1', 'wanted')])];
+    const h = harness((i, holdMs) => ({ after: i === 0 ? 10 : holdMs, answer: answers[i]! }));
+    const inspected: number[] = [];
+    // 500 ms in, in the pause after the first hold: the other wait returns m1.
+    void h.clock.sleep(500).then(() => {
+      free = true;
+      wake();
+    });
+    const outcome = await h.run({
+      budgetMs: 20_000,
+      watchPassedOver: (w) => ((wake = w), () => (wake = () => {})),
+      inspect: async (_messages, { incomplete }) => {
+        inspected.push(h.clock.now());
+        if (!free) incomplete(); // a concurrent wait holds m1
+        return undefined;
+      },
+    });
+    expect(inspected.map((at) => at - inspected[0]!)).toEqual([0, 490, 19_990]);
+    // The second hold counts past m1 and starts at the wake, not after the pause.
+    expect(h.holds.map((x) => [x.sinceId, x.at])).toEqual([
+      ['w0', 0],
+      ['m1', 500],
+    ]);
+    expect(outcome).toMatchObject({ checks: 2, coveredDeadline: true });
+  });
+
   it('falls back to the polling loop on a failed hold, with the rest of the budget, and merges the counts', async () => {
     const h = harness(() => ({ after: 50, answer: new MailroomApiError({ status: 503, slug: 'too_many_waits', method: 'GET', url: 'http://x/wait' }) }));
     const outcome = await h.run({ budgetMs: 10_000 });
