@@ -13,6 +13,7 @@ import type { MailSummary } from '../client/messages.js';
 import type { InspectContext, PollOutcome } from '../wait/strategy.js';
 import type { CompiledFilter } from './filter.js';
 import type { InboxLedger } from './ledger.js';
+import type { ListingCut } from './listing-walk.js';
 import type { Mail } from './mail.js';
 import { MailTimeoutError, type SkippedMail, type SkipReason } from './wait-errors.js';
 
@@ -26,6 +27,8 @@ export interface CollectRequest {
   readonly aboveWatermark: (messages: readonly MailSummary[]) => MailSummary[];
   /** Fetches one match; `hardStop` is when the fetch must be done. Throws the client's typed errors. */
   readonly fetch: (summary: MailSummary, hardStop: number) => Promise<Mail>;
+  /** Where the latest listing stopped short of the watermark, if it did. */
+  readonly listingCut?: (() => ListingCut | undefined) | undefined;
   readonly signal: AbortSignal | undefined;
 }
 
@@ -124,6 +127,7 @@ export class Collection {
       lastError: outcome.lastError ?? this.#fetchError,
       cutShort: outcome.cutShort,
       cutShortReason: outcome.cutShortReason,
+      listingCut: this.#request.listingCut?.(),
     });
   }
 

@@ -21,6 +21,7 @@ import type { InspectContext, PollOutcome, WaitStrategy } from '../wait/strategy
 import { MAX_GRACE_MS } from '../wait/window.js';
 import { freshAddress } from './address.js';
 import { Collection } from './collect.js';
+import { walkToWatermark, type ListingCut } from './listing-walk.js';
 import { describeWait, formatDuration, type WaitKind } from './describe.js';
 import type { InboxEvent, WaitInfo } from './events.js';
 import { compileFilter, type CompiledFilter, type MailFilter } from './filter.js';
@@ -109,6 +110,8 @@ export class Inbox {
   readonly #ledger: InboxLedger;
   /** The latest listing, newest first: a wait may answer from it at once. */
   #snapshot: readonly MailSummary[] | undefined;
+  /** Set when the latest listing stopped short of the watermark (listing-walk.ts). */
+  #listingCut: ListingCut | undefined;
   #waits = 0;
 
   /** @internal Use `createInbox()`. */
@@ -193,6 +196,7 @@ export class Inbox {
       requestTimeout,
       hardStop: clock.now() + CALL_BUDGET_MS,
       signal: options.signal,
+      extend: (first, until) => this.#walk(first, until, options.signal),
     });
     this.#snapshot = listing;
     return aboveWatermark(listing, this.#watermark).reverse();
@@ -260,6 +264,7 @@ export class Inbox {
       ledger: this.#ledger,
       aboveWatermark: (messages) => aboveWatermark(messages, this.#watermark),
       fetch: (summary, hardStop) => this.#fetch(summary.id, hardStop, signal),
+      listingCut: () => this.#listingCut,
       signal,
     });
     try {
@@ -325,9 +330,9 @@ export class Inbox {
       cutAt,
       pacer: () => pacerFor(clock, pacerKey(this.client, this.address)),
       list: async (timeout, listSignal) => {
+        const until = clock.now() + timeout;
         const listing = await this.client.listMessages(this.address, { limit: MAX_LIST_LIMIT, timeout, signal: listSignal });
-        this.#snapshot = listing.messages;
-        return listing.messages;
+        return (this.#snapshot = await this.#walk(listing.messages, until, listSignal));
       },
       inspect,
       watchPassedOver,
@@ -343,11 +348,30 @@ export class Inbox {
     return longPollStrategy({
       sinceId: this.#watermark?.id,
       hold: async (sinceId, holdMs, holdSignal, timeout) => {
+        const until = this.#options.clock.now() + timeout;
         const listing = await this.client.waitForMail(this.address, { path, sinceId, holdMs, limit: MAX_LIST_LIMIT, timeout, signal: holdSignal });
-        this.#snapshot = listing.messages;
-        return listing;
+        const messages = (this.#snapshot = await this.#walk(listing.messages, until, holdSignal));
+        return { messages, timedOut: listing.timedOut };
       },
     });
+  }
+
+  /**
+   * A listing walked down to the watermark, page by page where the service
+   * pages (listing-walk.ts); remembers whether it stopped short, for a
+   * failure's text. The pages share the list call's timeout (`until`).
+   */
+  async #walk(first: readonly MailSummary[], until: number, signal: AbortSignal | undefined): Promise<readonly MailSummary[]> {
+    const { clock } = this.#options;
+    const walked = await walkToWatermark(first, {
+      limit: MAX_LIST_LIMIT,
+      mark: this.#watermark,
+      paging: async () => (await this.client.features({ signal })).paging,
+      page: async (beforeId) =>
+        (await this.client.listMessages(this.address, { limit: MAX_LIST_LIMIT, beforeId, timeout: Math.max(1, until - clock.now()), signal })).messages,
+    });
+    this.#listingCut = walked.cut;
+    return walked.messages;
   }
 
   #unconfirmedQuiet(filter: CompiledFilter, within: number, outcome: PollOutcome<unknown>): MailroomError {

@@ -15,6 +15,7 @@ import { Refusal } from '../../contract/refusal.js';
 import { blankToUndefined } from '../../contract/validation.js';
 import type { WaitSlots } from '../../contract/wait-slots.js';
 import type { WireWaitAnswer } from '../../contract/wire.js';
+import type { PageWalks } from '../budgets/page-walks.js';
 import { containsFilter, holdForMail, type WaitContext } from '../waits/hold-for-mail.js';
 import { parseLimit, parseSinceId, singleParam } from './params.js';
 
@@ -32,7 +33,11 @@ export function parseWaitTimeout(value: string | undefined): number {
   return Math.min(seconds, MAX_WAIT_SECONDS);
 }
 
-export async function longPoll(ctx: WaitContext & { readonly slots: WaitSlots }, params: URLSearchParams, signal: AbortSignal): Promise<WireWaitAnswer> {
+export async function longPoll(
+  ctx: WaitContext & { readonly slots: WaitSlots; readonly pageWalks: PageWalks },
+  params: URLSearchParams,
+  signal: AbortSignal,
+): Promise<WireWaitAnswer> {
   const limit = parseLimit(params);
   const sinceId = parseSinceId(singleParam(params, 'since_id'), 'since_id');
   const timeoutSeconds = parseWaitTimeout(singleParam(params, 'timeout'));
@@ -46,6 +51,8 @@ export async function longPoll(ctx: WaitContext & { readonly slots: WaitSlots },
     if (outcome.kind === 'failed') throw outcome.error;
     if (outcome.kind === 'aborted') throw new Refusal(503, 'unavailable', 'The wait was cut short: the server is closing');
     const messages = await ctx.reader.listing(mailbox, limit);
+    // The answer is a listing like a list call's: pages below it are free.
+    ctx.pageWalks.served(mailbox, messages);
     return {
       address: address!,
       messages,
