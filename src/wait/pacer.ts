@@ -69,7 +69,8 @@ export class ListPacer {
   async holdStarts(signal?: AbortSignal): Promise<{ readonly lookAt: number; readonly unlook: () => void }> {
     while (this.#busy) {
       await raceAbort(this.#busy, signal);
-      if (signal?.aborted) break;
+      // No hold will be sent: nothing to count.
+      if (signal?.aborted) return { lookAt: this.#clock.now(), unlook: () => {} };
     }
     const before = this.#lastSettledAt;
     const lookAt = Math.max(this.#clock.now(), this.earliestStart());

@@ -60,11 +60,11 @@ export async function pollMailbox<T>(plan: PollPlan<T>, state: PollState = {}): 
   // taken over at or past its deadline, while its grace lasts.
   let closing = plan.budgetMs <= 0 || nextAt >= deadline;
 
+  const wakeup = new Wakeup(plan.watchPassedOver);
   const outcome = (result: T | undefined): PollOutcome<T> => {
     wakeup.close();
     return settle(result, { coveredDeadline, checks, failedChecks, refusals, lastError });
   };
-  const wakeup = new Wakeup(plan.watchPassedOver);
   /** The last answered listing, looked at again when passed-over mail is let go of. */
   let lastListing: readonly MailSummary[] | undefined;
 
