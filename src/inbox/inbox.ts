@@ -350,6 +350,9 @@ export class Inbox {
       hold: async (sinceId, holdMs, holdSignal, timeout) => {
         const until = this.#options.clock.now() + timeout;
         const listing = await this.client.waitForMail(this.address, { path, sinceId, holdMs, limit: MAX_LIST_LIMIT, timeout, signal: holdSignal });
+        // The service counted the answer as a list call: known to the pacer
+        // before any page of the walk, not only once the strategy has it.
+        pacerFor(this.#options.clock, pacerKey(this.client, this.address)).note();
         const messages = (this.#snapshot = await this.#walk(listing.messages, until, holdSignal));
         return { messages, timedOut: listing.timedOut };
       },
