@@ -178,7 +178,8 @@ export class Inbox {
             arrived: outcome.result,
           });
         }
-        if (outcome.cutShort || !outcome.coveredDeadline) throw this.#unconfirmedQuiet(compiled, within, outcome);
+        // A listing cut short of the watermark left older mail unseen: no quiet to confirm.
+        if (outcome.cutShort || !outcome.coveredDeadline || this.#listingCut) throw this.#unconfirmedQuiet(compiled, within, outcome);
         this.#emit({ type: 'wait-end', wait: info, outcome: 'quiet', elapsedMs: clock.now() - startedAt, checks: outcome.checks });
       } catch (error) {
         this.#emit({ type: 'wait-end', wait: info, outcome: 'failed', error: error as Error, elapsedMs: clock.now() - startedAt });
@@ -378,9 +379,14 @@ export class Inbox {
   }
 
   #unconfirmedQuiet(filter: CompiledFilter, within: number, outcome: PollOutcome<unknown>): MailroomError {
+    const cut = this.#listingCut;
     const why = outcome.cutShort
       ? `the wait was cut short after ${formatDuration(outcome.elapsedMs)}${outcome.cutShortReason ? ` (${outcome.cutShortReason})` : ''}`
-      : `no check got an answer at the end of the period${outcome.lastError ? `; the last failure: ${outcome.lastError.message}` : ''}`;
+      : !outcome.coveredDeadline
+        ? `no check got an answer at the end of the period${outcome.lastError ? `; the last failure: ${outcome.lastError.message}` : ''}`
+        : cut && !cut.paging
+          ? `the listing was full (${cut.listed} messages, the most the service lists at once) without reaching the watermark, and the service offers no paging, so older mail was not looked at`
+          : `the listing stopped at ${cut?.listed ?? 0} messages, still above the watermark (the walk down its pages was cut off), so older mail was not looked at`;
     const matching = filter.isEmpty ? '' : ` matching ${filter.description}`;
     return new MailroomError(
       `Could not confirm that no mail${matching} arrived at ${this.address} for ${formatDuration(within)}: ${why} (${outcome.checks} ${outcome.checks === 1 ? 'check' : 'checks'}).`,

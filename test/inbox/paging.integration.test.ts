@@ -84,4 +84,13 @@ describe('a service that offers no paging', () => {
     );
     expect((error as MailTimeoutError).listingCut).toEqual({ listed: 100, paging: false });
   });
+
+  it('does not confirm a quiet period whose listing was full: older mail was not looked at', async () => {
+    const inbox = await createInbox({ apiURL, address: 'x@mailroom.test', watermark: 'm000' });
+    const error = await inbox.expectNoMail({ subject: 'code' }, { within: 1200 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ slug: 'quiet_unconfirmed' });
+    expect((error as Error).message).toMatch(
+      /^Could not confirm that no mail matching subject ~ "code" arrived at x@mailroom\.test for 1\.2 s: the listing was full \(100 messages, the most the service lists at once\) without reaching the watermark, and the service offers no paging, so older mail was not looked at \(\d+ checks?\)\.$/,
+    );
+  });
 });
