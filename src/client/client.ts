@@ -8,7 +8,7 @@
 import { request, type Dispatcher } from 'undici';
 import { DEFAULT_API_URL } from '../contract/defaults.js';
 import { MAX_LIST_LIMIT, MAX_WAIT_SECONDS } from '../contract/limits.js';
-import { API_BASE, HEALTH_PATH } from '../contract/routes.js';
+import { API_BASE, HEALTH_PATH, PAGING_PARAM } from '../contract/routes.js';
 import { assertMs, expectedError } from '../contract/validation.js';
 import { MailroomApiError, MailroomNetworkError, isTransient } from './errors.js';
 import type { MailSummary, MessageDetail, ServiceFeatures } from './messages.js';
@@ -37,6 +37,8 @@ export interface CallOptions {
 export interface ListOptions extends CallOptions {
   /** How many of the newest messages, 1..100 (the service's default is 25). */
   readonly limit?: number | undefined;
+  /** Only messages older than this id: the next page down (when the service offers `features.paging`). */
+  readonly beforeId?: string | undefined;
 }
 
 export interface MailboxListing {
@@ -84,7 +86,7 @@ export class MailroomClient {
     this.#dispatcher = options.dispatcher;
   }
 
-  /** `GET /mailbox?address=A&limit=N`: the newest messages, newest first. */
+  /** `GET /mailbox?address=A&limit=N[&before_id=ID]`: the newest messages (older than ID), newest first. */
   async listMessages(address: string, options: ListOptions = {}): Promise<MailboxListing> {
     const query: Record<string, string> = { address };
     if (options.limit !== undefined) {
@@ -93,6 +95,7 @@ export class MailroomClient {
       }
       query.limit = String(options.limit);
     }
+    if (options.beforeId !== undefined) query[PAGING_PARAM] = options.beforeId;
     const answer = await this.#send('GET', `${API_BASE}/mailbox`, query, address, options);
     const listing = parseBody(answer, Listing);
     return { address: listing.address ?? address, messages: listing.messages };

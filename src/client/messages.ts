@@ -45,4 +45,6 @@ export interface ServiceFeatures {
   readonly wait: string | undefined;
   /** The domains the service receives mail for, when it says (`domains` in `/healthz`). */
   readonly domains: readonly string[] | undefined;
+  /** The list pages older than an id (`before_id`, advertised as `features.paging`). */
+  readonly paging: boolean;
 }

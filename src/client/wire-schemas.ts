@@ -3,6 +3,7 @@
 // describe becomes an `invalid_response` network error naming the field,
 // never a stray TypeError three frames away.
 import { z } from 'zod';
+import { PAGING_PARAM } from '../contract/routes.js';
 import { MailroomNetworkError } from './errors.js';
 import type { MailSummary, MessageDetail, ServiceFeatures } from './messages.js';
 
@@ -83,9 +84,9 @@ export const WaitAnswer = Listing.extend({ timed_out: z.boolean() });
 export const Health = z.object({
   ok: z.unknown().optional(),
   domains: z.array(z.string()).nullish().catch(undefined),
-  features: z.object({ wait: z.unknown().optional() }).nullish(),
+  features: z.object({ wait: z.unknown().optional(), paging: z.unknown().optional() }).nullish(),
 });
-export const NO_FEATURES: ServiceFeatures = Object.freeze({ wait: undefined, domains: undefined });
+export const NO_FEATURES: ServiceFeatures = Object.freeze({ wait: undefined, domains: undefined, paging: false });
 
 /** The features a `/healthz` answer advertises; anything unrecognised is simply not offered. */
 export function featuresOf(text: string): ServiceFeatures {
@@ -93,7 +94,11 @@ export function featuresOf(text: string): ServiceFeatures {
   if (!parsed.success) return NO_FEATURES;
   const wait = parsed.data.features?.wait;
   const domains = parsed.data.domains?.map((d) => d.toLowerCase());
-  return Object.freeze({ wait: typeof wait === 'string' && wait.startsWith('/') ? wait : undefined, domains: domains ? Object.freeze(domains) : undefined });
+  return Object.freeze({
+    wait: typeof wait === 'string' && wait.startsWith('/') ? wait : undefined,
+    domains: domains ? Object.freeze(domains) : undefined,
+    paging: parsed.data.features?.paging === PAGING_PARAM,
+  });
 }
 
 export function safeJson(text: string): unknown {

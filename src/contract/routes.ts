@@ -6,3 +6,8 @@ export const HEALTH_PATH = '/healthz';
 export const WAIT_PATH = `${API_BASE}/mailbox/wait`;
 /** The MCP endpoint; advertised as `features.mcp`. */
 export const MCP_PATH = '/mcp';
+/**
+ * The list's paging parameter (`GET /api/v1/mailbox?...&before_id=ID`: the
+ * page older than ID); a service advertises it as `features.paging`.
+ */
+export const PAGING_PARAM = 'before_id';

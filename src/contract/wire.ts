@@ -52,7 +52,8 @@ export interface WireHealth {
   readonly ok: boolean;
   /** The domains whose addresses can receive mail here (optional: a service may not say). */
   readonly domains?: readonly string[];
-  readonly features: { readonly wait?: string; readonly mcp?: string };
+  /** `wait`: the long-poll's path; `mcp`: the MCP endpoint's; `paging`: the list's paging parameter (`before_id`). */
+  readonly features: { readonly wait?: string; readonly mcp?: string; readonly paging?: string };
 }
 
 /** Every refusal's body; the slug is what callers branch on. */

@@ -13,6 +13,7 @@ import type { MailSummary } from '../client/messages.js';
 import type { InspectContext, PollOutcome } from '../wait/strategy.js';
 import type { CompiledFilter } from './filter.js';
 import type { InboxLedger } from './ledger.js';
+import type { ListingCut } from './listing-walk.js';
 import type { Mail } from './mail.js';
 import { MailTimeoutError, type SkippedMail, type SkipReason } from './wait-errors.js';
 
@@ -26,6 +27,8 @@ export interface CollectRequest {
   readonly aboveWatermark: (messages: readonly MailSummary[]) => MailSummary[];
   /** Fetches one match; `hardStop` is when the fetch must be done. Throws the client's typed errors. */
   readonly fetch: (summary: MailSummary, hardStop: number) => Promise<Mail>;
+  /** Where the latest listing stopped short of the watermark, if it did. */
+  readonly listingCut?: (() => ListingCut | undefined) | undefined;
   readonly signal: AbortSignal | undefined;
 }
 
@@ -37,6 +40,8 @@ export class Collection {
   readonly #rejected = new Map<string, MailSummary>();
   readonly #unfetched = new Map<string, MailSummary>();
   readonly #skipped = new Map<string, SkippedMail>();
+  /** Listed mail a concurrent wait had claimed when this one looked: not done with yet. */
+  readonly #claimedByOthers = new Set<string>();
   #fetchError: Error | undefined;
 
   constructor(request: CollectRequest) {
@@ -47,6 +52,7 @@ export class Collection {
   readonly inspect = async (messages: readonly MailSummary[], { hardStop, incomplete }: InspectContext): Promise<Mail[] | undefined> => {
     const { count, filter, ledger, signal } = this.#request;
     const candidates: MailSummary[] = [];
+    this.#claimedByOthers.clear();
     for (const summary of this.#request.aboveWatermark(messages)) {
       if (this.#mine.has(summary.id)) continue;
       const reason = ledger.skipReason(summary.id);
@@ -86,8 +92,22 @@ export class Collection {
         incomplete();
       }
     }
-    return this.#taken.length >= count ? this.#taken : undefined;
+    if (this.#taken.length >= count) return this.#taken;
+    // Mail a concurrent wait holds may yet be let go of: the next look must
+    // list it again, and a release brings that look forward (`watch`).
+    if (this.#claimedByOthers.size > 0) incomplete();
+    return undefined;
   };
+
+  /**
+   * Calls `wake` when a concurrent wait ends its claim on mail this one
+   * passed over as claimed (returned it, or let go of it): the last listing
+   * is then worth a look again at once. Returns the unsubscribe function.
+   */
+  readonly watch = (wake: () => void): (() => void) =>
+    this.#request.ledger.watchClaims((id) => {
+      if (this.#claimedByOthers.has(id)) wake();
+    });
 
   /** The failure of a wait that ran out of budget (or was cut short) with what this collection saw. */
   failure(outcome: PollOutcome<unknown>, budgetMs: number, elapsedMs: number): MailTimeoutError {
@@ -107,6 +127,7 @@ export class Collection {
       lastError: outcome.lastError ?? this.#fetchError,
       cutShort: outcome.cutShort,
       cutShortReason: outcome.cutShortReason,
+      listingCut: this.#request.listingCut?.(),
     });
   }
 
@@ -118,6 +139,7 @@ export class Collection {
   // Mail above the watermark passed over without a look at its subject: a
   // failure names it and why, so it never says "nothing arrived" (rule 9).
   #skip(summary: MailSummary, reason: SkipReason): void {
+    if (reason === 'claimed') this.#claimedByOthers.add(summary.id);
     this.#unfetched.delete(summary.id);
     this.#skipped.set(summary.id, { summary, reason });
   }

@@ -21,6 +21,7 @@ import type { InspectContext, PollOutcome, WaitStrategy } from '../wait/strategy
 import { MAX_GRACE_MS } from '../wait/window.js';
 import { freshAddress } from './address.js';
 import { Collection } from './collect.js';
+import { walkToWatermark, type ListingCut } from './listing-walk.js';
 import { describeWait, formatDuration, type WaitKind } from './describe.js';
 import type { InboxEvent, WaitInfo } from './events.js';
 import { compileFilter, type CompiledFilter, type MailFilter } from './filter.js';
@@ -109,6 +110,8 @@ export class Inbox {
   readonly #ledger: InboxLedger;
   /** The latest listing, newest first: a wait may answer from it at once. */
   #snapshot: readonly MailSummary[] | undefined;
+  /** Set when the latest listing stopped short of the watermark (listing-walk.ts). */
+  #listingCut: ListingCut | undefined;
   #waits = 0;
 
   /** @internal Use `createInbox()`. */
@@ -175,7 +178,8 @@ export class Inbox {
             arrived: outcome.result,
           });
         }
-        if (outcome.cutShort || !outcome.coveredDeadline) throw this.#unconfirmedQuiet(compiled, within, outcome);
+        // A listing cut short of the watermark left older mail unseen: no quiet to confirm.
+        if (outcome.cutShort || !outcome.coveredDeadline || this.#listingCut) throw this.#unconfirmedQuiet(compiled, within, outcome);
         this.#emit({ type: 'wait-end', wait: info, outcome: 'quiet', elapsedMs: clock.now() - startedAt, checks: outcome.checks });
       } catch (error) {
         this.#emit({ type: 'wait-end', wait: info, outcome: 'failed', error: error as Error, elapsedMs: clock.now() - startedAt });
@@ -193,6 +197,7 @@ export class Inbox {
       requestTimeout,
       hardStop: clock.now() + CALL_BUDGET_MS,
       signal: options.signal,
+      extend: (first, until) => this.#walk(first, until, options.signal),
     });
     this.#snapshot = listing;
     return aboveWatermark(listing, this.#watermark).reverse();
@@ -260,6 +265,7 @@ export class Inbox {
       ledger: this.#ledger,
       aboveWatermark: (messages) => aboveWatermark(messages, this.#watermark),
       fetch: (summary, hardStop) => this.#fetch(summary.id, hardStop, signal),
+      listingCut: () => this.#listingCut,
       signal,
     });
     try {
@@ -270,7 +276,7 @@ export class Inbox {
       const hardStop = startedAt + info.budgetMs + Math.min(requestTimeout, MAX_GRACE_MS);
       const early = this.#snapshot ? await collection.inspect(this.#snapshot, { hardStop, incomplete: () => {} }) : undefined;
       if (early) return this.#received(info, early, startedAt, 0);
-      const outcome = await this.#poll(info, 'until-found', Math.max(0, info.budgetMs - (clock.now() - startedAt)), stop, collection.inspect);
+      const outcome = await this.#poll(info, 'until-found', Math.max(0, info.budgetMs - (clock.now() - startedAt)), stop, collection.inspect, collection.watch);
       if (outcome.result) return this.#received(info, outcome.result, startedAt, outcome.checks);
       throw collection.failure(outcome, info.budgetMs, clock.now() - startedAt);
     } catch (error) {
@@ -308,6 +314,7 @@ export class Inbox {
     budgetMs: number,
     { signal, cutAt }: WaitStop,
     inspect: (messages: readonly MailSummary[], context: InspectContext) => Promise<T | undefined>,
+    watchPassedOver?: (wake: () => void) => () => void,
   ): Promise<PollOutcome<T>> {
     const { clock, random, requestTimeout } = this.#options;
     const askedAt = clock.now();
@@ -324,11 +331,12 @@ export class Inbox {
       cutAt,
       pacer: () => pacerFor(clock, pacerKey(this.client, this.address)),
       list: async (timeout, listSignal) => {
+        const until = clock.now() + timeout;
         const listing = await this.client.listMessages(this.address, { limit: MAX_LIST_LIMIT, timeout, signal: listSignal });
-        this.#snapshot = listing.messages;
-        return listing.messages;
+        return (this.#snapshot = await this.#walk(listing.messages, until, listSignal));
       },
       inspect,
+      watchPassedOver,
       onEvent: this.#options.onEvent ? (event) => this.#emit({ ...event, wait: info }) : undefined,
     });
   }
@@ -340,18 +348,45 @@ export class Inbox {
     if (path === undefined) return pollingStrategy;
     return longPollStrategy({
       sinceId: this.#watermark?.id,
-      hold: async (sinceId, holdMs, holdSignal) => {
-        const listing = await this.client.waitForMail(this.address, { path, sinceId, holdMs, limit: MAX_LIST_LIMIT, signal: holdSignal });
-        this.#snapshot = listing.messages;
-        return listing;
+      hold: async (sinceId, holdMs, holdSignal, timeout) => {
+        const until = this.#options.clock.now() + timeout;
+        const listing = await this.client.waitForMail(this.address, { path, sinceId, holdMs, limit: MAX_LIST_LIMIT, timeout, signal: holdSignal });
+        // The service counted the answer as a list call: known to the pacer
+        // before any page of the walk, not only once the strategy has it.
+        pacerFor(this.#options.clock, pacerKey(this.client, this.address)).note();
+        const messages = (this.#snapshot = await this.#walk(listing.messages, until, holdSignal));
+        return { messages, timedOut: listing.timedOut };
       },
     });
   }
 
+  /**
+   * A listing walked down to the watermark, page by page where the service
+   * pages (listing-walk.ts); remembers whether it stopped short, for a
+   * failure's text. The pages share the list call's timeout (`until`).
+   */
+  async #walk(first: readonly MailSummary[], until: number, signal: AbortSignal | undefined): Promise<readonly MailSummary[]> {
+    const { clock } = this.#options;
+    const walked = await walkToWatermark(first, {
+      limit: MAX_LIST_LIMIT,
+      mark: this.#watermark,
+      paging: async () => (await this.client.features({ signal })).paging,
+      page: async (beforeId) =>
+        (await this.client.listMessages(this.address, { limit: MAX_LIST_LIMIT, beforeId, timeout: Math.max(1, until - clock.now()), signal })).messages,
+    });
+    this.#listingCut = walked.cut;
+    return walked.messages;
+  }
+
   #unconfirmedQuiet(filter: CompiledFilter, within: number, outcome: PollOutcome<unknown>): MailroomError {
+    const cut = this.#listingCut;
     const why = outcome.cutShort
       ? `the wait was cut short after ${formatDuration(outcome.elapsedMs)}${outcome.cutShortReason ? ` (${outcome.cutShortReason})` : ''}`
-      : `no check got an answer at the end of the period${outcome.lastError ? `; the last failure: ${outcome.lastError.message}` : ''}`;
+      : !outcome.coveredDeadline
+        ? `no check got an answer at the end of the period${outcome.lastError ? `; the last failure: ${outcome.lastError.message}` : ''}`
+        : cut && !cut.paging
+          ? `the listing was full (${cut.listed} messages, the most the service lists at once) without reaching the watermark, and the service offers no paging, so older mail was not looked at`
+          : `the listing stopped at ${cut?.listed ?? 0} messages, still above the watermark (the walk down its pages was cut off), so older mail was not looked at`;
     const matching = filter.isEmpty ? '' : ` matching ${filter.description}`;
     return new MailroomError(
       `Could not confirm that no mail${matching} arrived at ${this.address} for ${formatDuration(within)}: ${why} (${outcome.checks} ${outcome.checks === 1 ? 'check' : 'checks'}).`,

@@ -2,6 +2,11 @@
 // an earlier wait (never returned again), claimed by a running wait (being
 // fetched; concurrent waits pass over it), gone (deleted or expired between
 // the listing and the fetch), or handled (the `handled` store has it).
+//
+// A claim ends one of two ways: the mail is returned, or it is released (the
+// claiming wait's fetch failed, or the wait was cut). Either way the ledger
+// says so to its watchers, so a concurrent wait that passed over the mail as
+// claimed looks at it again at once instead of at its next check.
 import type { HandledStore } from './handled.js';
 import type { SkipReason } from './wait-errors.js';
 
@@ -11,6 +16,7 @@ export class InboxLedger {
   readonly #returned = new Set<string>();
   readonly #claimed = new Set<string>();
   readonly #gone = new Set<string>();
+  readonly #watchers = new Set<(id: string) => void>();
 
   constructor(address: string, handled: HandledStore | undefined) {
     this.#address = address;
@@ -31,7 +37,13 @@ export class InboxLedger {
   }
 
   release(id: string): void {
-    this.#claimed.delete(id);
+    if (this.#claimed.delete(id)) this.#settled(id);
+  }
+
+  /** Calls `watcher` with the id of every claim that ends (returned or released); returns the unsubscribe function. */
+  watchClaims(watcher: (id: string) => void): () => void {
+    this.#watchers.add(watcher);
+    return () => this.#watchers.delete(watcher);
   }
 
   markGone(id: string): void {
@@ -42,5 +54,10 @@ export class InboxLedger {
   markReturned(id: string): void {
     this.#returned.add(id);
     this.#handled?.add(this.#address, id);
+    if (this.#claimed.has(id)) this.#settled(id);
+  }
+
+  #settled(id: string): void {
+    for (const watcher of [...this.#watchers]) watcher(id);
   }
 }

@@ -4,6 +4,7 @@
 import type { MailSummary } from '../client/messages.js';
 import { MailroomError } from '../client/errors.js';
 import { formatDuration, formatSummaries, formatSummary } from './describe.js';
+import type { ListingCut } from './listing-walk.js';
 
 /**
  * Why a wait passed over mail above the watermark without looking at its
@@ -58,6 +59,12 @@ export interface WaitFailure {
   /** Set when an AbortSignal ended the wait before its budget did. */
   readonly cutShort: boolean;
   readonly cutShortReason: string | undefined;
+  /**
+   * Set when the last listing stopped short of the watermark: full, and the
+   * service offers no paging (or the walk down its pages was cut off), so
+   * older mail above the watermark may have been missed.
+   */
+  readonly listingCut?: ListingCut | undefined;
 }
 
 /** A wait for mail ran out of budget (or was cut short) without the mail. */
@@ -113,6 +120,11 @@ export function formatWaitFailure(f: WaitFailure): string {
   }
   if (f.unfetched.length > 0) {
     text += ` Matching mail did arrive but could not be fetched in time: ${formatSummaries(f.unfetched, 5)}.`;
+  }
+  if (f.listingCut) {
+    text += f.listingCut.paging
+      ? ` The listing stopped at ${f.listingCut.listed} messages, still above the watermark (the walk down its pages was cut off): older mail may have been missed.`
+      : ` The listing was full (${f.listingCut.listed} messages, the most the service lists at once) without reaching the watermark, and the service offers no paging: older mail may have been missed.`;
   }
   if (f.lastError) {
     text += f.checks === 0 ? ` No check got an answer; the last failure: ${f.lastError.message}` : ` The last failed check: ${f.lastError.message}`;

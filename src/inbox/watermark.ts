@@ -45,3 +45,14 @@ export function aboveWatermark(messages: readonly MailSummary[], mark: Watermark
   }
   return fresh;
 }
+
+/**
+ * True when a listing reaches the watermark: it lists the watermark message
+ * or, when that is gone, one that arrived no later than it did. Mail below
+ * the listing's oldest entry is then all below the watermark too.
+ */
+export function reachesWatermark(messages: readonly MailSummary[], mark: Watermark | null): boolean {
+  if (mark === null) return false;
+  const cut = mark.receivedAt?.getTime();
+  return messages.some((m) => m.id === mark.id || (cut !== undefined && m.receivedAt.getTime() <= cut));
+}

@@ -16,8 +16,8 @@ export interface MailboxReader {
   mailboxKey(value: string | undefined, name: string): string;
   /** The list's view of a message (parsed on first use, then kept). */
   summaryOf(message: StoredMessage): Promise<ParsedSummary>;
-  /** Newest first, at most `limit`, as the list shows them. */
-  listing(mailbox: string, limit: number): Promise<WireSummary[]>;
+  /** Newest first, at most `limit`, as the list shows them; with `beforeId`, only older messages (a page). */
+  listing(mailbox: string, limit: number, beforeId?: string): Promise<WireSummary[]>;
   wireSummary(message: StoredMessage): Promise<WireSummary>;
   wireMessage(message: StoredMessage): Promise<WireMessage>;
 }
@@ -50,8 +50,8 @@ export function createMailboxReader(store: MessageStore, domains: readonly strin
       return parsed.key;
     },
     summaryOf,
-    async listing(mailbox, limit) {
-      const messages = store.list(mailbox, limit);
+    async listing(mailbox, limit, beforeId) {
+      const messages = store.list(mailbox, limit, beforeId);
       const summaries = await Promise.all(messages.map(summaryOf));
       return messages.map((m, i) => wire(m, summaries[i]!));
     },

@@ -5,6 +5,7 @@ import type { AddressInfo, Server as NetServer } from 'node:net';
 import { MCP_WAIT_SLOTS } from '../contract/limits.js';
 import { WaitSlots } from '../contract/wait-slots.js';
 import { Budget } from './budgets/budget.js';
+import { PageWalks } from './budgets/page-walks.js';
 import { createApiHandler } from './http/api.js';
 import { FaultSwitch, RequestCounter, type FaultInjection, type RequestStats } from './http/faults.js';
 import { createMailboxReader } from './mailbox-reader.js';
@@ -98,6 +99,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
   const counter = new RequestCounter();
   const listBudget = new Budget(config.listPerSecond, clock);
   const messageBudget = new Budget(config.messagePerSecond, clock);
+  const pageWalks = new PageWalks(listBudget.windowMs, clock);
   const reader = createMailboxReader(store, config.domains);
   const waitSlots = config.waitSlots > 0 ? new WaitSlots(config.waitSlots) : undefined;
   const mcpSlots = new WaitSlots(MCP_WAIT_SLOTS);
@@ -114,6 +116,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     mcp,
     domains: config.domains,
     listBudget,
+    pageWalks,
     messageBudget,
     faults,
     counter,

@@ -36,6 +36,7 @@ import { sleepUntil } from './clock.js';
 import { pollMailbox } from './polling-strategy.js';
 import { scheduleDelay } from './schedule.js';
 import type { PollOutcome, PollPlan, WaitStrategy } from './strategy.js';
+import { Wakeup } from './wakeup.js';
 import { openWaitWindow } from './window.js';
 
 export interface HeldListing {
@@ -48,8 +49,12 @@ export interface HeldListing {
 export interface LongPoll {
   /** Where the first hold counts from (the inbox's watermark); undefined counts every message. */
   readonly sinceId: string | undefined;
-  /** One long-poll: held until a message newer than `sinceId` is listed, or `holdMs` passed. */
-  hold(sinceId: string | undefined, holdMs: number, signal: AbortSignal | undefined): Promise<HeldListing>;
+  /**
+   * One long-poll: held until a message newer than `sinceId` is listed, or
+   * `holdMs` passed. `timeoutMs` is the request's own timeout: it ends by
+   * the wait's hard stop, so a late answer cannot carry the wait past it.
+   */
+  hold(sinceId: string | undefined, holdMs: number, signal: AbortSignal | undefined, timeoutMs: number): Promise<HeldListing>;
 }
 
 export function longPollStrategy(longPoll: LongPoll): WaitStrategy {
@@ -62,7 +67,8 @@ export function longPollStrategy(longPoll: LongPoll): WaitStrategy {
 async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<PollOutcome<T>> {
   const { clock, signal } = plan;
   // Rule 3: the same window as the polling loop's, so a fallback ends with it.
-  const { startedAt, deadline, hardStop, elapsed, settle } = openWaitWindow(plan);
+  const window = openWaitWindow(plan);
+  const { startedAt, deadline, hardStop, elapsed, settle } = window;
 
   let sinceId = longPoll.sinceId;
   let round = 0;
@@ -71,15 +77,21 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
   let refusals = 0;
   let lastError: Error | undefined;
 
-  const outcome = (result: T | undefined, coveredDeadline = false): PollOutcome<T> =>
-    settle(result, { coveredDeadline, checks, failedChecks, refusals, lastError });
+  const wakeup = new Wakeup(plan.watchPassedOver);
+  const outcome = (result: T | undefined, coveredDeadline = false): PollOutcome<T> => {
+    wakeup.close();
+    return settle(result, { coveredDeadline, checks, failedChecks, refusals, lastError });
+  };
 
   for (;;) {
     if (signal?.aborted) return outcome(undefined);
     const start = clock.now();
     if (start > hardStop) return outcome(undefined);
     const holdEnd = holdEndBefore(plan.cutAt, start, deadline);
-    if (holdEnd < deadline && Math.max(start, plan.pacer().earliestStart()) >= holdEnd) {
+    // The hold's look is a list call for pacing from now on (pacer.ts).
+    const { lookAt, unlook } = await plan.pacer().holdStarts(signal);
+    if (signal?.aborted) return outcome(undefined);
+    if (holdEnd < deadline && lookAt >= holdEnd) {
       // The service looks no sooner than the address's floor allows, and
       // it would not look before the cut: a hold now could not be answered,
       // so it would be no check. The cut ends the wait.
@@ -92,11 +104,17 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
 
     let answer: HeldListing;
     try {
-      answer = await longPoll.hold(sinceId, Math.min(holdMs, MAX_HOLD_MS), signal);
+      const held = Math.min(holdMs, MAX_HOLD_MS);
+      // The service answers a timeout at the end of the hold; that answer,
+      // or a late failure, has until the hard stop and no longer (rule 3).
+      answer = await longPoll.hold(sinceId, held, signal, Math.max(1, Math.min(held + plan.requestTimeout, hardStop - start)));
     } catch (error) {
       // A hold that got no answer (reset, timeout) may have been counted by
       // the service; counting it here too is the safe side (pacer.ts says why).
       if (error instanceof MailroomNetworkError) plan.pacer().note();
+      // Refused before any look: the service counted nothing. Any other
+      // failure may come after the look, and stays counted.
+      if (error instanceof MailroomApiError && error.slug === 'too_many_waits') unlook();
       if (signal?.aborted) return outcome(undefined);
       if (error instanceof MailroomApiError && error.status === 429) {
         refusals++;
@@ -115,7 +133,10 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
       failedChecks++;
       lastError = asError(error);
       plan.onEvent?.({ type: 'check-failed', round, error: lastError, startedMs: start - startedAt, elapsedMs: elapsed() });
-      const rest = await pollMailbox({ ...plan, budgetMs: Math.max(0, deadline - clock.now()) }, { attempted: true });
+      // The polling loop takes over this wait's own window: same deadline,
+      // same hard stop, however late the failure came.
+      wakeup.close();
+      const rest = await pollMailbox(plan, { attempted: true, window });
       return {
         ...rest,
         checks: checks + rest.checks,
@@ -142,12 +163,27 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
     if (plan.mode === 'until-found' && answeredAt >= deadline) return outcome(undefined);
 
     if (incomplete) {
-      // A match could not be fetched (a transient failure): the next hold
+      // Listed mail is not done with: a match could not be fetched (a
+      // transient failure), or a concurrent wait holds it. The next hold
       // counts from the same place so it lists it again, after the pause
-      // the polling loop would take.
+      // the polling loop would take. Should the concurrent wait let go of
+      // it (or return it) meanwhile, this listing is looked at again at
+      // once instead; once nothing in it is left unfinished, the next hold
+      // counts from its newest message.
       const pause = scheduleDelay(round - 1, plan.random);
+      const pauseEnd = Math.min(clock.now() + pause, deadline);
       plan.onEvent?.({ type: 'sleep', reason: 'schedule', ms: pause, elapsedMs: elapsed() });
-      await sleepUntil(clock, Math.min(clock.now() + pause, deadline), signal);
+      for (;;) {
+        await sleepUntil(clock, pauseEnd, wakeup.signal(signal));
+        if (signal?.aborted || !wakeup.take()) break;
+        incomplete = false;
+        const again = await plan.inspect(answer.messages, { hardStop, incomplete: () => void (incomplete = true) });
+        if (again !== undefined) return outcome(again);
+        if (!incomplete) {
+          sinceId = answer.messages[0]?.id ?? sinceId;
+          break;
+        }
+      }
     } else {
       sinceId = answer.messages[0]?.id ?? sinceId;
     }

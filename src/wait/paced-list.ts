@@ -14,6 +14,12 @@ export interface PacedListOptions {
   /** No attempt may run past this moment (`clock.now()` scale). */
   readonly hardStop: number;
   readonly signal: AbortSignal | undefined;
+  /**
+   * Runs in the same turn of the pacer, right after the list call: further
+   * pages down the mailbox, which the service does not charge when they
+   * follow at once. `until` is when the list call's timeout ends.
+   */
+  readonly extend?: ((first: readonly MailSummary[], until: number) => Promise<readonly MailSummary[]>) | undefined;
 }
 
 /** The pacer key of an address at one service: two inboxes on one address share its budget. */
@@ -23,13 +29,18 @@ export function pacerKey(client: MailroomClient, address: string): string {
 
 /** The newest `limit` messages of `address`, newest first. */
 export async function listPaced(client: MailroomClient, address: string, options: PacedListOptions): Promise<readonly MailSummary[]> {
-  const { clock, requestTimeout, hardStop, signal, limit } = options;
+  const { clock, requestTimeout, hardStop, signal, limit, extend } = options;
   return callWithRetry(
     async (timeout) => {
       const answer = await pacerFor(clock, pacerKey(client, address)).run(
         // The pacer may hold the call for up to a second; the timeout
         // starts when the request does.
-        async () => (await client.listMessages(address, { limit, timeout: Math.min(timeout, Math.max(1, hardStop - clock.now())), signal })).messages,
+        async () => {
+          const ms = Math.min(timeout, Math.max(1, hardStop - clock.now()));
+          const until = clock.now() + ms;
+          const { messages } = await client.listMessages(address, { limit, timeout: ms, signal });
+          return extend ? extend(messages, until) : messages;
+        },
         { signal },
       );
       if (answer === TOO_LATE) throw signal?.reason ?? new Error('aborted');

@@ -55,9 +55,39 @@ export class ListPacer {
   }
 
   /**
+   * A server-side wait (a hold) is about to be sent. The service counts it as
+   * a list call when it first looks at the mailbox: on arrival, or at the
+   * floor when the floor has not passed (it defers the look, never refuses
+   * it). That look is counted here, at the moment the service will make it,
+   * so no list call of this address - another wait's check, `messages()` -
+   * goes out within the floor of it while the hold is held. A list call in
+   * flight is waited for first, since its stamp sets when the look can be.
+   * Returns that moment, and `unlook()` for a hold the service refused
+   * before looking (`too_many_waits`); aborting `signal` stops the wait for
+   * the turn.
+   */
+  async holdStarts(signal?: AbortSignal): Promise<{ readonly lookAt: number; readonly unlook: () => void }> {
+    while (this.#busy) {
+      await raceAbort(this.#busy, signal);
+      // No hold will be sent: nothing to count.
+      if (signal?.aborted) return { lookAt: this.#clock.now(), unlook: () => {} };
+    }
+    const before = this.#lastSettledAt;
+    const lookAt = Math.max(this.#clock.now(), this.earliestStart());
+    this.#lastSettledAt = Math.max(before, lookAt);
+    return {
+      lookAt,
+      unlook: () => {
+        // Only while nothing else was counted since.
+        if (this.#lastSettledAt === lookAt) this.#lastSettledAt = before;
+      },
+    };
+  }
+
+  /**
    * Records a call on the address's list budget that did not go through
-   * `run` - a server-side wait, which the service counts as a list call when
-   * it answers - so the next list call keeps its floor from it.
+   * `run` - a hold's answer, which the service counts as a list call when
+   * mail woke it - so the next list call keeps its floor from it.
    */
   note(): void {
     this.#lastSettledAt = Math.max(this.#lastSettledAt, this.#clock.now());
@@ -96,7 +126,8 @@ export class ListPacer {
       try {
         return await call();
       } finally {
-        this.#lastSettledAt = this.#clock.now();
+        // A hold registered meanwhile may have counted a look later than now.
+        this.#lastSettledAt = Math.max(this.#lastSettledAt, this.#clock.now());
         this.#busy = undefined;
         release();
       }

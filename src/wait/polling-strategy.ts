@@ -10,8 +10,9 @@ import type { MailSummary } from '../client/messages.js';
 import { sleepUntil } from './clock.js';
 import { TOO_LATE } from './pacer.js';
 import { scheduleDelay } from './schedule.js';
+import { Wakeup } from './wakeup.js';
 import type { PollOutcome, PollPlan, WaitStrategy } from './strategy.js';
-import { LIST_FLOOR_MS, openWaitWindow } from './window.js';
+import { LIST_FLOOR_MS, openWaitWindow, type WaitWindow } from './window.js';
 
 /** A request with less time than this left is not worth starting. */
 const MIN_REQUEST_MS = 20;
@@ -33,11 +34,16 @@ export interface PollState {
    * that failed), so the polling loop owes the wait no first look of its own.
    */
   readonly attempted?: boolean | undefined;
+  /**
+   * The window of the wait this loop takes over (the long-poll's, when it
+   * failed): the loop ends with it, never later, however late it starts.
+   */
+  readonly window?: WaitWindow | undefined;
 }
 
 export async function pollMailbox<T>(plan: PollPlan<T>, state: PollState = {}): Promise<PollOutcome<T>> {
   const { clock, signal } = plan;
-  const { startedAt, deadline, hardStop, grace, elapsed, settle } = openWaitWindow(plan);
+  const { startedAt, deadline, hardStop, grace, elapsed, settle } = state.window ?? openWaitWindow(plan);
 
   let round = 0; // schedule index: checks answered or failed; a 429 is not a round (rule 5)
   let checks = 0;
@@ -49,15 +55,29 @@ export async function pollMailbox<T>(plan: PollPlan<T>, state: PollState = {}): 
   // sleep. The pacer may still hold it until the address's floor (rule 4)
   // has passed - after the watermark read, say - since asking sooner would
   // only earn a 429 that costs the same second.
-  let nextAt = startedAt;
-  // A zero budget still looks once: "is it there right now?"
-  let closing = plan.budgetMs <= 0;
+  let nextAt = clock.now();
+  // A zero budget still looks once: "is it there right now?" So does a wait
+  // taken over at or past its deadline, while its grace lasts.
+  let closing = plan.budgetMs <= 0 || nextAt >= deadline;
 
-  const outcome = (result: T | undefined): PollOutcome<T> => settle(result, { coveredDeadline, checks, failedChecks, refusals, lastError });
+  const wakeup = new Wakeup(plan.watchPassedOver);
+  const outcome = (result: T | undefined): PollOutcome<T> => {
+    wakeup.close();
+    return settle(result, { coveredDeadline, checks, failedChecks, refusals, lastError });
+  };
+  /** The last answered listing, looked at again when passed-over mail is let go of. */
+  let lastListing: readonly MailSummary[] | undefined;
 
   for (;;) {
-    await sleepUntil(clock, nextAt, signal);
+    await sleepUntil(clock, nextAt, wakeup.signal(signal));
     if (signal?.aborted) return outcome(undefined);
+    if (wakeup.take() && lastListing !== undefined && clock.now() < hardStop) {
+      // Mail the last look passed over (a concurrent wait held it) may be
+      // free now: look at that listing again at once, then sleep on.
+      const result = await plan.inspect(lastListing, { hardStop, incomplete: () => {} });
+      if (result !== undefined) return outcome(result);
+      continue;
+    }
     // Rule 3, at the top of every round: past the deadline only the one
     // closing check may still run.
     if (clock.now() >= deadline && !closing) return outcome(undefined);
@@ -103,6 +123,7 @@ export async function pollMailbox<T>(plan: PollPlan<T>, state: PollState = {}): 
     const checkStartedAt = startedAt + startedMs;
     if (answer.kind === 'listed') {
       checks++;
+      lastListing = answer.messages;
       plan.onEvent?.({ type: 'check', round, checks, startedMs, elapsedMs: elapsed(), listed: answer.messages.length });
       // Every check lists the whole mailbox again, so nothing is needed to
       // see an unfinished match a second time.

@@ -40,10 +40,18 @@ export interface PollPlan<T> {
   /**
    * Looks at one answered listing. Returning a value ends the wait with it.
    * `hardStop` is the moment by which any request it makes must be done;
-   * `incomplete()` says a listed match could not be handled yet (a fetch
-   * failed transiently), so the next check must list it again.
+   * `incomplete()` says listed mail could not be handled yet (a fetch
+   * failed transiently, or a concurrent wait holds it), so the next check
+   * must list it again.
    */
   readonly inspect: (messages: readonly MailSummary[], context: InspectContext) => Promise<T | undefined>;
+  /**
+   * Subscribes `wake` to news that mail an earlier `inspect` passed over may
+   * be taken now (a concurrent wait let go of it, or returned it): the
+   * strategy then hands its last listing to `inspect` again at once, with no
+   * request. Returns the unsubscribe function.
+   */
+  readonly watchPassedOver?: ((wake: () => void) => () => void) | undefined;
   readonly onEvent?: ((event: PollEvent) => void) | undefined;
 }
 

@@ -188,10 +188,14 @@ describe('GET /api/v1/mailbox/wait', () => {
 describe('discovery', () => {
   it('is advertised in /healthz, and neither served nor advertised with waitSlots: 0', async () => {
     const on = await start();
-    expect((await call(on, '/healthz')).json).toEqual({ ok: true, domains: ['mailroom.test'], features: { wait: '/api/v1/mailbox/wait', mcp: '/mcp' } });
+    expect((await call(on, '/healthz')).json).toEqual({
+      ok: true,
+      domains: ['mailroom.test'],
+      features: { wait: '/api/v1/mailbox/wait', mcp: '/mcp', paging: 'before_id' },
+    });
 
     const off = await start({ waitSlots: 0 });
-    expect((await call(off, '/healthz')).json).toEqual({ ok: true, domains: ['mailroom.test'], features: { mcp: '/mcp' } });
+    expect((await call(off, '/healthz')).json).toEqual({ ok: true, domains: ['mailroom.test'], features: { mcp: '/mcp', paging: 'before_id' } });
     const answer = await call(off, waitPath({ address: freshAddress() }));
     expect(answer.status).toBe(404);
     expect(answer.json.error).toBe('not_found');

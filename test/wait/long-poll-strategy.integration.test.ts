@@ -240,8 +240,11 @@ describe.concurrent('falling back to the polling loop', () => {
     await send(server, inbox.address, { subject: 'Confirm' });
     expect((await waiting).subject).toBe('Confirm');
     expect(eventsOf(events, 'check-failed')[0]!.error).toMatchObject({ slug: 'unavailable', status: 502 });
+    // The hold may have looked before its 5xx, so the first list call keeps
+    // the floor from it: whether it comes before or after the send is not
+    // the point; that polling found the mail without a 429 is.
     expect(server.stats(inbox.address)).toMatchObject({ wait: 1, rateLimited: 0 });
-    expect(server.stats(inbox.address).list).toBeGreaterThanOrEqual(2);
+    expect(server.stats(inbox.address).list).toBeGreaterThanOrEqual(1);
   });
 
   it('polls after the long-poll answer is lost to a reset, and stays exactly once', async () => {
@@ -292,7 +295,7 @@ describe.concurrent('falling back to the polling loop', () => {
       await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
       try {
         const client = new MailroomClient({ apiURL: `http://127.0.0.1:${(stub.address() as AddressInfo).port}` });
-        expect(await client.features()).toEqual({ wait: undefined });
+        expect(await client.features()).toMatchObject({ wait: undefined, paging: false });
       } finally {
         stub.close();
         stub.closeAllConnections();

@@ -7,6 +7,7 @@ import { pacerFor } from '../../src/wait/pacer.js';
 import { longPollStrategy, type HeldListing } from '../../src/wait/long-poll-strategy.js';
 import type { MailSummary } from '../../src/client/messages.js';
 import type { PollEvent, PollPlan } from '../../src/wait/strategy.js';
+import { MAX_GRACE_MS } from '../../src/wait/window.js';
 import { FakeClock, seededRandom } from '../support/fake-clock.js';
 
 function summary(id: string, subject: string): MailSummary {
@@ -17,6 +18,8 @@ interface Hold {
   readonly sinceId: string | undefined;
   readonly holdMs: number;
   readonly at: number;
+  /** The request's own timeout. */
+  readonly timeoutMs: number;
 }
 
 /** `script(i, holdMs)` says how hold number i goes: after how long, and what it answers (or throws). */
@@ -33,10 +36,12 @@ function harness(script: Script, sinceId: string | undefined = 'w0') {
   const key = `server-wait-${++keys}`;
   const strategy = longPollStrategy({
     sinceId,
-    async hold(since, holdMs) {
+    async hold(since, holdMs, _signal, timeoutMs = Number.POSITIVE_INFINITY) {
       const step = script(holds.length, holdMs);
-      holds.push({ sinceId: since, holdMs, at: clock.now() - t0 });
-      await clock.sleep(step.after);
+      holds.push({ sinceId: since, holdMs, at: clock.now() - t0, timeoutMs });
+      // The request gives up at its timeout, as the client's does.
+      await clock.sleep(Math.min(step.after, timeoutMs));
+      if (step.after > timeoutMs) throw new MailroomNetworkError({ slug: 'request_timeout', method: 'GET', url: 'http://x/wait', detail: 'no answer' });
       if (step.answer instanceof Error) throw step.answer;
       return step.answer;
     },
@@ -111,6 +116,35 @@ describe('longPollStrategy', () => {
     expect(pause).toBeLessThanOrEqual(1500);
   });
 
+  it('looks at its last listing again, at once and without a hold, when passed-over mail is let go of; then counts past it', async () => {
+    let wake = () => {};
+    let free = false;
+    const answers = [woken([summary('m1', 'wanted')]), timedOut([summary('m1', 'wanted')])];
+    const h = harness((i, holdMs) => ({ after: i === 0 ? 10 : holdMs, answer: answers[i]! }));
+    const inspected: number[] = [];
+    // 500 ms in, in the pause after the first hold: the other wait returns m1.
+    void h.clock.sleep(500).then(() => {
+      free = true;
+      wake();
+    });
+    const outcome = await h.run({
+      budgetMs: 20_000,
+      watchPassedOver: (w) => ((wake = w), () => (wake = () => {})),
+      inspect: async (_messages, { incomplete }) => {
+        inspected.push(h.clock.now());
+        if (!free) incomplete(); // a concurrent wait holds m1
+        return undefined;
+      },
+    });
+    expect(inspected.map((at) => at - inspected[0]!)).toEqual([0, 490, 19_990]);
+    // The second hold counts past m1 and starts at the wake, not after the pause.
+    expect(h.holds.map((x) => [x.sinceId, x.at])).toEqual([
+      ['w0', 0],
+      ['m1', 500],
+    ]);
+    expect(outcome).toMatchObject({ checks: 2, coveredDeadline: true });
+  });
+
   it('falls back to the polling loop on a failed hold, with the rest of the budget, and merges the counts', async () => {
     const h = harness(() => ({ after: 50, answer: new MailroomApiError({ status: 503, slug: 'too_many_waits', method: 'GET', url: 'http://x/wait' }) }));
     const outcome = await h.run({ budgetMs: 10_000 });
@@ -154,6 +188,49 @@ describe('longPollStrategy', () => {
     const outcome = await h.run({ budgetMs: 10_000 });
     expect(outcome.result).toBe('found');
     expect(h.lists[0]).toBeGreaterThanOrEqual(1300);
+  });
+
+  describe('never ends later than the deadline plus the grace, whichever path it takes', () => {
+    // budget 10 s, request timeout 5 s: the grace is min(5 s, MAX_GRACE_MS) = 1 s.
+    const budgetMs = 10_000;
+    const latest = budgetMs + MAX_GRACE_MS;
+    const nothing = { list: async () => [], inspect: async () => undefined };
+
+    it('a 5xx from a hold that arrives late, then the polling fallback', async () => {
+      const h = harness((_, holdMs) => ({
+        after: holdMs + 4_000,
+        answer: new MailroomApiError({ status: 502, slug: 'unavailable', method: 'GET', url: 'http://x/wait' }),
+      }));
+      const outcome = await h.run({ budgetMs, ...nothing });
+      expect(outcome.result).toBeUndefined();
+      expect(outcome.elapsedMs).toBeLessThanOrEqual(latest);
+      // The hold's request may run to the deadline plus the grace, no further.
+      expect(h.holds[0]!.timeoutMs).toBe(budgetMs + MAX_GRACE_MS);
+    });
+
+    it('a hold with no answer at all, then the polling fallback', async () => {
+      const h = harness(() => ({ after: Number.POSITIVE_INFINITY, answer: timedOut() }));
+      const outcome = await h.run({ budgetMs, ...nothing });
+      expect(outcome).toMatchObject({ result: undefined, failedChecks: 1 });
+      expect(outcome.elapsedMs).toBeLessThanOrEqual(latest);
+    });
+
+    it('a 5xx from a hold just before the deadline, then a slow fallback check', async () => {
+      const h = harness((_, holdMs) => ({
+        after: holdMs - 10,
+        answer: new MailroomApiError({ status: 503, slug: 'unavailable', method: 'GET', url: 'http://x/wait' }),
+      }));
+      const outcome = await h.run({
+        budgetMs,
+        inspect: async () => undefined,
+        list: async (timeout) => {
+          await h.clock.sleep(timeout);
+          throw new MailroomNetworkError({ slug: 'request_timeout', method: 'GET', url: 'http://x/list', detail: 'no answer' });
+        },
+      });
+      expect(outcome.result).toBeUndefined();
+      expect(outcome.elapsedMs).toBeLessThanOrEqual(latest);
+    });
   });
 
   it('stops at once on invalid_address, unknown_domain and unauthorized, like the polling loop', async () => {

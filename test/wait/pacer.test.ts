@@ -68,6 +68,34 @@ describe('ListPacer', () => {
     expect(await pending).toBe(TOO_LATE);
   });
 
+  it("counts a hold's look when it starts: at once when the floor has passed, else at the floor, where the service defers it", async () => {
+    const clock = new FakeClock();
+    const pacer = new ListPacer(clock);
+    const t0 = clock.now();
+    expect((await pacer.holdStarts()).lookAt).toBe(t0);
+    expect(pacer.earliestStart()).toBe(t0 + FLOOR);
+    // A second hold right away: the service looks at the floor of the first.
+    expect((await pacer.holdStarts()).lookAt).toBe(t0 + FLOOR);
+    let started = Number.NaN;
+    await clock.run(pacer.run(async () => void (started = clock.now())));
+    expect(started).toBe(t0 + 2 * FLOOR);
+  });
+
+  it('lets a list call in flight settle before counting the look, and un-counts a hold refused before any look', async () => {
+    const clock = new FakeClock();
+    const pacer = new ListPacer(clock);
+    const t0 = clock.now();
+    const listing = pacer.run(() => clock.sleep(30));
+    await clock.advance(0); // the list call has its turn and is in flight
+    const look = pacer.holdStarts();
+    await clock.run(listing);
+    expect((await look).lookAt).toBe(t0 + 30 + FLOOR);
+    const fresh = new ListPacer(clock);
+    const { unlook } = await fresh.holdStarts();
+    unlook();
+    expect(fresh.earliestStart()).toBe(Number.NEGATIVE_INFINITY);
+  });
+
   it('hands out one pacer per clock and address key', () => {
     const clock = new FakeClock();
     expect(pacerFor(clock, 'a')).toBe(pacerFor(clock, 'a'));

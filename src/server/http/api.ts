@@ -5,10 +5,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Refusal } from '../../contract/refusal.js';
-import { MCP_PATH, WAIT_PATH } from '../../contract/routes.js';
+import { MCP_PATH, PAGING_PARAM, WAIT_PATH } from '../../contract/routes.js';
 import type { WaitSlots } from '../../contract/wait-slots.js';
 import type { WireHealth } from '../../contract/wire.js';
 import type { Budget } from '../budgets/budget.js';
+import type { PageWalks } from '../budgets/page-walks.js';
 import type { Logger } from '../log.js';
 import type { MailboxReader } from '../mailbox-reader.js';
 import type { McpEndpoint } from '../mcp/endpoint.js';
@@ -16,7 +17,7 @@ import type { MessageStore } from '../store/message-store.js';
 import { readBodyUpTo } from './body.js';
 import { normalizeInjection, type ApiCall, type Fault, type FaultSwitch, type RequestCounter } from './faults.js';
 import { longPoll } from './long-poll.js';
-import { parseLimit, singleParam } from './params.js';
+import { parseLimit, parseSinceId, singleParam } from './params.js';
 import { addressParamOf, route, type Route } from './routes.js';
 
 const MAX_ADMIN_BODY = 64 * 1024;
@@ -31,6 +32,8 @@ export interface ApiContext {
   readonly holdCap: number;
   readonly mcp: McpEndpoint;
   readonly listBudget: Budget;
+  /** Which pages continue a listing, and so are not charged. */
+  readonly pageWalks: PageWalks;
   readonly messageBudget: Budget;
   readonly faults: FaultSwitch;
   readonly counter: RequestCounter;
@@ -76,7 +79,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
   const health: WireHealth = {
     ok: true,
     domains: ctx.domains,
-    features: { ...(ctx.waitSlots ? { wait: WAIT_PATH } : {}), mcp: MCP_PATH },
+    features: { ...(ctx.waitSlots ? { wait: WAIT_PATH } : {}), mcp: MCP_PATH, paging: PAGING_PARAM },
   };
   const delayed = new Set<NodeJS.Timeout>();
   /** Aborted by close(): held long-polls end and free their slots. */
@@ -118,10 +121,14 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
     try {
       if (call === 'list') {
         const limit = parseLimit(params);
+        const beforeId = parseSinceId(singleParam(params, PAGING_PARAM), PAGING_PARAM);
         const mailbox = mailboxParam(params, 'address');
-        ctx.listBudget.spend(mailbox, 'list');
+        // A page continuing the latest listing is free (page-walks.ts).
+        if (beforeId === undefined || !ctx.pageWalks.isFree(mailbox, beforeId)) ctx.listBudget.spend(mailbox, 'list');
+        const messages = await ctx.reader.listing(mailbox, limit, beforeId);
+        ctx.pageWalks.served(mailbox, messages);
         // The address is echoed as the caller wrote it (the contract's A); the mailbox itself is case-insensitive.
-        return json(200, { address: params.get('address'), messages: await ctx.reader.listing(mailbox, limit) });
+        return json(200, { address: params.get('address'), messages });
       }
       if (call === 'wait') {
         return json(200, await longPoll({ ...ctx, slots: ctx.waitSlots! }, params, signal));

@@ -15,6 +15,7 @@ import { Refusal } from '../../contract/refusal.js';
 import { blankToUndefined } from '../../contract/validation.js';
 import type { WaitSlots } from '../../contract/wait-slots.js';
 import type { WireWaitAnswer } from '../../contract/wire.js';
+import type { PageWalks } from '../budgets/page-walks.js';
 import { containsFilter, holdForMail, type WaitContext } from '../waits/hold-for-mail.js';
 import { parseLimit, parseSinceId, singleParam } from './params.js';
 
@@ -37,7 +38,7 @@ export function parseWaitTimeout(value: string | undefined, capSeconds = MAX_WAI
 }
 
 export async function longPoll(
-  ctx: WaitContext & { readonly slots: WaitSlots; readonly holdCap: number },
+  ctx: WaitContext & { readonly slots: WaitSlots; readonly holdCap: number; readonly pageWalks: PageWalks },
   params: URLSearchParams,
   signal: AbortSignal,
 ): Promise<WireWaitAnswer> {
@@ -54,6 +55,8 @@ export async function longPoll(
     if (outcome.kind === 'failed') throw outcome.error;
     if (outcome.kind === 'aborted') throw new Refusal(503, 'unavailable', 'The wait was cut short: the server is closing');
     const messages = await ctx.reader.listing(mailbox, limit);
+    // The answer is a listing like a list call's: pages below it are free.
+    ctx.pageWalks.served(mailbox, messages);
     return {
       address: address!,
       messages,

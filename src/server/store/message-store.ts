@@ -1,7 +1,8 @@
 // The message store: mailboxes keyed by address, messages in arrival order.
 //
 // Costs: delivering is O(recipients); listing is O(limit) for one address
-// (newest first, walking back from the tail of that mailbox); fetching and
+// (newest first, walking back from the tail of that mailbox; a page older
+// than an id adds a binary search); fetching and
 // deleting by id are O(1). Expiry and the global cap pop the oldest messages
 // from one arrival-ordered queue, so they cost O(messages removed).
 //
@@ -77,14 +78,28 @@ class MessageQueue {
     return out;
   }
 
-  newest(limit: number): StoredMessage[] {
+  /** Newest first, at most `limit` live messages, only those whose id sorts before `beforeId` when given. */
+  newest(limit: number, beforeId?: string): StoredMessage[] {
     const out: StoredMessage[] = [];
     const { items } = this;
-    for (let i = items.length - 1; i >= this.head && out.length < limit; i--) {
+    const from = beforeId === undefined ? items.length - 1 : this.#lastBefore(beforeId);
+    for (let i = from; i >= this.head && out.length < limit; i--) {
       const message = items[i]!;
       if (!message.removed) out.push(message);
     }
     return out;
+  }
+
+  /** The index of the last item whose id sorts before `id` (ids grow with arrival): a binary search. */
+  #lastBefore(id: string): number {
+    let low = this.head;
+    let high = this.items.length; // items[high..] sort at or after id
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.items[mid]!.id < id) low = mid + 1;
+      else high = mid;
+    }
+    return low - 1;
   }
 }
 
@@ -133,10 +148,14 @@ export class MessageStore {
     return stored;
   }
 
-  /** Newest first, at most `limit`. */
-  list(mailbox: string, limit: number): StoredMessage[] {
+  /**
+   * Newest first, at most `limit`; with `beforeId`, only messages whose id
+   * sorts before it (the next page down). Ids sort by arrival, so this also
+   * works for an id that expired or was deleted. O(log n + limit).
+   */
+  list(mailbox: string, limit: number, beforeId?: string): StoredMessage[] {
     this.expire();
-    return this.#mailboxes.get(mailbox)?.newest(limit) ?? [];
+    return this.#mailboxes.get(mailbox)?.newest(limit, beforeId) ?? [];
   }
 
   /**
