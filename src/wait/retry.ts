@@ -31,11 +31,16 @@ export async function callWithRetry<T>(call: (timeoutMs: number) => Promise<T>, 
       // did not get through (and fails with its own message), never as a
       // reason to stop.
       if (left < 1) throw new AbortError(lastError === undefined ? outOfTime() : asError(lastError));
+      const timeout = Math.min(requestTimeout, left);
       try {
-        return await call(Math.min(requestTimeout, left));
+        return await call(timeout);
       } catch (error) {
-        lastError = error;
         if (signal?.aborted || !isTransient(error)) throw new AbortError(asError(error));
+        // An attempt the budget cut short that then timed out only says the
+        // time ran out; the answer before it (a 503, say) says why the call
+        // failed, so that is what the caller hears. No time is left anyway.
+        if (lastError !== undefined && timeout < requestTimeout && isRequestTimeout(error)) throw new AbortError(asError(lastError));
+        lastError = error;
         throw error;
       }
     },
@@ -62,6 +67,10 @@ export async function callWithRetry<T>(call: (timeoutMs: number) => Promise<T>, 
 
 function outOfTime(): MailroomError {
   return new MailroomError('no time was left for the request: the budget (and its grace) ran out before it could start', { slug: 'request_timeout' });
+}
+
+function isRequestTimeout(error: unknown): boolean {
+  return error instanceof MailroomError && error.slug === 'request_timeout';
 }
 
 function isRateLimit(error: unknown): error is MailroomApiError {

@@ -25,6 +25,25 @@ describe('callWithRetry', () => {
     expect(calls).toBe(4);
   });
 
+  it('reports the last real answer, not the timeout of a last attempt the budget cut short', async () => {
+    // Seen under load: a teardown's delete met 503s, and its last attempt,
+    // given the few ms left of the budget, timed out; the note said
+    // "request timeout of 1 ms" instead of "503 unavailable".
+    const clock = systemClock;
+    const timeouts: number[] = [];
+    const call = async (timeoutMs: number) => {
+      timeouts.push(timeoutMs);
+      if (timeouts.length === 1) throw refusal(503, 'unavailable');
+      await new Promise((resolve) => setTimeout(resolve, timeoutMs));
+      throw new MailroomError(`no complete answer within the request timeout of ${timeoutMs} ms`, { slug: 'request_timeout' });
+    };
+    const error = await callWithRetry(call, { clock, hardStop: clock.now() + 300, requestTimeout: 5_000 }).catch((e: unknown) => e);
+    // The second attempt had only what was left of the 300 ms budget, and used it up.
+    expect(timeouts).toHaveLength(2);
+    expect(timeouts[1]).toBeLessThan(300);
+    expect(error).toMatchObject({ slug: 'unavailable', status: 503 });
+  });
+
   it('with no time left, fails at once with a transient request_timeout that a wait handles, not a bare Error', async () => {
     const clock = new FakeClock();
     let calls = 0;
