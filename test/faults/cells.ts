@@ -132,6 +132,11 @@ export const FAULTS: readonly FaultCase[] = Object.freeze([
     arm: ({ proxy }) => proxy.arm({ route: 'api', times: TWICE, fault: { kind: 'slow', bytes: 128, everyMs: 10 } }),
   },
   {
+    name: 'answer slower than the request timeout (16 B every 50 ms)',
+    where: 'proxy',
+    arm: ({ proxy, call }) => proxy.arm({ route: call === 'delete' ? 'deleteMailbox' : 'check', times: 1, fault: { kind: 'slow', bytes: 16, everyMs: 50 } }),
+  },
+  {
     name: 'cut the server off, back after 1.5 s',
     where: 'proxy',
     arm: ({ proxy, later }) => {
