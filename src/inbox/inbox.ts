@@ -340,8 +340,8 @@ export class Inbox {
     if (path === undefined) return pollingStrategy;
     return longPollStrategy({
       sinceId: this.#watermark?.id,
-      hold: async (sinceId, holdMs, holdSignal) => {
-        const listing = await this.client.waitForMail(this.address, { path, sinceId, holdMs, limit: MAX_LIST_LIMIT, signal: holdSignal });
+      hold: async (sinceId, holdMs, holdSignal, timeout) => {
+        const listing = await this.client.waitForMail(this.address, { path, sinceId, holdMs, limit: MAX_LIST_LIMIT, signal: holdSignal, timeout });
         this.#snapshot = listing.messages;
         return listing;
       },

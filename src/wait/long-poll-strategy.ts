@@ -33,7 +33,7 @@ import { MailroomApiError, MailroomNetworkError, asError } from '../client/error
 import type { MailSummary } from '../client/messages.js';
 import { ADDRESS_REFUSALS } from '../contract/refusal.js';
 import { sleepUntil } from './clock.js';
-import { pollMailbox } from './polling-strategy.js';
+import { MIN_REQUEST_MS, pollMailbox } from './polling-strategy.js';
 import { scheduleDelay } from './schedule.js';
 import type { PollOutcome, PollPlan, WaitStrategy } from './strategy.js';
 import { openWaitWindow } from './window.js';
@@ -48,8 +48,12 @@ export interface HeldListing {
 export interface LongPoll {
   /** Where the first hold counts from (the inbox's watermark); undefined counts every message. */
   readonly sinceId: string | undefined;
-  /** One long-poll: held until a message newer than `sinceId` is listed, or `holdMs` passed. */
-  hold(sinceId: string | undefined, holdMs: number, signal: AbortSignal | undefined): Promise<HeldListing>;
+  /**
+   * One long-poll: held until a message newer than `sinceId` is listed, or
+   * `holdMs` passed. `timeoutMs` is the request's own timeout: the hold plus
+   * one request timeout, cut to what the wait's window has left.
+   */
+  hold(sinceId: string | undefined, holdMs: number, signal: AbortSignal | undefined, timeoutMs: number): Promise<HeldListing>;
 }
 
 export function longPollStrategy(longPoll: LongPoll): WaitStrategy {
@@ -89,10 +93,15 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
     const holdMs = Math.max(0, holdEnd - start);
     // A hold that ends before the deadline is not the look at its end.
     const capped = holdMs > MAX_HOLD_MS || holdEnd < deadline;
+    // The hold's answer may come up to one request timeout after it ends, but
+    // never after the hard stop: a hold that starts late (the last answer came
+    // past the deadline, in a quiet period) gets only what is left of it.
+    const timeoutMs = Math.min(Math.min(holdMs, MAX_HOLD_MS) + plan.requestTimeout, hardStop - start);
+    if (timeoutMs < MIN_REQUEST_MS) return outcome(undefined);
 
     let answer: HeldListing;
     try {
-      answer = await longPoll.hold(sinceId, Math.min(holdMs, MAX_HOLD_MS), signal);
+      answer = await longPoll.hold(sinceId, Math.min(holdMs, MAX_HOLD_MS), signal, timeoutMs);
     } catch (error) {
       // A hold that got no answer (reset, timeout) may have been counted by
       // the service; counting it here too is the safe side (pacer.ts says why).

@@ -153,6 +153,21 @@ export const FAULTS: readonly FaultCase[] = Object.freeze([
     expect: (call) => GAVE_UP[call],
   },
   {
+    // Past the deadline, but inside a long-poll's own timeout (the hold plus
+    // one request timeout): a quiet period's hold is answered late, and the
+    // next hold may only use what is left of the window.
+    name: 'answers 200 ms past the deadline x2 (server slow)',
+    where: 'server',
+    arm: ({ server, address }) => server.faults.inject({ address, times: TWICE, fault: { kind: 'slow', delayMs: TIMINGS.quietPeriod + 200 } }),
+    expect: (call, strategy) => {
+      // Two requests over the request timeout use up the delete's budget.
+      if (call === 'delete') return 'delete failed';
+      // The first hold lists the mailbox as it was when it came in: the mail is not in it.
+      if (strategy === 'server wait') return GAVE_UP[call];
+      return undefined;
+    },
+  },
+  {
     name: '429 storm, Retry-After 1..5',
     where: 'server',
     arm: ({ server, address }) => {

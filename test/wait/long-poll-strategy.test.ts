@@ -17,6 +17,8 @@ interface Hold {
   readonly sinceId: string | undefined;
   readonly holdMs: number;
   readonly at: number;
+  /** The request's own timeout the strategy gave it. */
+  readonly timeoutMs: number;
 }
 
 /** `script(i, holdMs)` says how hold number i goes: after how long, and what it answers (or throws). */
@@ -33,10 +35,13 @@ function harness(script: Script, sinceId: string | undefined = 'w0') {
   const key = `server-wait-${++keys}`;
   const strategy = longPollStrategy({
     sinceId,
-    async hold(since, holdMs) {
+    async hold(since, holdMs, _signal, timeoutMs) {
       const step = script(holds.length, holdMs);
-      holds.push({ sinceId: since, holdMs, at: clock.now() - t0 });
-      await clock.sleep(step.after);
+      holds.push({ sinceId: since, holdMs, at: clock.now() - t0, timeoutMs });
+      // An answer later than the request's timeout is a timeout, as the client makes it.
+      const limit = timeoutMs ?? Number.POSITIVE_INFINITY;
+      await clock.sleep(Math.min(step.after, limit));
+      if (step.after > limit) throw new MailroomNetworkError({ method: 'GET', url: 'http://x/wait', slug: 'request_timeout', detail: 'no answer' });
       if (step.answer instanceof Error) throw step.answer;
       return step.answer;
     },
@@ -79,6 +84,20 @@ describe('longPollStrategy', () => {
     const outcome = await h.run();
     expect(outcome).toMatchObject({ result: 'found', checks: 1, elapsedMs: 1234 });
     expect(h.events.filter((e) => e.type === 'check')).toHaveLength(1);
+  });
+
+  it('gives a hold that starts late no more time than the hard stop leaves (a quiet period, a short request timeout)', async () => {
+    // The fault matrix's cell "answer slower than the request timeout, for
+    // good × server wait × expectNoMail": the first hold's answer came 300 ms
+    // past the end, the next hold went out with a 0 s hold and a whole
+    // request timeout, and the period ended 700 ms past its end.
+    const h = harness((i) => (i === 0 ? { after: 3_800, answer: woken([summary('m1', 'other')]) } : { after: 1_000, answer: timedOut() }));
+    const outcome = await h.run({ mode: 'quiet', budgetMs: 3_500, requestTimeout: 400 });
+    expect(h.holds.map((x) => [x.at, x.holdMs, x.timeoutMs])).toEqual([
+      [0, 3_500, 3_900],
+      [3_800, 0, 100],
+    ]);
+    expect(outcome).toMatchObject({ result: undefined, coveredDeadline: false, elapsedMs: 3_900 });
   });
 
   it('counts each next hold from the newest message the last one listed', async () => {
