@@ -127,6 +127,13 @@ export const FAULTS: readonly FaultCase[] = Object.freeze([
     expect: (call, strategy) => (strategy === 'server wait' && call !== 'delete' ? GAVE_UP[call] : undefined),
   },
   {
+    name: 'stall every request, for good',
+    where: 'proxy',
+    arm: ({ proxy }) => proxy.arm({ route: 'api', times: 1_000, fault: { kind: 'stall' } }),
+    // Every request runs into its timeout: the time bound at its tightest.
+    expect: (call) => GAVE_UP[call],
+  },
+  {
     name: 'answer slowly (128 B every 10 ms) x2',
     where: 'proxy',
     arm: ({ proxy }) => proxy.arm({ route: 'api', times: TWICE, fault: { kind: 'slow', bytes: 128, everyMs: 10 } }),
