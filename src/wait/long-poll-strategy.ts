@@ -33,7 +33,7 @@ import { MailroomApiError, MailroomNetworkError, asError } from '../client/error
 import type { MailSummary } from '../client/messages.js';
 import { ADDRESS_REFUSALS } from '../contract/refusal.js';
 import { sleepUntil } from './clock.js';
-import { pollMailbox } from './polling-strategy.js';
+import { MIN_REQUEST_MS, pollMailbox } from './polling-strategy.js';
 import { scheduleDelay } from './schedule.js';
 import type { PollOutcome, PollPlan, WaitStrategy } from './strategy.js';
 import { Wakeup } from './wakeup.js';
@@ -101,13 +101,19 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
     const holdMs = Math.max(0, holdEnd - start);
     // A hold that ends before the deadline is not the look at its end.
     const capped = holdMs > MAX_HOLD_MS || holdEnd < deadline;
+    // The hold's answer may come up to one request timeout after it ends, but
+    // never after the hard stop: a hold that starts late (the last answer came
+    // past the deadline, in a quiet period) gets only what is left of it.
+    const timeoutMs = Math.min(Math.min(holdMs, MAX_HOLD_MS) + plan.requestTimeout, hardStop - start);
+    if (timeoutMs < MIN_REQUEST_MS) {
+      // Too little time left for a request: no hold is sent, so none is counted.
+      unlook();
+      return outcome(undefined);
+    }
 
     let answer: HeldListing;
     try {
-      const held = Math.min(holdMs, MAX_HOLD_MS);
-      // The service answers a timeout at the end of the hold; that answer,
-      // or a late failure, has until the hard stop and no longer (rule 3).
-      answer = await longPoll.hold(sinceId, held, signal, Math.max(1, Math.min(held + plan.requestTimeout, hardStop - start)));
+      answer = await longPoll.hold(sinceId, Math.min(holdMs, MAX_HOLD_MS), signal, timeoutMs);
     } catch (error) {
       // A hold that got no answer (reset, timeout) may have been counted by
       // the service; counting it here too is the safe side (pacer.ts says why).

@@ -15,7 +15,7 @@ import type { PollOutcome, PollPlan, WaitStrategy } from './strategy.js';
 import { LIST_FLOOR_MS, openWaitWindow, type WaitWindow } from './window.js';
 
 /** A request with less time than this left is not worth starting. */
-const MIN_REQUEST_MS = 20;
+export const MIN_REQUEST_MS = 20;
 
 type Answer =
   | { readonly kind: 'expired' }

@@ -42,9 +42,11 @@ export function openWaitWindow(plan: PollPlan<unknown>): WaitWindow {
   //
   // A quiet period must be looked at once it is over, and the floor may hold
   // that closing check back by up to one list interval: its hard stop leaves
-  // room for that too.
+  // room for that too, as far as one request timeout allows. Beyond that, a
+  // short request timeout (under about 2 s) let a quiet period whose closing
+  // check failed try again a second later and end over a second past it.
   const grace = Math.min(plan.requestTimeout, MAX_GRACE_MS);
-  const hardStop = deadline + grace + (plan.mode === 'quiet' ? LIST_FLOOR_MS : 0);
+  const hardStop = deadline + (plan.mode === 'quiet' ? Math.min(plan.requestTimeout, grace + LIST_FLOOR_MS) : grace);
   const { signal } = plan;
   const elapsed = () => clock.now() - startedAt;
   const settle = <T>(result: T | undefined, tally: WaitTally): PollOutcome<T> => ({

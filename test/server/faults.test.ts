@@ -78,11 +78,48 @@ describe('fault switch', () => {
     expect(server.stats(address)).toMatchObject({ list: 1, deleteMessage: 2, faulted: 1 });
   });
 
+  it('malformed_json, truncated and wrong_type answer whole, framed HTTP whose body is not the contract', async () => {
+    const server = await start({ listPerSecond: Infinity });
+    const address = freshAddress();
+    await sendMail(server, { to: address, subject: 'Spoiled', text: 'x' });
+    const clean = await call(server, listPath(address));
+    server.faults.inject({ address, route: 'list', fault: { kind: 'malformed_json' } });
+    server.faults.inject({ address, route: 'list', fault: { kind: 'truncated' } });
+    server.faults.inject({ address, route: 'list', fault: { kind: 'wrong_type' } });
+    const [malformed, truncated, wrongType, after] = [
+      await call(server, listPath(address)),
+      await call(server, listPath(address)),
+      await call(server, listPath(address)),
+      await call(server, listPath(address)),
+    ];
+
+    expect(malformed.status).toBe(200);
+    expect(malformed.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(() => JSON.parse(malformed.text) as unknown).toThrow(SyntaxError);
+    expect(malformed.text).toBe(clean.text.replace(/\}$/, ',}'));
+
+    expect(truncated.status).toBe(200);
+    expect(truncated.text).toBe(clean.text.slice(0, Math.floor(clean.body.length / 2)));
+    expect(truncated.headers['content-length']).toBe(String(truncated.body.length));
+    expect(() => JSON.parse(truncated.text) as unknown).toThrow(SyntaxError);
+
+    expect(wrongType.status).toBe(200);
+    expect(wrongType.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(wrongType.text).toMatch(/^<!doctype html>/);
+
+    // each took one request, and the connection still answers the next one
+    expect(after.json.messages[0].subject).toBe('Spoiled');
+    expect(server.stats(address)).toMatchObject({ list: 5, faulted: 3 });
+  });
+
   it('rejects malformed injections with a clear TypeError', async () => {
     const server = await start();
     expect(() => server.faults.inject({ address: 'nope', fault: { kind: 'reset' } })).toThrow(/`address` to be a well-formed email address, got "nope"/);
     expect(() => server.faults.inject({ address: 'a@mailroom.test', fault: { kind: 'status', status: 404 as 500 } })).toThrow(
       /`fault.status` to be 500, 502, 503 or 504, got 404/,
+    );
+    expect(() => server.faults.inject({ address: 'a@mailroom.test', fault: { kind: 'explode' } as never })).toThrow(
+      /`fault.kind` to be "rate_limit", "status", "slow", "reset", "malformed_json", "truncated" or "wrong_type", got "explode"/,
     );
     expect(() => server.faults.inject({ address: 'a@mailroom.test', times: 0, fault: { kind: 'reset' } })).toThrow(/`times` to be a positive integer, got 0/);
   });

@@ -86,6 +86,20 @@ describe('longPollStrategy', () => {
     expect(h.events.filter((e) => e.type === 'check')).toHaveLength(1);
   });
 
+  it('gives a hold that starts late no more time than the hard stop leaves (a quiet period, a short request timeout)', async () => {
+    // The fault matrix's cell "answer slower than the request timeout, for
+    // good × server wait × expectNoMail": the first hold's answer came 300 ms
+    // past the end, the next hold went out with a 0 s hold and a whole
+    // request timeout, and the period ended 700 ms past its end.
+    const h = harness((i) => (i === 0 ? { after: 3_800, answer: woken([summary('m1', 'other')]) } : { after: 1_000, answer: timedOut() }));
+    const outcome = await h.run({ mode: 'quiet', budgetMs: 3_500, requestTimeout: 400 });
+    expect(h.holds.map((x) => [x.at, x.holdMs, x.timeoutMs])).toEqual([
+      [0, 3_500, 3_900],
+      [3_800, 0, 100],
+    ]);
+    expect(outcome).toMatchObject({ result: undefined, coveredDeadline: false, elapsedMs: 3_900 });
+  });
+
   it('counts each next hold from the newest message the last one listed', async () => {
     const answers = [
       woken([summary('m1', 'other')]),

@@ -283,6 +283,17 @@ describe('pollMailbox', () => {
       expect(outcome.lastError).toMatchObject({ slug: 'unavailable' });
     });
 
+    it('ends within one request timeout of the end when the closing check failed, however short the request timeout', async () => {
+      // The fault matrix's cell "cut the server off for good × expectNoMail":
+      // with a 400 ms request timeout the closing check failed at 3 s and the
+      // loop tried again at 4 s, a second past deadline + request timeout.
+      const h = harness((i) => (i === 0 ? { answer: [] } : { answer: refusal(503, 'unavailable') }));
+      const outcome = await h.clock.run(pollMailbox(h.plan({ mode: 'quiet', budgetMs: 3_000, requestTimeout: 400, random: () => 0 })));
+      expect(outcome).toMatchObject({ coveredDeadline: false, checks: 1, failedChecks: 2 });
+      expect(h.starts).toEqual([0, 1_007, 3_000]);
+      expect(outcome.elapsedMs).toBeLessThanOrEqual(3_000 + 400);
+    });
+
     it('stops at the first check that sees matching mail', async () => {
       const h = harness((i) => ({ answer: i === 1 ? [mail('wanted')] : [] }));
       const outcome = await h.clock.run(pollMailbox(h.plan({ mode: 'quiet', budgetMs: 5_000 })));

@@ -15,7 +15,7 @@ import type { MailboxReader } from '../mailbox-reader.js';
 import type { McpEndpoint } from '../mcp/endpoint.js';
 import type { MessageStore } from '../store/message-store.js';
 import { readBodyUpTo } from './body.js';
-import { normalizeInjection, type ApiCall, type Fault, type FaultSwitch, type RequestCounter } from './faults.js';
+import { normalizeInjection, spoilReply, type ApiCall, type Fault, type FaultSwitch, type RequestCounter } from './faults.js';
 import { longPoll } from './long-poll.js';
 import { parseLimit, parseSinceId, singleParam } from './params.js';
 import { addressParamOf, route, type Route } from './routes.js';
@@ -186,7 +186,6 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
 
   function write(res: ServerResponse, reply: Reply, fault?: Fault): void {
     if (res.destroyed) return;
-    const body = typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
     if (fault?.kind === 'slow') {
       const timer = setTimeout(() => {
         delayed.delete(timer);
@@ -199,7 +198,8 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
       });
       return;
     }
-    res.writeHead(reply.status, { ...reply.headers, 'content-length': String(body.length) });
+    const { status, headers, body } = spoilReply({ ...reply, body: typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body }, fault);
+    res.writeHead(status, { ...headers, 'content-length': String(body.length) });
     if (fault?.kind === 'reset') {
       // Status line, headers and part of the body reach the client, then the
       // connection dies: the work is done but the answer is lost.

@@ -1,6 +1,8 @@
 // The fault switch and request accounting: test hooks that let a client's wait
-// loop be proven against 429s, 5xx bursts, slow answers and connections reset
-// after the answer, through real sockets.
+// loop be proven against 429s, 5xx bursts, slow answers, connections reset
+// after the answer, and answers that arrive whole but are not what the
+// contract says (malformed JSON, a truncated body, the wrong content type),
+// through real sockets.
 import { parseMailboxAddress } from '../../contract/address.js';
 import { expectedError } from '../../contract/validation.js';
 
@@ -10,7 +12,13 @@ export type Fault =
   | { readonly kind: 'rate_limit'; readonly retryAfter: number }
   | { readonly kind: 'status'; readonly status: 500 | 502 | 503 | 504 }
   | { readonly kind: 'slow'; readonly delayMs: number }
-  | { readonly kind: 'reset' };
+  | { readonly kind: 'reset' }
+  /** The real status and type, with a body that is not JSON (the real one with a stray comma before its last brace). */
+  | { readonly kind: 'malformed_json' }
+  /** The real status and type, with the first half of the real body only; `content-length` matches, so the connection stays usable. */
+  | { readonly kind: 'truncated' }
+  /** 200 with an HTML page as `text/html`: what a captive portal or a misrouted proxy answers. */
+  | { readonly kind: 'wrong_type' };
 
 export interface FaultInjection {
   /** The address whose requests get the fault (matched on the `address` / `mailbox` query parameter). */
@@ -80,12 +88,44 @@ export function normalizeInjection(input: unknown): Required<FaultInjection> {
       checked = { kind: 'slow', delayMs: f.delayMs };
       break;
     case 'reset':
-      checked = { kind: 'reset' };
+    case 'malformed_json':
+    case 'truncated':
+    case 'wrong_type':
+      checked = { kind: f.kind };
       break;
     default:
-      fail('fault.kind', '"rate_limit", "status", "slow" or "reset"', f.kind);
+      fail('fault.kind', '"rate_limit", "status", "slow", "reset", "malformed_json", "truncated" or "wrong_type"', f.kind);
   }
   return Object.freeze({ address: address.toLowerCase(), route, times: times as number, fault: Object.freeze(checked) });
+}
+
+/** An answer as the HTTP handler writes it. */
+export interface FaultyReply {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Buffer;
+}
+
+const WRONG_TYPE_PAGE = '<!doctype html><html><head><title>Gateway busy</title></head><body><h1>Gateway busy</h1><p>Please try again.</p></body></html>';
+
+/**
+ * The answer a body fault turns `reply` into; the others leave it as it is
+ * (they act on how it is written, not on what it says).
+ */
+export function spoilReply(reply: FaultyReply, fault: Fault | undefined): FaultyReply {
+  switch (fault?.kind) {
+    case 'malformed_json': {
+      const text = reply.body.toString('utf8');
+      const spoiled = /\}\s*$/.test(text) ? text.replace(/\}\s*$/, ',}') : `${text},`;
+      return { ...reply, body: Buffer.from(spoiled) };
+    }
+    case 'truncated':
+      return { ...reply, body: reply.body.subarray(0, Math.floor(reply.body.length / 2)) };
+    case 'wrong_type':
+      return { status: 200, headers: { ...reply.headers, 'content-type': 'text/html; charset=utf-8' }, body: Buffer.from(WRONG_TYPE_PAGE) };
+    default:
+      return reply;
+  }
 }
 
 function routeOf(call: ApiCall): FaultRoute | undefined {

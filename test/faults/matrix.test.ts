@@ -1,0 +1,42 @@
+// The fault matrix (cells.ts), run once for real and asserted cell by cell:
+// each call comes to its outcome under each fault and strategy, within its
+// deadline plus one request timeout, with the fault really applied, and
+// nothing in the process is left as an unhandled rejection.
+// `npm run faults` prints the same run as a table.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cells, FAULTS } from './cells.js';
+import { inTime, pastDeadline, runMatrix, SCHEDULING_SLACK_MS, type CellResult, type MatrixRun } from './matrix.js';
+
+const all = cells();
+let run: MatrixRun;
+const results = new Map<string, CellResult>();
+
+beforeAll(async () => {
+  run = await runMatrix({ cells: all });
+  for (const result of run.results) results.set(result.cell.name, result);
+  // About 20 s on two idle cores (cells run 16 at a time); the hook's own timeout is a hang guard.
+}, 120_000);
+
+describe('the fault matrix', () => {
+  it('covers every fault, both strategies and every call', () => {
+    expect(run.results).toHaveLength(FAULTS.length * 2 * 4);
+    expect(new Set(all.map((c) => c.name)).size).toBe(all.length);
+  });
+
+  it('left no rejection unhandled anywhere in the process', () => {
+    expect(run.unhandledRejections.map(String)).toEqual([]);
+  });
+
+  it.each(all.map((cell) => [cell.name, cell] as const))('%s', (name, cell) => {
+    const result = results.get(name)!;
+    expect({ outcome: result.outcome, detail: result.detail }).toMatchObject({ outcome: cell.expected });
+    // Within the deadline plus one request timeout (and the event loop's lateness, SCHEDULING_SLACK_MS).
+    expect(inTime(result), `${Math.round(pastDeadline(result))} ms past the deadline, allowed ${result.allowedPastMs} + ${SCHEDULING_SLACK_MS}`).toBe(true);
+    // The fault really happened: a cell whose fault never fired proves nothing.
+    if (cell.fault.name === 'none') expect(result.injected).toBe(0);
+    else expect(result.injected).toBeGreaterThan(0);
+    // The strategy really was the one named: only a server wait holds.
+    if (cell.strategy === 'polling' || cell.call === 'delete') expect(result.server.wait).toBe(0);
+    if (cell.strategy === 'server wait' && cell.fault.name === 'none' && cell.call !== 'delete') expect(result.server.wait).toBeGreaterThan(0);
+  });
+});
