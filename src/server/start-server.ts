@@ -5,8 +5,10 @@ import type { AddressInfo, Server as NetServer } from 'node:net';
 import { MCP_WAIT_SLOTS } from '../contract/limits.js';
 import { WaitSlots } from '../contract/wait-slots.js';
 import { Budget } from './budgets/budget.js';
+import { exposureWarning } from './exposure-warning.js';
 import { createApiHandler } from './http/api.js';
 import { FaultSwitch, RequestCounter, type FaultInjection, type RequestStats } from './http/faults.js';
+import { SECURITY_HEADER_LINES } from './http/security-headers.js';
 import { createMailboxReader } from './mailbox-reader.js';
 import { createEmbeddedTools } from './mcp/embedded-tools.js';
 import { createMcpEndpoint } from './mcp/endpoint.js';
@@ -131,7 +133,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
       message: tooLarge ? 'Request headers or URL too large' : `Malformed HTTP request (${error.code ?? error.message})`,
     });
     socket.end(
-      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\n${SECURITY_HEADER_LINES}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
   });
   const smtp = createSmtpIntake({ domains: config.domains, maxMessageBytes: config.maxMessageBytes, store, logger });
@@ -147,6 +149,9 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     await Promise.all([closeServer(smtpNet), closeServer(http)]);
     throw error;
   }
+
+  const exposed = exposureWarning(config.host, config.token);
+  if (exposed) logger.warn(exposed);
 
   const sweeper = setInterval(() => store.expire(), Math.min(SWEEP_INTERVAL_MS, config.retention));
   sweeper.unref();
