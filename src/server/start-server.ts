@@ -8,7 +8,7 @@ import { Budget } from './budgets/budget.js';
 import { exposureWarning } from './exposure-warning.js';
 import { createApiHandler } from './http/api.js';
 import { FaultSwitch, RequestCounter, type FaultInjection, type RequestStats } from './http/faults.js';
-import { SECURITY_HEADER_LINES } from './http/security-headers.js';
+import { refuseWhatNoHandlerSees } from './http/socket-refusals.js';
 import { createMailboxReader } from './mailbox-reader.js';
 import { createEmbeddedTools } from './mcp/embedded-tools.js';
 import { createMcpEndpoint } from './mcp/endpoint.js';
@@ -123,19 +123,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     logger,
   });
   const http = createServer({ keepAlive: true }, api.handle);
-  // Requests node:http cannot parse (oversized headers, garbage) still get the
-  // contract's JSON refusal rather than a bare status line.
-  http.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) return void socket.destroy();
-    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const body = JSON.stringify({
-      error: 'invalid_request',
-      message: tooLarge ? 'Request headers or URL too large' : `Malformed HTTP request (${error.code ?? error.message})`,
-    });
-    socket.end(
-      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\n${SECURITY_HEADER_LINES}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    );
-  });
+  const refused = refuseWhatNoHandlerSees(http);
   const smtp = createSmtpIntake({ domains: config.domains, maxMessageBytes: config.maxMessageBytes, store, logger });
   const smtpNet = netServerOf(smtp.server);
 
@@ -175,6 +163,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
         const closed = Promise.all([new Promise<void>((resolve) => smtp.server.close(() => resolve())), closeServer(http)]);
         smtp.destroyConnections();
         http.closeAllConnections();
+        refused.destroyAll();
         await closed;
       })();
       return closing;
