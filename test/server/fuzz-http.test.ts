@@ -2,7 +2,6 @@
 // (test/support/fuzz/http-requests.ts) on a fixed seed. `npm run fuzz` runs
 // the same property longer and on any seed (scripts/fuzz.ts).
 import { describe, expect, it } from 'vitest';
-import { connect } from 'node:net';
 import { startServer, type MailroomServer } from '../../src/server/index.js';
 import { capturingLogger, FUZZ_SERVER_OPTIONS, fuzzHttp } from '../support/fuzz/http-fuzz.js';
 import { rawHttpExchange } from '../support/fuzz/raw-http.js';
