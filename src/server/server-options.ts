@@ -37,6 +37,20 @@ export interface ServerOptions {
    * `wait_for_message` has its own 8 slots, as the contract says.)
    */
   waitSlots?: number;
+  /**
+   * Open SMTP connections the server takes; one more is answered `421 4.4.5`
+   * and closed. Default 1000.
+   */
+  maxSmtpConnections?: number;
+  /** An SMTP connection silent this long (ms) is closed with `421 4.4.2`. Default 60,000. */
+  smtpIdleTimeout?: number;
+  /**
+   * An HTTP client that has not sent its whole request head within this many
+   * ms is answered `408` and cut off (slowloris). Default 10,000.
+   */
+  httpHeadersTimeout?: number;
+  /** The same for the whole request, body included. Default 60,000. */
+  httpRequestTimeout?: number;
   /** When set, every API call must send `Authorization: Bearer <token>`. */
   token?: string;
   /** Serve the fault switch over HTTP (`/_mailroom/faults`, `/_mailroom/stats`). Default false. */
@@ -58,6 +72,10 @@ export interface ResolvedServerOptions {
   readonly listPerSecond: number;
   readonly messagePerSecond: number;
   readonly waitSlots: number;
+  readonly maxSmtpConnections: number;
+  readonly smtpIdleTimeout: number;
+  readonly httpHeadersTimeout: number;
+  readonly httpRequestTimeout: number;
   readonly token: string | undefined;
   readonly faultInjection: boolean;
   readonly clock: WallClock;
@@ -75,6 +93,10 @@ export const DEFAULTS = Object.freeze({
   listPerSecond: 1,
   messagePerSecond: 10,
   waitSlots: 64,
+  maxSmtpConnections: 1000,
+  smtpIdleTimeout: 60_000,
+  httpHeadersTimeout: 10_000,
+  httpRequestTimeout: 60_000,
 });
 
 const systemClock: WallClock = Object.freeze({ now: () => Date.now() });
@@ -90,6 +112,10 @@ const KNOWN_OPTIONS = new Set<string>([
   'listPerSecond',
   'messagePerSecond',
   'waitSlots',
+  'maxSmtpConnections',
+  'smtpIdleTimeout',
+  'httpHeadersTimeout',
+  'httpRequestTimeout',
   'token',
   'faultInjection',
   'clock',
@@ -131,6 +157,10 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
   o.listPerSecond ??= DEFAULTS.listPerSecond;
   o.messagePerSecond ??= DEFAULTS.messagePerSecond;
   o.waitSlots ??= DEFAULTS.waitSlots;
+  o.maxSmtpConnections ??= DEFAULTS.maxSmtpConnections;
+  o.smtpIdleTimeout ??= DEFAULTS.smtpIdleTimeout;
+  o.httpHeadersTimeout ??= DEFAULTS.httpHeadersTimeout;
+  o.httpRequestTimeout ??= DEFAULTS.httpRequestTimeout;
   o.faultInjection ??= false;
   o.clock ??= systemClock;
   o.logger ??= defaultLogger;
@@ -165,6 +195,16 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     o.waitSlots,
   );
   expect(
+    Number.isInteger(o.maxSmtpConnections) && o.maxSmtpConnections >= 1,
+    'maxSmtpConnections',
+    'a positive integer number of connections',
+    o.maxSmtpConnections,
+  );
+  assertMs('smtpIdleTimeout', o.smtpIdleTimeout, { positive: true });
+  assertMs('httpHeadersTimeout', o.httpHeadersTimeout, { positive: true });
+  assertMs('httpRequestTimeout', o.httpRequestTimeout, { positive: true });
+  expect(o.httpRequestTimeout >= o.httpHeadersTimeout, 'httpRequestTimeout', `at least httpHeadersTimeout (${o.httpHeadersTimeout} ms)`, o.httpRequestTimeout);
+  expect(
     o.token === undefined || (typeof o.token === 'string' && o.token.length > 0 && /^[\x21-\x7e]+$/.test(o.token)),
     'token',
     'a non-empty string of printable ASCII without spaces',
@@ -198,6 +238,10 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     listPerSecond: o.listPerSecond,
     messagePerSecond: o.messagePerSecond,
     waitSlots: o.waitSlots,
+    maxSmtpConnections: o.maxSmtpConnections,
+    smtpIdleTimeout: o.smtpIdleTimeout,
+    httpHeadersTimeout: o.httpHeadersTimeout,
+    httpRequestTimeout: o.httpRequestTimeout,
     token: o.token,
     faultInjection: o.faultInjection,
     clock: o.clock,

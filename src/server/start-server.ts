@@ -122,9 +122,26 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     faultInjection: config.faultInjection,
     logger,
   });
-  const http = createServer({ keepAlive: true }, api.handle);
+  const http = createServer(
+    {
+      keepAlive: true,
+      headersTimeout: config.httpHeadersTimeout,
+      requestTimeout: config.httpRequestTimeout,
+      // node checks both timeouts on this interval (30 s by default), so a
+      // slow client would otherwise outlive its timeout by up to that much.
+      connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(config.httpHeadersTimeout / 4))),
+    },
+    api.handle,
+  );
   const refused = refuseWhatNoHandlerSees(http);
-  const smtp = createSmtpIntake({ domains: config.domains, maxMessageBytes: config.maxMessageBytes, store, logger });
+  const smtp = createSmtpIntake({
+    domains: config.domains,
+    maxMessageBytes: config.maxMessageBytes,
+    maxConnections: config.maxSmtpConnections,
+    idleTimeout: config.smtpIdleTimeout,
+    store,
+    logger,
+  });
   const smtpNet = netServerOf(smtp.server);
 
   let smtpPort: number;

@@ -41,6 +41,10 @@ export function refuseWhatNoHandlerSees(http: HttpServer): SocketRefusals {
   }
 
   http.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      // a client too slow to send its request (slowloris): headersTimeout / requestTimeout
+      return refuse(socket, '408 Request Timeout', 'request_timeout', 'The request was not received in time; the connection is closed');
+    }
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
     refuse(
       socket,

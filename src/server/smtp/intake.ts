@@ -13,6 +13,10 @@ import type { MessageStore } from '../store/message-store.js';
 export interface SmtpIntakeOptions {
   readonly domains: readonly string[];
   readonly maxMessageBytes: number;
+  /** Open connections taken; one more gets `421 4.4.5` (smtp-server-private.ts). */
+  readonly maxConnections: number;
+  /** Silence (ms) after which a connection is closed with `421 4.4.2`. */
+  readonly idleTimeout: number;
   readonly store: MessageStore;
   readonly logger: Logger;
 }
@@ -34,7 +38,7 @@ function tooBig(bytes: number | string, limit: number): Error {
 }
 
 export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
-  const { domains, maxMessageBytes, store, logger } = options;
+  const { domains, maxMessageBytes, maxConnections, idleTimeout, store, logger } = options;
   const served = new Set(domains);
   const sockets = new Set<Socket>();
 
@@ -54,6 +58,8 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
     hideENHANCEDSTATUSCODES: true,
     logger: false,
     closeTimeout: 1000,
+    maxClients: maxConnections,
+    socketTimeout: idleTimeout,
 
     // Answered in the same tick (the stock hook defers with setImmediate): with
     // the greeting sent at once (adaptConnections), the 220 is written before a
