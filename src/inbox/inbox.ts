@@ -7,7 +7,7 @@
 // wait that starts after the mail arrived still finds it, and two waits for
 // "Your code" get the first and the second code, in arrival order, never the
 // same one twice.
-import { MailroomClient } from '../client/client.js';
+import { MailroomClient, type EvictedMail } from '../client/client.js';
 import { MailroomApiError, MailroomError } from '../client/errors.js';
 import type { MailSummary } from '../client/messages.js';
 import { MAX_LIST_LIMIT } from '../contract/limits.js';
@@ -109,6 +109,8 @@ export class Inbox {
   readonly #ledger: InboxLedger;
   /** The latest listing, newest first: a wait may answer from it at once. */
   #snapshot: readonly MailSummary[] | undefined;
+  /** What the last listing said the service's message cap evicted from this mailbox. */
+  #evicted: EvictedMail | undefined;
   #waits = 0;
 
   /** @internal Use `createInbox()`. */
@@ -272,13 +274,20 @@ export class Inbox {
       if (early) return this.#received(info, early, startedAt, 0);
       const outcome = await this.#poll(info, 'until-found', Math.max(0, info.budgetMs - (clock.now() - startedAt)), stop, collection.inspect);
       if (outcome.result) return this.#received(info, outcome.result, startedAt, outcome.checks);
-      throw collection.failure(outcome, info.budgetMs, clock.now() - startedAt);
+      throw collection.failure(outcome, info.budgetMs, clock.now() - startedAt, this.#evictedAboveWatermark());
     } catch (error) {
       this.#emit({ type: 'wait-end', wait: info, outcome: 'failed', error: error as Error, elapsedMs: clock.now() - startedAt });
       throw error;
     } finally {
       collection.release();
     }
+  }
+
+  /** Evicted mail newer than the watermark (the embedded server's ids sort by arrival), as a failure names it. */
+  #evictedAboveWatermark(): EvictedMail | undefined {
+    const evicted = this.#evicted;
+    if (!evicted) return undefined;
+    return this.#watermark === null || evicted.newestId > this.#watermark.id ? evicted : undefined;
   }
 
   #received(info: WaitInfo, mails: readonly Mail[], startedAt: number, checks: number): Mail[] {
@@ -326,6 +335,7 @@ export class Inbox {
       list: async (timeout, listSignal) => {
         const listing = await this.client.listMessages(this.address, { limit: MAX_LIST_LIMIT, timeout, signal: listSignal });
         this.#snapshot = listing.messages;
+        this.#evicted = listing.evicted;
         return listing.messages;
       },
       inspect,
@@ -343,6 +353,7 @@ export class Inbox {
       hold: async (sinceId, holdMs, holdSignal) => {
         const listing = await this.client.waitForMail(this.address, { path, sinceId, holdMs, limit: MAX_LIST_LIMIT, signal: holdSignal });
         this.#snapshot = listing.messages;
+        this.#evicted = listing.evicted;
         return listing;
       },
     });

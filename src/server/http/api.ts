@@ -112,7 +112,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
         const mailbox = mailboxParam(params, 'address');
         ctx.listBudget.spend(mailbox, 'list');
         // The address is echoed as the caller wrote it (the contract's A); the mailbox itself is case-insensitive.
-        return json(200, { address: params.get('address'), messages: await ctx.reader.listing(mailbox, limit) });
+        return json(200, { address: params.get('address'), messages: await ctx.reader.listing(mailbox, limit), ...ctx.reader.evictedField(mailbox) });
       }
       if (call === 'wait') {
         return json(200, await longPoll({ ...ctx, slots: ctx.waitSlots! }, params, signal));

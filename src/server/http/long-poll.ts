@@ -51,6 +51,7 @@ export async function longPoll(ctx: WaitContext & { readonly slots: WaitSlots },
       messages,
       timed_out: outcome.kind === 'timed_out',
       waited_seconds: Math.round(outcome.waitedMs) / 1000,
+      ...ctx.reader.evictedField(mailbox),
     };
   } finally {
     release();
