@@ -45,6 +45,14 @@ export interface MailboxListing {
   readonly address: string;
   /** Newest first, as the service lists them. */
   readonly messages: readonly MailSummary[];
+  /** Mail of this mailbox the service's message cap evicted, when it says so (the embedded server does). */
+  readonly evicted?: EvictedMail | undefined;
+}
+
+export interface EvictedMail {
+  readonly count: number;
+  /** The id of the newest evicted message. */
+  readonly newestId: string;
 }
 
 /** The most a service holds a long-poll. */
@@ -98,7 +106,7 @@ export class MailroomClient {
     if (options.beforeId !== undefined) query[PAGING_PARAM] = options.beforeId;
     const answer = await this.#send('GET', `${API_BASE}/mailbox`, query, address, options);
     const listing = parseBody(answer, Listing);
-    return { address: listing.address ?? address, messages: listing.messages };
+    return { address: listing.address ?? address, messages: listing.messages, evicted: listing.evicted };
   }
 
   /** `GET /message/{id}?mailbox=A`: the full message. */
@@ -157,7 +165,7 @@ export class MailroomClient {
     const timeout = options.timeout ?? holdMs + this.requestTimeout;
     const answer = await this.#send('GET', options.path, query, address, { timeout, signal: options.signal });
     const listing = parseBody(answer, WaitAnswer);
-    return { address: listing.address ?? address, messages: listing.messages, timedOut: listing.timed_out };
+    return { address: listing.address ?? address, messages: listing.messages, evicted: listing.evicted, timedOut: listing.timed_out };
   }
 
   /**

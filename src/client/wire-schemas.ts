@@ -77,6 +77,12 @@ function toSummary(s: { id: string; from: string; to: string[]; subject: string;
 export const Listing = z.object({
   address: z.string().optional(),
   messages: z.array(z.object(SummaryFields).transform(toSummary)),
+  // The embedded server's note of mail the message cap pushed out; anything malformed is simply not there.
+  evicted: z
+    .object({ count: z.number().int().min(1), newest_id: z.string() })
+    .transform((e) => Object.freeze({ count: e.count, newestId: e.newest_id }))
+    .optional()
+    .catch(undefined),
 });
 
 export const WaitAnswer = Listing.extend({ timed_out: z.boolean() });

@@ -38,6 +38,17 @@ export interface WireMessage extends WireSummary {
 export interface WireListing {
   readonly address: string;
   readonly messages: readonly WireSummary[];
+  /**
+   * (embedded server, optional) Mail this mailbox lost to the server's global
+   * message cap: how many, and the id of the newest one. Present only when
+   * the cap evicted some; a wait that finds nothing says so.
+   */
+  readonly evicted?: WireEvicted;
+}
+
+export interface WireEvicted {
+  readonly count: number;
+  readonly newest_id: string;
 }
 
 /** `GET /api/v1/mailbox/wait`: the listing at the moment of the answer. */

@@ -15,7 +15,7 @@ import type { CompiledFilter } from './filter.js';
 import type { InboxLedger } from './ledger.js';
 import type { ListingCut } from './listing-walk.js';
 import type { Mail } from './mail.js';
-import { MailTimeoutError, type SkippedMail, type SkipReason } from './wait-errors.js';
+import { MailTimeoutError, type SkippedMail, type SkipReason, type WaitFailure } from './wait-errors.js';
 
 export interface CollectRequest {
   readonly address: string;
@@ -110,7 +110,7 @@ export class Collection {
     });
 
   /** The failure of a wait that ran out of budget (or was cut short) with what this collection saw. */
-  failure(outcome: PollOutcome<unknown>, budgetMs: number, elapsedMs: number): MailTimeoutError {
+  failure(outcome: PollOutcome<unknown>, budgetMs: number, elapsedMs: number, evicted?: WaitFailure['evicted']): MailTimeoutError {
     return new MailTimeoutError({
       address: this.#request.address,
       filter: this.#request.filter.description,
@@ -128,6 +128,7 @@ export class Collection {
       cutShort: outcome.cutShort,
       cutShortReason: outcome.cutShortReason,
       listingCut: this.#request.listingCut?.(),
+      evicted,
     });
   }
 

@@ -7,7 +7,7 @@
 // wait that starts after the mail arrived still finds it, and two waits for
 // "Your code" get the first and the second code, in arrival order, never the
 // same one twice.
-import { MailroomClient } from '../client/client.js';
+import { MailroomClient, type EvictedMail } from '../client/client.js';
 import { MailroomApiError, MailroomError } from '../client/errors.js';
 import type { MailSummary } from '../client/messages.js';
 import { MAX_LIST_LIMIT } from '../contract/limits.js';
@@ -112,6 +112,8 @@ export class Inbox {
   #snapshot: readonly MailSummary[] | undefined;
   /** Set when the latest listing stopped short of the watermark (listing-walk.ts). */
   #listingCut: ListingCut | undefined;
+  /** What the last listing said the service's message cap evicted from this mailbox. */
+  #evicted: EvictedMail | undefined;
   #waits = 0;
 
   /** @internal Use `createInbox()`. */
@@ -278,13 +280,20 @@ export class Inbox {
       if (early) return this.#received(info, early, startedAt, 0);
       const outcome = await this.#poll(info, 'until-found', Math.max(0, info.budgetMs - (clock.now() - startedAt)), stop, collection.inspect, collection.watch);
       if (outcome.result) return this.#received(info, outcome.result, startedAt, outcome.checks);
-      throw collection.failure(outcome, info.budgetMs, clock.now() - startedAt);
+      throw collection.failure(outcome, info.budgetMs, clock.now() - startedAt, this.#evictedAboveWatermark());
     } catch (error) {
       this.#emit({ type: 'wait-end', wait: info, outcome: 'failed', error: error as Error, elapsedMs: clock.now() - startedAt });
       throw error;
     } finally {
       collection.release();
     }
+  }
+
+  /** Evicted mail newer than the watermark (the embedded server's ids sort by arrival), as a failure names it. */
+  #evictedAboveWatermark(): EvictedMail | undefined {
+    const evicted = this.#evicted;
+    if (!evicted) return undefined;
+    return this.#watermark === null || evicted.newestId > this.#watermark.id ? evicted : undefined;
   }
 
   #received(info: WaitInfo, mails: readonly Mail[], startedAt: number, checks: number): Mail[] {
@@ -333,6 +342,7 @@ export class Inbox {
       list: async (timeout, listSignal) => {
         const until = clock.now() + timeout;
         const listing = await this.client.listMessages(this.address, { limit: MAX_LIST_LIMIT, timeout, signal: listSignal });
+        this.#evicted = listing.evicted;
         return (this.#snapshot = await this.#walk(listing.messages, until, listSignal));
       },
       inspect,
@@ -354,6 +364,7 @@ export class Inbox {
         // The service counted the answer as a list call: known to the pacer
         // before any page of the walk, not only once the strategy has it.
         pacerFor(this.#options.clock, pacerKey(this.client, this.address)).note();
+        this.#evicted = listing.evicted;
         const messages = (this.#snapshot = await this.#walk(listing.messages, until, holdSignal));
         return { messages, timedOut: listing.timedOut };
       },

@@ -54,6 +54,8 @@ export interface WaitFailure {
    * first. Omitted means none.
    */
   readonly skipped?: readonly SkippedMail[] | undefined;
+  /** Mail above the watermark that the service's message cap evicted before the wait could read it. */
+  readonly evicted?: { readonly count: number; readonly newestId: string } | undefined;
   /** The most recent transient failure, if any check or fetch failed. */
   readonly lastError: Error | undefined;
   /** Set when an AbortSignal ended the wait before its budget did. */
@@ -115,7 +117,10 @@ export function formatWaitFailure(f: WaitFailure): string {
   }
   // Only when nothing at all was above the watermark: mail passed over for
   // a reason, or matching mail that could not be fetched, did arrive.
-  if (f.checks > 0 && f.received === 0 && f.rejected.length === 0 && skipped.length === 0 && f.unfetched.length === 0) {
+  if (f.evicted) {
+    const n = f.evicted.count;
+    text += ` The server evicted ${n === 1 ? '1 message' : `${n} messages`} for this address (the newest ${f.evicted.newestId}) to stay under its message cap before the wait could read ${n === 1 ? 'it' : 'them'}: raise the server's maxMessages (mailroom serve --max-messages).`;
+  } else if (f.checks > 0 && f.received === 0 && f.rejected.length === 0 && skipped.length === 0 && f.unfetched.length === 0) {
     text += ' Nothing arrived at all.';
   }
   if (f.unfetched.length > 0) {

@@ -3,7 +3,7 @@
 // refusals, the summary, the full message.
 import { parseMailboxAddress } from '../contract/address.js';
 import type { ParsedSummary } from './store/mime-parse.js';
-import type { WireMessage, WireSummary } from '../contract/wire.js';
+import type { WireEvicted, WireMessage, WireSummary } from '../contract/wire.js';
 import { Refusal } from '../contract/refusal.js';
 import type { MessageStore, StoredMessage } from './store/message-store.js';
 
@@ -18,6 +18,8 @@ export interface MailboxReader {
   summaryOf(message: StoredMessage): Promise<ParsedSummary>;
   /** Newest first, at most `limit`, as the list shows them; with `beforeId`, only older messages (a page). */
   listing(mailbox: string, limit: number, beforeId?: string): Promise<WireSummary[]>;
+  /** The listing's `evicted` field: `{ evicted }` when the cap pushed mail of this mailbox out, else `{}`. */
+  evictedField(mailbox: string): { evicted?: WireEvicted };
   wireSummary(message: StoredMessage): Promise<WireSummary>;
   wireMessage(message: StoredMessage): Promise<WireMessage>;
 }
@@ -54,6 +56,10 @@ export function createMailboxReader(store: MessageStore, domains: readonly strin
       const messages = store.list(mailbox, limit, beforeId);
       const summaries = await Promise.all(messages.map(summaryOf));
       return messages.map((m, i) => wire(m, summaries[i]!));
+    },
+    evictedField(mailbox) {
+      const evicted = store.evictedFrom(mailbox);
+      return evicted ? { evicted: { count: evicted.count, newest_id: evicted.newestId } } : {};
     },
     async wireSummary(message) {
       return wire(message, await summaryOf(message));

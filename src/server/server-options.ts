@@ -45,6 +45,20 @@ export interface ServerOptions {
    * test of the clamp see it without waiting 25 s.
    */
   holdCap?: number;
+  /**
+   * Open SMTP connections the server takes; one more is answered `421 4.4.5`
+   * and closed. Default 1000.
+   */
+  maxSmtpConnections?: number;
+  /** An SMTP connection silent this long (ms) is closed with `421 4.4.2`. Default 60,000. */
+  smtpIdleTimeout?: number;
+  /**
+   * An HTTP client that has not sent its whole request head within this many
+   * ms is answered `408` and cut off (slowloris). Default 10,000.
+   */
+  httpHeadersTimeout?: number;
+  /** The same for the whole request, body included. Default 60,000. */
+  httpRequestTimeout?: number;
   /** When set, every API call must send `Authorization: Bearer <token>`. */
   token?: string;
   /** Serve the fault switch over HTTP (`/_mailroom/faults`, `/_mailroom/stats`). Default false. */
@@ -67,6 +81,10 @@ export interface ResolvedServerOptions {
   readonly messagePerSecond: number;
   readonly waitSlots: number;
   readonly holdCap: number;
+  readonly maxSmtpConnections: number;
+  readonly smtpIdleTimeout: number;
+  readonly httpHeadersTimeout: number;
+  readonly httpRequestTimeout: number;
   readonly token: string | undefined;
   readonly faultInjection: boolean;
   readonly clock: WallClock;
@@ -85,6 +103,10 @@ export const DEFAULTS = Object.freeze({
   messagePerSecond: 10,
   waitSlots: 64,
   holdCap: MAX_WAIT_SECONDS * 1000,
+  maxSmtpConnections: 1000,
+  smtpIdleTimeout: 60_000,
+  httpHeadersTimeout: 10_000,
+  httpRequestTimeout: 60_000,
 });
 
 const systemClock: WallClock = Object.freeze({ now: () => Date.now() });
@@ -101,6 +123,10 @@ const KNOWN_OPTIONS = new Set<string>([
   'messagePerSecond',
   'waitSlots',
   'holdCap',
+  'maxSmtpConnections',
+  'smtpIdleTimeout',
+  'httpHeadersTimeout',
+  'httpRequestTimeout',
   'token',
   'faultInjection',
   'clock',
@@ -143,6 +169,10 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
   o.messagePerSecond ??= DEFAULTS.messagePerSecond;
   o.waitSlots ??= DEFAULTS.waitSlots;
   o.holdCap ??= DEFAULTS.holdCap;
+  o.maxSmtpConnections ??= DEFAULTS.maxSmtpConnections;
+  o.smtpIdleTimeout ??= DEFAULTS.smtpIdleTimeout;
+  o.httpHeadersTimeout ??= DEFAULTS.httpHeadersTimeout;
+  o.httpRequestTimeout ??= DEFAULTS.httpRequestTimeout;
   o.faultInjection ??= false;
   o.clock ??= systemClock;
   o.logger ??= defaultLogger;
@@ -183,6 +213,16 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     o.holdCap,
   );
   expect(
+    Number.isInteger(o.maxSmtpConnections) && o.maxSmtpConnections >= 1,
+    'maxSmtpConnections',
+    'a positive integer number of connections',
+    o.maxSmtpConnections,
+  );
+  assertMs('smtpIdleTimeout', o.smtpIdleTimeout, { positive: true });
+  assertMs('httpHeadersTimeout', o.httpHeadersTimeout, { positive: true });
+  assertMs('httpRequestTimeout', o.httpRequestTimeout, { positive: true });
+  expect(o.httpRequestTimeout >= o.httpHeadersTimeout, 'httpRequestTimeout', `at least httpHeadersTimeout (${o.httpHeadersTimeout} ms)`, o.httpRequestTimeout);
+  expect(
     o.token === undefined || (typeof o.token === 'string' && o.token.length > 0 && /^[\x21-\x7e]+$/.test(o.token)),
     'token',
     'a non-empty string of printable ASCII without spaces',
@@ -217,6 +257,10 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     messagePerSecond: o.messagePerSecond,
     waitSlots: o.waitSlots,
     holdCap: o.holdCap,
+    maxSmtpConnections: o.maxSmtpConnections,
+    smtpIdleTimeout: o.smtpIdleTimeout,
+    httpHeadersTimeout: o.httpHeadersTimeout,
+    httpRequestTimeout: o.httpRequestTimeout,
     token: o.token,
     faultInjection: o.faultInjection,
     clock: o.clock,

@@ -6,8 +6,10 @@ import { MCP_WAIT_SLOTS } from '../contract/limits.js';
 import { WaitSlots } from '../contract/wait-slots.js';
 import { Budget } from './budgets/budget.js';
 import { PageWalks } from './budgets/page-walks.js';
+import { exposureWarning } from './exposure-warning.js';
 import { createApiHandler } from './http/api.js';
 import { FaultSwitch, RequestCounter, type FaultInjection, type RequestStats } from './http/faults.js';
+import { refuseWhatNoHandlerSees } from './http/socket-refusals.js';
 import { createMailboxReader } from './mailbox-reader.js';
 import { createEmbeddedTools } from './mcp/embedded-tools.js';
 import { createMcpEndpoint } from './mcp/endpoint.js';
@@ -124,21 +126,26 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     faultInjection: config.faultInjection,
     logger,
   });
-  const http = createServer({ keepAlive: true }, api.handle);
-  // Requests node:http cannot parse (oversized headers, garbage) still get the
-  // contract's JSON refusal rather than a bare status line.
-  http.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) return void socket.destroy();
-    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const body = JSON.stringify({
-      error: 'invalid_request',
-      message: tooLarge ? 'Request headers or URL too large' : `Malformed HTTP request (${error.code ?? error.message})`,
-    });
-    socket.end(
-      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    );
+  const http = createServer(
+    {
+      keepAlive: true,
+      headersTimeout: config.httpHeadersTimeout,
+      requestTimeout: config.httpRequestTimeout,
+      // node checks both timeouts on this interval (30 s by default), so a
+      // slow client would otherwise outlive its timeout by up to that much.
+      connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(config.httpHeadersTimeout / 4))),
+    },
+    api.handle,
+  );
+  const refused = refuseWhatNoHandlerSees(http);
+  const smtp = createSmtpIntake({
+    domains: config.domains,
+    maxMessageBytes: config.maxMessageBytes,
+    maxConnections: config.maxSmtpConnections,
+    idleTimeout: config.smtpIdleTimeout,
+    store,
+    logger,
   });
-  const smtp = createSmtpIntake({ domains: config.domains, maxMessageBytes: config.maxMessageBytes, store, logger });
   const smtpNet = netServerOf(smtp.server);
 
   let smtpPort: number;
@@ -151,6 +158,9 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     await Promise.all([closeServer(smtpNet), closeServer(http)]);
     throw error;
   }
+
+  const exposed = exposureWarning(config.host, config.token);
+  if (exposed) logger.warn(exposed);
 
   const sweeper = setInterval(() => store.expire(), Math.min(SWEEP_INTERVAL_MS, config.retention));
   sweeper.unref();
@@ -174,6 +184,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
         const closed = Promise.all([new Promise<void>((resolve) => smtp.server.close(() => resolve())), closeServer(http)]);
         smtp.destroyConnections();
         http.closeAllConnections();
+        refused.destroyAll();
         await closed;
       })();
       return closing;

@@ -104,6 +104,20 @@ describe('mailroom serve', () => {
     expect(await r.exit).toBe(0);
   });
 
+  it('warns on stderr when bound beyond loopback without a token, and not otherwise', async () => {
+    const open = run(['serve', '--host', '0.0.0.0', '--smtp-port', '0', '--http-port', '0']);
+    await ready(open);
+    expect(open.stderr()).toContain('mailroom: WARNING: listening on 0.0.0.0, which other machines may reach, without a token');
+    expect(open.stderr()).toContain('--token <secret> (MAILROOM_TOKEN)');
+    const guarded = run(['serve', '--host', '0.0.0.0', '--smtp-port', '0', '--http-port', '0'], { MAILROOM_TOKEN: 'tok123' });
+    const loopback = run(['serve', '--smtp-port', '0', '--http-port', '0']);
+    await Promise.all([ready(guarded), ready(loopback)]);
+    for (const r of [open, guarded, loopback]) r.child.kill('SIGTERM');
+    await Promise.all([open.exit, guarded.exit, loopback.exit]);
+    expect(guarded.stderr()).toBe('');
+    expect(loopback.stderr()).toBe('');
+  });
+
   it('exits 1 with a clear message when a port is taken', async () => {
     const taken = await start();
     const r = run(['serve', '--smtp-port', String(taken.smtpPort), '--http-port', '0']);

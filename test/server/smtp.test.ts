@@ -158,6 +158,30 @@ describe('SMTP dialogue', () => {
   });
 });
 
+describe('pipelining', () => {
+  // Found by the SMTP fuzzer (seed 113): with MAIL FROM and RCPT TO answered in
+  // the same tick, smtp-server stored both messages and then read no further
+  // command, so the QUIT below hung.
+  it('takes two whole transactions and QUIT in one write, or QUIT after them, and answers each', async () => {
+    const server = await start({ listPerSecond: Infinity });
+    const [a, b] = [freshAddress('pipe'), freshAddress('pipe')];
+    const transaction = (to: string, subject: string) => `MAIL FROM:<s@example.com>\r\nRCPT TO:<${to}>\r\nDATA\r\nSubject: ${subject}\r\n\r\nx\r\n.\r\n`;
+    for (const quitApart of [false, true]) {
+      const { dialogue } = await SmtpDialogue.open(server.smtpPort);
+      dialogue.write(`EHLO pipe.example\r\n${transaction(a, 'one')}${transaction(b, 'two')}${quitApart ? '' : 'QUIT\r\n'}`);
+      const replies: string[] = [];
+      for (let i = 0; i < 9; i++) replies.push(await dialogue.reply());
+      if (quitApart) dialogue.write('QUIT\r\n');
+      replies.push(await dialogue.reply());
+      dialogue.close();
+      expect(replies.map((r) => r.slice(0, 3))).toEqual(['250', '250', '250', '354', '250', '250', '250', '354', '250', '221']);
+      expect(replies.filter((r) => /^250 2\.6\.0 Stored as /.test(r))).toHaveLength(2);
+    }
+    expect((await call(server, listPath(a))).json.messages.map((m: { subject: string }) => m.subject)).toEqual(['one', 'one']);
+    expect((await call(server, listPath(b))).json.messages.map((m: { subject: string }) => m.subject)).toEqual(['two', 'two']);
+  });
+});
+
 describe('recipients', () => {
   it('stores one copy per recipient mailbox: To, Cc and Bcc alike', async () => {
     const server = await start();

@@ -2,7 +2,6 @@
 //
 // Every answer is computed as a Reply first and written in one place, which is
 // where an injected fault decides how (or whether) the answer reaches the wire.
-import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Refusal } from '../../contract/refusal.js';
 import { MCP_PATH, PAGING_PARAM, WAIT_PATH } from '../../contract/routes.js';
@@ -14,11 +13,13 @@ import type { Logger } from '../log.js';
 import type { MailboxReader } from '../mailbox-reader.js';
 import type { McpEndpoint } from '../mcp/endpoint.js';
 import type { MessageStore } from '../store/message-store.js';
+import { bearerTokenCheck } from './bearer-token.js';
 import { readBodyUpTo } from './body.js';
 import { normalizeInjection, spoilReply, type ApiCall, type Fault, type FaultSwitch, type RequestCounter } from './faults.js';
 import { longPoll } from './long-poll.js';
 import { parseLimit, parseSinceId, singleParam } from './params.js';
 import { addressParamOf, route, type Route } from './routes.js';
+import { setSecurityHeaders } from './security-headers.js';
 
 const MAX_ADMIN_BODY = 64 * 1024;
 
@@ -58,15 +59,6 @@ function refusalReply(refusal: Refusal): Reply {
   return json(refusal.status, { error: refusal.slug, message: refusal.message }, { ...refusal.headers });
 }
 
-function isAuthorized(header: string | undefined, token: string): boolean {
-  if (header === undefined) return false;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) return false;
-  const given = Buffer.from(match[1]!);
-  const expected = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
 export interface ApiHandler {
   readonly handle: (req: IncomingMessage, res: ServerResponse) => void;
   /** Cancels answers still held back by a `slow` fault. */
@@ -81,6 +73,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
     domains: ctx.domains,
     features: { ...(ctx.waitSlots ? { wait: WAIT_PATH } : {}), mcp: MCP_PATH, paging: PAGING_PARAM },
   };
+  const isAuthorized = ctx.token === undefined ? undefined : bearerTokenCheck(ctx.token);
   const delayed = new Set<NodeJS.Timeout>();
   /** Aborted by close(): held long-polls end and free their slots. */
   const closing = new AbortController();
@@ -128,7 +121,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
         const messages = await ctx.reader.listing(mailbox, limit, beforeId);
         ctx.pageWalks.served(mailbox, messages);
         // The address is echoed as the caller wrote it (the contract's A); the mailbox itself is case-insensitive.
-        return json(200, { address: params.get('address'), messages });
+        return json(200, { address: params.get('address'), messages, ...ctx.reader.evictedField(mailbox) });
       }
       if (call === 'wait') {
         return json(200, await longPoll({ ...ctx, slots: ctx.waitSlots! }, params, signal));
@@ -211,6 +204,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
+    setSecurityHeaders(res);
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
@@ -224,7 +218,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
         const named = params.getAll(addressParamOf(matched.call));
         if (named.length === 1) ctx.counter.count(named[0]!.toLowerCase(), matched.call);
       }
-      if (matched.kind !== 'healthz' && ctx.token !== undefined && !isAuthorized(req.headers.authorization, ctx.token)) {
+      if (matched.kind !== 'healthz' && isAuthorized && !isAuthorized(req.headers.authorization)) {
         throw new Refusal(401, 'unauthorized', 'This server requires `Authorization: Bearer <token>` (the token it was started with)', {
           'www-authenticate': 'Bearer',
         });

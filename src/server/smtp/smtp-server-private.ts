@@ -11,7 +11,7 @@ type Connection = {
   init: () => void;
   _setListeners?: (ready: () => void) => void;
   connectionReady?: () => void;
-  send?: (code: number, text: string, command: false) => void;
+  send?: (code: number, data: string | string[], context?: unknown) => void;
   name?: string;
   _validateMailParams?: (parsed: unknown) => { code: number; message: string } | null;
   _parseAddressCommand?: (name: string, command: unknown) => unknown;
@@ -54,6 +54,13 @@ export function isMalformedRecipient(address: SMTPServerAddress): boolean {
  *   <no-at-sign> or <a@b@c> (501 "Bad recipient address syntax" instead of
  *   553 5.1.3), is passed on to the RCPT hook marked `isMalformedRecipient`.
  *
+ * - **Every refusal carries an enhanced status code** (RFC 3463). The
+ *   contract's own refusals write theirs into the text; smtp-server's (500
+ *   for an unknown command, 503 out of sequence, 421 for too many bad
+ *   commands or a line too long, ...) get one chosen from the reply code
+ *   here. smtp-server can add them itself, but only to every reply at once,
+ *   from a table that reads 550 as 5.1.1 where the contract says 5.1.2.
+ *
  * A member that an upgrade renamed is left alone: the connection then
  * behaves as stock smtp-server does, and the tests that pin the replies and
  * the greeting fail.
@@ -62,9 +69,51 @@ export function adaptConnections(server: SMTPServer, adaptations: ConnectionAdap
   const connections = server.connections as Set<Connection>;
   const add = connections.add.bind(connections);
   connections.add = (connection: Connection) => {
+    addEnhancedCodes(connection);
     greetAtOnce(connection, server);
     rewordEarlyRefusals(connection, adaptations.sizeReply);
     return add(connection);
+  };
+}
+
+const ENHANCED = /^[245]\.\d{1,3}\.\d{1,3}(?: |$)/;
+
+/** The enhanced code for a refusal smtp-server words itself, from its reply code and text. */
+export function enhancedCodeFor(code: number, text: string): string {
+  if (/too many (unrecognized|unauthenticated) commands/i.test(text)) return '4.7.0';
+  if (/shutting down/i.test(text)) return '4.3.2';
+  if (/line too long/i.test(text)) return code >= 500 ? '5.5.2' : '4.5.0';
+  const byCode: Record<number, string> = {
+    421: '4.4.2',
+    450: '4.2.1',
+    451: '4.3.0',
+    452: '4.5.3',
+    454: '4.7.0',
+    500: '5.5.2',
+    501: '5.5.4',
+    502: '5.5.1',
+    503: '5.5.1',
+    504: '5.5.4',
+    530: '5.7.0',
+    535: '5.7.8',
+    538: '5.7.11',
+    550: '5.7.1',
+    552: '5.3.4',
+    553: '5.1.3',
+    554: '5.6.0',
+    555: '5.5.4',
+  };
+  return byCode[code] ?? (code >= 500 ? '5.0.0' : '4.0.0');
+}
+
+function addEnhancedCodes(connection: Connection): void {
+  const send = connection.send;
+  if (typeof send !== 'function') return;
+  connection.send = function (this: Connection, code: number, data: string | string[], context?: unknown) {
+    if (code < 400) return send.call(this, code, data, context);
+    const lines = Array.isArray(data) ? data : [String(data ?? '')];
+    const coded = lines.map((line) => (ENHANCED.test(line) ? line : `${enhancedCodeFor(code, lines.join(' '))} ${line}`));
+    return send.call(this, code, Array.isArray(data) ? coded : coded[0]!, context);
   };
 }
 
@@ -76,7 +125,7 @@ function greetAtOnce(connection: Connection, server: SMTPServer): void {
       // The one check init() makes before its timer, kept as it words it.
       const { maxClients } = server.options;
       if (maxClients && server.connections.size > maxClients) {
-        send.call(this, 421, `${this.name ?? 'mailroom'} Too many connected clients, try again in a moment`, false);
+        send.call(this, 421, `4.4.5 ${this.name ?? 'mailroom'} Too many connected clients, try again in a moment`, false);
         return;
       }
       connectionReady.call(this);

@@ -12,6 +12,9 @@ import type { WallClock } from '../server-options.js';
 import { createIdSource, type IdSource } from './ids.js';
 import { MessageContent, ParseCache } from './message-content.js';
 
+// Eviction records are kept for this many mailboxes, the most recent ones.
+const MAX_EVICTION_RECORDS = 100_000;
+
 export interface StoredMessage {
   readonly id: string;
   /** The mailbox key (lower-cased address). */
@@ -111,6 +114,8 @@ export class MessageStore {
   readonly #byId = new Map<string, StoredMessage>();
   readonly #listeners = new Map<string, Set<ArrivalListener>>();
   readonly #parses = new ParseCache();
+  /** Per mailbox, what the cap pushed out (most recent mailboxes only, like the request counts). */
+  readonly #evicted = new Map<string, { count: number; newestId: string }>();
 
   constructor(options: StoreOptions) {
     this.#options = options;
@@ -217,13 +222,27 @@ export class MessageStore {
     }
   }
 
+  /** What the global cap evicted from `mailbox`, if anything (ids sort by arrival, so `newestId` is the last one). */
+  evictedFrom(mailbox: string): { readonly count: number; readonly newestId: string } | undefined {
+    const entry = this.#evicted.get(mailbox);
+    return entry && { ...entry };
+  }
+
   #enforceCap(): void {
     while (this.#arrivals.live > this.#options.maxMessages) {
       const oldest = this.#arrivals.oldest();
       if (!oldest) break;
       this.#remove(oldest);
+      this.#noteEviction(oldest);
       this.#options.onEvict?.(oldest);
     }
+  }
+
+  #noteEviction(message: StoredMessage): void {
+    const entry = this.#evicted.get(message.mailbox);
+    this.#evicted.delete(message.mailbox); // re-inserted last: the map's order is recency
+    this.#evicted.set(message.mailbox, { count: (entry?.count ?? 0) + 1, newestId: message.id });
+    if (this.#evicted.size > MAX_EVICTION_RECORDS) this.#evicted.delete(this.#evicted.keys().next().value!);
   }
 
   #remove(message: StoredMessage): void {
