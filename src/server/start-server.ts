@@ -14,6 +14,7 @@ import { createMailboxReader } from './mailbox-reader.js';
 import { createEmbeddedTools } from './mcp/embedded-tools.js';
 import { createMcpEndpoint } from './mcp/endpoint.js';
 import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from './server-options.js';
+import { AttemptFeed } from './smtp/attempts.js';
 import { createSmtpIntake } from './smtp/intake.js';
 import { netServerOf } from './smtp/smtp-server-private.js';
 import { EvictionReporter } from './store/eviction.js';
@@ -138,12 +139,15 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     api.handle,
   );
   const refused = refuseWhatNoHandlerSees(http);
+  const attempts = new AttemptFeed((error) => logger.error(`mailroom: an SMTP attempt listener failed: ${String(error)}`));
   const smtp = createSmtpIntake({
     domains: config.domains,
     maxMessageBytes: config.maxMessageBytes,
     maxConnections: config.maxSmtpConnections,
     idleTimeout: config.smtpIdleTimeout,
     store,
+    attempts,
+    now: () => clock.now(),
     logger,
   });
   const smtpNet = netServerOf(smtp.server);
@@ -190,13 +194,15 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
       return closing;
     },
   };
-  internals.set(server, Object.freeze({ store, listBudget, messageBudget, waitSlots, mcpSlots, options: config }));
+  internals.set(server, Object.freeze({ store, attempts, listBudget, messageBudget, waitSlots, mcpSlots, options: config }));
   return Object.freeze(server);
 }
 
 /** What in-process tools (benchmarks, server-side waits) may reach behind a running server. Not public API. */
 export interface ServerInternals {
   readonly store: MessageStore;
+  /** Every SMTP reply that decided a recipient's fate (smtp/attempts.ts). */
+  readonly attempts: AttemptFeed;
   /** A server-side wait draws on the same per-address list budget as list calls. */
   readonly listBudget: Budget;
   readonly messageBudget: Budget;

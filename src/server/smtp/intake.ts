@@ -4,11 +4,12 @@
 // the MIME structure waits for the first read (store/mime-parse.ts), which is what
 // keeps intake close to the rate of a server that discards everything.
 import type { Socket } from 'node:net';
-import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream } from 'smtp-server';
+import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { parseMailboxAddress } from '../../contract/address.js';
 import type { Logger } from '../log.js';
 import { adaptConnections, isMalformedRecipient, netServerOf } from './smtp-server-private.js';
 import type { MessageStore } from '../store/message-store.js';
+import { outcomeOfCode, splitEnhanced, type AttemptFeed, type AttemptStage } from './attempts.js';
 
 export interface SmtpIntakeOptions {
   readonly domains: readonly string[];
@@ -18,6 +19,10 @@ export interface SmtpIntakeOptions {
   /** Silence (ms) after which a connection is closed with `421 4.4.2`. */
   readonly idleTimeout: number;
   readonly store: MessageStore;
+  /** Told every reply that decided a recipient's fate (attempts.ts). */
+  readonly attempts: AttemptFeed;
+  /** Wall-clock ms, for the attempts' times. */
+  readonly now: () => number;
   readonly logger: Logger;
 }
 
@@ -38,9 +43,30 @@ function tooBig(bytes: number | string, limit: number): Error {
 }
 
 export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
-  const { domains, maxMessageBytes, maxConnections, idleTimeout, store, logger } = options;
+  const { domains, maxMessageBytes, maxConnections, idleTimeout, store, attempts, now, logger } = options;
   const served = new Set(domains);
   const sockets = new Set<Socket>();
+  const mailboxOf = (address: string) => (address.toLowerCase() === 'postmaster' ? `postmaster@${domains[0]}` : address).toLowerCase();
+
+  /** Publishes the reply `code` + `reply` ("x.y.z text") given to `to` at `stage`. */
+  const attempted = (session: SMTPServerSession, to: string, stage: AttemptStage, code: number, reply: string, messageId?: string) => {
+    const mailFrom = session.envelope.mailFrom;
+    attempts.publish({
+      at: now(),
+      clientIp: session.remoteAddress,
+      from: mailFrom ? mailFrom.address : '',
+      to,
+      stage,
+      code,
+      ...splitEnhanced(reply),
+      outcome: outcomeOfCode(code),
+      messageId,
+    });
+  };
+  const refuse = (session: SMTPServerSession, to: string, stage: AttemptStage, code: number, reply: string): Error => {
+    attempted(session, to, stage, code, reply);
+    return smtpError(code, reply);
+  };
 
   const server: SMTPServer = new SMTPServer({
     name: 'mailroom',
@@ -79,14 +105,14 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
     onMailFrom(_address, _session, callback) {
       setImmediate(callback);
     },
-    onRcptTo(address: SMTPServerAddress, _session, reply) {
+    onRcptTo(address: SMTPServerAddress, session, reply) {
       const callback = (error?: Error) => void setImmediate(() => reply(error));
       // RFC 5321 requires the domainless postmaster to be accepted.
-      const given = address.address.toLowerCase() === 'postmaster' ? `postmaster@${domains[0]}` : address.address;
+      const given = mailboxOf(address.address);
       const parsed = isMalformedRecipient(address) ? undefined : parseMailboxAddress(given);
-      if (!parsed) return callback(smtpError(553, `5.1.3 Malformed recipient address <${address.address}>`));
+      if (!parsed) return callback(refuse(session, given, 'rcpt', 553, `5.1.3 Malformed recipient address <${address.address}>`));
       if (!served.has(parsed.domain)) {
-        return callback(smtpError(550, `5.1.2 Domain ${parsed.domain} is not served here (served: ${domains.join(', ')})`));
+        return callback(refuse(session, given, 'rcpt', 550, `5.1.2 Domain ${parsed.domain} is not served here (served: ${domains.join(', ')})`));
       }
       callback();
     },
@@ -98,22 +124,25 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
         if (!stream.sizeExceeded) chunks.push(chunk);
       });
       stream.once('end', () => {
-        if (stream.sizeExceeded) return callback(tooBig(bytes, maxMessageBytes));
+        const mailboxes = session.envelope.rcptTo.map((rcpt) => mailboxOf(rcpt.address));
+        const refuseAll = (code: number, reply: string) => {
+          for (const mailbox of mailboxes) attempted(session, mailbox, 'data', code, reply);
+          return callback(smtpError(code, reply));
+        };
+        if (stream.sizeExceeded) return refuseAll(552, tooBig(bytes, maxMessageBytes).message);
         const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
-        const mailboxes = session.envelope.rcptTo.map((rcpt) => {
-          const given = rcpt.address.toLowerCase() === 'postmaster' ? `postmaster@${domains[0]}` : rcpt.address;
-          return given.toLowerCase();
-        });
         const mailFrom = session.envelope.mailFrom;
         let stored;
         try {
           stored = store.deliver(mailboxes, raw, mailFrom ? mailFrom.address : '');
         } catch (error) {
           logger.error(`mailroom: could not store a message for ${mailboxes.join(', ')}: ${String(error)}`);
-          return callback(smtpError(451, '4.3.0 Could not store the message, try again'));
+          return refuseAll(451, '4.3.0 Could not store the message, try again');
         }
         const first = stored[0];
-        callback(null, stored.length === 1 && first ? `2.6.0 Stored as ${first.id} for ${first.mailbox}` : `2.6.0 Stored for ${stored.length} mailboxes`);
+        const reply = stored.length === 1 && first ? `2.6.0 Stored as ${first.id} for ${first.mailbox}` : `2.6.0 Stored for ${stored.length} mailboxes`;
+        for (const message of stored) attempted(session, message.mailbox, 'data', 250, reply, message.id);
+        callback(null, reply);
       });
     },
   });

@@ -1,0 +1,72 @@
+// An SMTP attempt: what one recipient was told in one transaction, as the
+// sender saw it. The intake publishes one for every reply that decided a
+// recipient's fate (a refusal at RCPT, the answer at the end of DATA, a
+// dropped connection), so that what a sender did can be shown and checked
+// later - the per-address attempt log, and the delivery events a webhook
+// receives - without either reaching into the SMTP session.
+export type AttemptStage = 'connect' | 'mail' | 'rcpt' | 'data';
+export type AttemptOutcome = 'accepted' | 'deferred' | 'rejected' | 'dropped';
+
+export interface SmtpAttempt {
+  /** Wall-clock ms (the server's clock) when the reply was decided. */
+  readonly at: number;
+  readonly clientIp: string;
+  /** MAIL FROM, `''` for the null sender. */
+  readonly from: string;
+  /** The recipient's mailbox, lower-cased, as RCPT TO named it. */
+  readonly to: string;
+  readonly stage: AttemptStage;
+  /** The reply code; undefined when the connection dropped without one. */
+  readonly code: number | undefined;
+  /** `x.y.z`; undefined when there was no reply. */
+  readonly enhancedCode: string | undefined;
+  /** The reply's text after the enhanced code. */
+  readonly text: string;
+  readonly outcome: AttemptOutcome;
+  /** The stored message's id, for an accepted attempt. */
+  readonly messageId?: string | undefined;
+}
+
+export type AttemptListener = (attempt: SmtpAttempt) => void;
+
+/** The outcome a reply code means to a sender: 2xx taken, 4xx try again later, 5xx give up. */
+export function outcomeOfCode(code: number): AttemptOutcome {
+  if (code < 400) return 'accepted';
+  return code < 500 ? 'deferred' : 'rejected';
+}
+
+/** Splits `"5.1.2 Domain x is not served"` into its enhanced code and its text. */
+export function splitEnhanced(reply: string): { readonly enhancedCode: string | undefined; readonly text: string } {
+  const match = /^([245]\.\d{1,3}\.\d{1,3})\s+(.*)$/s.exec(reply);
+  return match ? { enhancedCode: match[1], text: match[2]! } : { enhancedCode: undefined, text: reply };
+}
+
+/**
+ * Where attempts go. Listeners run synchronously, in subscription order; one
+ * that throws is reported and the others still run, so an observer can never
+ * change what the sender is told.
+ */
+export class AttemptFeed {
+  readonly #listeners = new Set<AttemptListener>();
+  readonly #onListenerError: (error: unknown) => void;
+
+  constructor(onListenerError: (error: unknown) => void) {
+    this.#onListenerError = onListenerError;
+  }
+
+  /** Returns the unsubscribe function. */
+  subscribe(listener: AttemptListener): () => void {
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
+  }
+
+  publish(attempt: SmtpAttempt): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(attempt);
+      } catch (error) {
+        this.#onListenerError(error);
+      }
+    }
+  }
+}
