@@ -64,7 +64,7 @@ async function sender(lane: number): Promise<void> {
 }
 
 console.log(`soak: ${minutes} min, maxMessages ${maxMessages}, ${connections} SMTP connections, ${connections * 2} senders; a line every ${intervalS} s`);
-console.log('elapsed_s  sent  per_s  stored  evicted  eviction_log_lines  rss_mb  heap_mb  failed');
+console.log('elapsed_s  sent  per_s  stored  evicted  eviction_log_lines  rss_mb  heap_mb  buffers_mb  failed');
 const started = performance.now();
 const senders = Array.from({ length: connections * 2 }, (_, lane) => sender(lane));
 const series: number[] = [];
@@ -72,12 +72,12 @@ let lastSent = 0;
 await new Promise<void>((resolve) => {
   const tick = setInterval(() => {
     const elapsed = (performance.now() - started) / 1000;
-    const { rss, heapUsed } = process.memoryUsage();
+    const { rss, heapUsed, arrayBuffers } = process.memoryUsage();
     series.push(rss);
     const rate = (sent - lastSent) / intervalS;
     lastSent = sent;
     console.log(
-      `${elapsed.toFixed(0).padStart(9)}  ${String(sent).padStart(4)}  ${rate.toFixed(0).padStart(5)}  ${String(store.size).padStart(6)}  ${String(evicted).padStart(7)}  ${String(evictionLines).padStart(18)}  ${mb(rss).padStart(6)}  ${mb(heapUsed).padStart(7)}  ${failed}`,
+      `${elapsed.toFixed(0).padStart(9)}  ${String(sent).padStart(4)}  ${rate.toFixed(0).padStart(5)}  ${String(store.size).padStart(6)}  ${String(evicted).padStart(7)}  ${String(evictionLines).padStart(18)}  ${mb(rss).padStart(6)}  ${mb(heapUsed).padStart(7)}  ${mb(arrayBuffers).padStart(10)}  ${failed}`,
     );
     if (elapsed >= minutes * 60 - 1) {
       clearInterval(tick);

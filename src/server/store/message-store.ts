@@ -40,8 +40,11 @@ export interface StoreOptions {
 }
 
 /** An array used as a queue with tombstones: push at the tail, drop from the head. */
+// The slots before `head` are cleared as it passes them: a removed message
+// must not stay reachable (with its source) from a queue that is rarely
+// compacted, as a small mailbox's queue is when the cap keeps trimming it.
 class MessageQueue {
-  items: StoredMessage[] = [];
+  items: (StoredMessage | undefined)[] = [];
   head = 0;
   live = 0;
 
@@ -54,10 +57,10 @@ class MessageQueue {
   forget(): void {
     this.live--;
     const { items } = this;
-    while (this.head < items.length && items[this.head]!.removed) this.head++;
+    while (this.head < items.length && items[this.head]!.removed) items[this.head++] = undefined;
     const occupied = items.length - this.head;
     if (occupied > 2 * this.live + 32) {
-      this.items = items.slice(this.head).filter((m) => !m.removed);
+      this.items = items.slice(this.head).filter((m) => !m!.removed);
       this.head = 0;
     } else if (this.head > 1024 && this.head * 2 > items.length) {
       this.items = items.slice(this.head);
