@@ -4,8 +4,10 @@
 // dropped connection), so that what a sender did can be shown and checked
 // later - the per-address attempt log, and the delivery events a webhook
 // receives - without either reaching into the SMTP session.
-export type AttemptStage = 'connect' | 'mail' | 'rcpt' | 'data';
-export type AttemptOutcome = 'accepted' | 'deferred' | 'rejected' | 'dropped';
+import type { SmtpAttemptOutcome, SmtpAttemptStage, SmtpRuleKind } from '../../contract/smtp-lab.js';
+
+export type AttemptStage = SmtpAttemptStage;
+export type AttemptOutcome = SmtpAttemptOutcome;
 
 export interface SmtpAttempt {
   /** Wall-clock ms (the server's clock) when the reply was decided. */
@@ -25,6 +27,16 @@ export interface SmtpAttempt {
   readonly outcome: AttemptOutcome;
   /** The stored message's id, for an accepted attempt. */
   readonly messageId?: string | undefined;
+  /**
+   * When the sender began this transaction: its connection opened, or, on a
+   * connection already used for one, its MAIL FROM. A retry begins after
+   * the reply it answers. Known when the SMTP rules are on.
+   */
+  readonly beganAt?: number | undefined;
+  /** The test rule that decided the reply (rules/), when one did. */
+  readonly rule?: SmtpRuleKind | undefined;
+  /** The mail's own Message-ID header, once its DATA was received (and the SMTP rules are on). */
+  readonly headerMessageId?: string | undefined;
 }
 
 export type AttemptListener = (attempt: SmtpAttempt) => void;
