@@ -97,12 +97,12 @@ export function createInboxSmtp(context: InboxSmtpContext): InboxSmtp {
   };
 
   return Object.freeze({
-    greylist: (options?: GreylistOptions) => add(ruleFromOptions.greylist(options)),
-    throttle: (options: ThrottleOptions) => add(ruleFromOptions.throttle(options)),
-    defer: (options?: ReplyRuleOptions) => add(ruleFromOptions.defer(options)),
-    reject: (options?: ReplyRuleOptions) => add(ruleFromOptions.reject(options)),
-    slow: (options: SlowOptions) => add(ruleFromOptions.slow(options)),
-    disconnect: (options?: DisconnectOptions) => add(ruleFromOptions.disconnect(options)),
+    greylist: async (options?: GreylistOptions) => add(ruleFromOptions.greylist(options)),
+    throttle: async (options: ThrottleOptions) => add(ruleFromOptions.throttle(options)),
+    defer: async (options?: ReplyRuleOptions) => add(ruleFromOptions.defer(options)),
+    reject: async (options?: ReplyRuleOptions) => add(ruleFromOptions.reject(options)),
+    slow: async (options: SlowOptions) => add(ruleFromOptions.slow(options)),
+    disconnect: async (options?: DisconnectOptions) => add(ruleFromOptions.disconnect(options)),
     clear: () => retried((timeout) => client.clearSmtpRules(address, { timeout })),
     rules: () => retried((timeout) => client.smtpRules(address, { timeout })),
     attempts: () => read(),
