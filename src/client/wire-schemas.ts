@@ -96,7 +96,13 @@ export const Health = z.object({
     .object({ wait: z.unknown().optional(), paging: z.unknown().optional(), smtp_rules: z.unknown().optional(), smtp_attempts: z.unknown().optional() })
     .nullish(),
 });
-export const NO_FEATURES: ServiceFeatures = Object.freeze({ wait: undefined, domains: undefined, paging: false, smtpRules: undefined, smtpAttempts: undefined });
+export const NO_FEATURES: ServiceFeatures = Object.freeze({
+  wait: undefined,
+  domains: undefined,
+  paging: false,
+  smtpRules: undefined,
+  smtpAttempts: undefined,
+});
 
 const pathOf = (value: unknown): string | undefined => (typeof value === 'string' && value.startsWith('/') ? value : undefined);
 
@@ -228,23 +234,22 @@ export const SmtpAttempts = z.object({
         message_id: z.string().nullish(),
         stored_id: z.string().nullish(),
       })
-      .transform(
-        (a): SmtpAttempt =>
-          Object.freeze({
-            at: a.at,
-            beganAt: a.began_at ?? null,
-            clientIp: a.client_ip,
-            from: a.from,
-            to: a.to,
-            stage: a.stage,
-            code: a.code,
-            enhancedCode: a.enhanced_code,
-            text: a.text,
-            outcome: a.outcome,
-            rule: a.rule ?? null,
-            messageId: a.message_id ?? null,
-            storedId: a.stored_id ?? null,
-          }),
+      .transform((a): SmtpAttempt =>
+        Object.freeze({
+          at: a.at,
+          beganAt: a.began_at ?? null,
+          clientIp: a.client_ip,
+          from: a.from,
+          to: a.to,
+          stage: a.stage,
+          code: a.code,
+          enhancedCode: a.enhanced_code,
+          text: a.text,
+          outcome: a.outcome,
+          rule: a.rule ?? null,
+          messageId: a.message_id ?? null,
+          storedId: a.stored_id ?? null,
+        }),
       ),
   ),
 });

@@ -2,15 +2,7 @@
 // edge (unknown keys refused, every message naming the key and the value)
 // and turned into the wire's rule. Defaults are the server's, filled in
 // there and shown in the rule it returns.
-import {
-  DEFER_CODES,
-  REJECT_CODES,
-  SMTP_RULE_LIMITS,
-  SMTP_RULE_STAGES,
-  enhancedFits,
-  isReplyText,
-  type SmtpRuleStage,
-} from '../contract/smtp-lab.js';
+import { DEFER_CODES, REJECT_CODES, SMTP_RULE_LIMITS, SMTP_RULE_STAGES, enhancedFits, isReplyText, type SmtpRuleStage } from '../contract/smtp-lab.js';
 import { describeValue, expectedError } from '../contract/validation.js';
 import type { WireSmtpRuleInput } from '../contract/wire.js';
 
@@ -110,7 +102,7 @@ function replyRule(kind: 'defer' | 'reject', options: unknown): WireSmtpRuleInpu
   if (o.code !== undefined && !(typeof o.code === 'number' && codes.includes(o.code))) {
     throw expectedError('code', codes.join(', ').replace(/, (\d+)$/, ' or $1'), o.code);
   }
-  if (o.enhanced !== undefined && !(typeof o.enhanced === 'string' && enhancedFits((o.code as number | undefined) ?? codes[kind === 'defer' ? 1 : 0]!, o.enhanced))) {
+  if (o.enhanced !== undefined && !(typeof o.enhanced === 'string' && enhancedFits(o.code ?? codes[kind === 'defer' ? 1 : 0]!, o.enhanced))) {
     throw expectedError('enhanced', `an enhanced status code of the reply's class, like "${kind === 'defer' ? '4.7.1' : '5.1.1'}"`, o.enhanced);
   }
   if (o.text !== undefined && !isReplyText(o.text)) {
@@ -118,9 +110,9 @@ function replyRule(kind: 'defer' | 'reject', options: unknown): WireSmtpRuleInpu
   }
   return defined({
     kind,
-    code: o.code as number | undefined,
-    enhanced_code: o.enhanced as string | undefined,
-    text: o.text as string | undefined,
+    code: o.code,
+    enhanced_code: o.enhanced,
+    text: o.text,
     stage: stage(o),
     times: times(o),
   });
@@ -129,11 +121,12 @@ function replyRule(kind: 'defer' | 'reject', options: unknown): WireSmtpRuleInpu
 export const ruleFromOptions = {
   greylist(options: GreylistOptions | undefined): WireSmtpRuleInput {
     const o = checkKeys('greylist', options, false);
-    if (o.resetOnEarlyRetry !== undefined && typeof o.resetOnEarlyRetry !== 'boolean') throw expectedError('resetOnEarlyRetry', 'a boolean', o.resetOnEarlyRetry);
+    if (o.resetOnEarlyRetry !== undefined && typeof o.resetOnEarlyRetry !== 'boolean')
+      throw expectedError('resetOnEarlyRetry', 'a boolean', o.resetOnEarlyRetry);
     return defined({
       kind: 'greylist' as const,
       min_delay_ms: ms(o, 'minDelay', 0, SMTP_RULE_LIMITS.maxWindowMs),
-      reset_on_early_retry: o.resetOnEarlyRetry as boolean | undefined,
+      reset_on_early_retry: o.resetOnEarlyRetry,
     });
   },
   throttle(options: ThrottleOptions): WireSmtpRuleInput {

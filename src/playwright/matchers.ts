@@ -5,7 +5,14 @@ import type { ExpectMatcherState, MatcherReturnType } from '@playwright/test';
 import type { MailFilter } from '../inbox/filter.js';
 import type { Inbox } from '../inbox/inbox.js';
 import { matchReceiveMail, receiveMailFailure, type ReceiveMailOptions } from '../runner/matcher.js';
-import { matchBackedOff, matchRetried, smtpMatcherFailure, type BackedOffOptions, type RetriedOptions, type SmtpMatcherResult } from '../runner/smtp-matchers.js';
+import {
+  matchBackedOff,
+  matchRetried,
+  smtpMatcherFailure,
+  type BackedOffOptions,
+  type RetriedOptions,
+  type SmtpMatcherResult,
+} from '../runner/smtp-matchers.js';
 
 /** Options of `toReceiveMail`: `timeout` for the positive form, `within` for `.not`. */
 export type ToReceiveMailOptions = ReceiveMailOptions;
@@ -35,7 +42,11 @@ export const mailroomMatchers = {
     const result = await matchReceiveMail(received, filter, options, { isNot: this.isNot });
     return { pass: result.pass, name: result.name, expected: result.expected, actual: result.actual, message: () => receiveMailFailure(this, filter, result) };
   },
-  toHaveBeenRetried: async function toHaveBeenRetried(this: ExpectMatcherState, received: Inbox, options?: ToHaveBeenRetriedOptions): Promise<MatcherReturnType> {
+  toHaveBeenRetried: async function toHaveBeenRetried(
+    this: ExpectMatcherState,
+    received: Inbox,
+    options?: ToHaveBeenRetriedOptions,
+  ): Promise<MatcherReturnType> {
     return answer(this, await matchRetried(received, options, { isNot: this.isNot }));
   },
   toHaveBackedOff: async function toHaveBackedOff(this: ExpectMatcherState, received: Inbox, options?: ToHaveBackedOffOptions): Promise<MatcherReturnType> {

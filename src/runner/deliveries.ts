@@ -61,9 +61,7 @@ export function readLog(attempts: readonly SmtpAttempt[]): ReadLog {
     const began = beganAt(attempt);
     let delivery: Open | undefined;
     if (attempt.messageId !== null) delivery = open.findLast((d) => d.messageId === attempt.messageId);
-    delivery ??= open.find(
-      (d) => d.state === 'pending' && d.from === from && (d.messageId === null || attempt.messageId === null) && d.lastAt <= began,
-    );
+    delivery ??= open.find((d) => d.state === 'pending' && d.from === from && (d.messageId === null || attempt.messageId === null) && d.lastAt <= began);
     const previous = delivery?.attempts.at(-1);
     if (!delivery) {
       delivery = { number: open.length + 1, from, attempts: [], messageId: null, state: 'pending', lastAt: 0 };

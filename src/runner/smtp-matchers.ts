@@ -66,7 +66,8 @@ function assertInbox(name: SmtpMatcherName, value: unknown): Inbox {
 
 function checkOptions(name: SmtpMatcherName, options: unknown, keys: readonly string[]): Record<string, unknown> {
   if (options === undefined) return {};
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new TypeError(`Expected ${name} options to be an object, got ${describeValue(options)}`);
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw new TypeError(`Expected ${name} options to be an object, got ${describeValue(options)}`);
   for (const key of Object.keys(options)) {
     if (!keys.includes(key)) throw new TypeError(`Unknown ${name} option \`${key}\`; expected one of ${keys.join(', ')}`);
   }
@@ -76,13 +77,14 @@ function checkOptions(name: SmtpMatcherName, options: unknown, keys: readonly st
 function count(o: Record<string, unknown>, key: string): number | undefined {
   const value = o[key];
   if (value !== undefined && !(typeof value === 'number' && Number.isInteger(value) && value >= 0)) throw expectedError(key, 'a whole number', value);
-  return value as number | undefined;
+  return value;
 }
 
 function ms(o: Record<string, unknown>, key: string): number | undefined {
   const value = o[key];
-  if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= 0)) throw expectedError(key, 'a non-negative number of milliseconds', value);
-  return value as number | undefined;
+  if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= 0))
+    throw expectedError(key, 'a non-negative number of milliseconds', value);
+  return value;
 }
 
 function fromFilter(o: Record<string, unknown>): (attempts: readonly SmtpAttempt[]) => readonly SmtpAttempt[] {
@@ -134,7 +136,10 @@ export async function matchRetried(received: unknown, options: RetriedOptions = 
   const inRange = (n: number) => n >= atLeast && (atMost === undefined || n <= atMost);
   const settledFor = (n: number) => (atMost !== undefined && n > atMost) || (atMost === undefined && n >= atLeast);
 
-  const watched = await inbox.smtp.watch((log) => (settledFor(readLog(only(log)).retries) ? true : undefined), { within, signal: o.signal as AbortSignal | undefined });
+  const watched = await inbox.smtp.watch((log) => (settledFor(readLog(only(log)).retries) ? true : undefined), {
+    within,
+    signal: o.signal as AbortSignal | undefined,
+  });
   const attempts = only(watched.attempts);
   const read = readLog(attempts);
   const n = read.retries;
@@ -185,7 +190,10 @@ export function missteps(read: ReadLog, policy: BackoffPolicy): Misstep[] {
           text: `${mail}'s first retry came ${formatDuration(wait)} after ${reply(before)}, before ${policy.firstRetrySource} of ${formatDuration(policy.firstRetryAfter)}`,
         });
       } else if (wait < policy.minGap) {
-        out.push({ delivery: delivery.number, text: `${mail} was retried ${formatDuration(wait)} after ${reply(before)}, less than ${formatDuration(policy.minGap)} apart (try ${i + 1})` });
+        out.push({
+          delivery: delivery.number,
+          text: `${mail} was retried ${formatDuration(wait)} after ${reply(before)}, less than ${formatDuration(policy.minGap)} apart (try ${i + 1})`,
+        });
       } else if (previousWait !== undefined && wait < previousWait * (1 - policy.tolerance)) {
         out.push({
           delivery: delivery.number,
@@ -221,13 +229,18 @@ export function missteps(read: ReadLog, policy: BackoffPolicy): Misstep[] {
  * `tolerance`), nothing was retried after a permanent refusal, and after a
  * 421 the sender slowed down for all its mail.
  */
-export async function matchBackedOff(received: unknown, options: BackedOffOptions = {}, context: { readonly isNot?: boolean } = {}): Promise<SmtpMatcherResult> {
+export async function matchBackedOff(
+  received: unknown,
+  options: BackedOffOptions = {},
+  context: { readonly isNot?: boolean } = {},
+): Promise<SmtpMatcherResult> {
   const name = 'toHaveBackedOff';
   const inbox = assertInbox(name, received);
   const o = checkOptions(name, options, BACKED_OFF_KEYS);
   const minGap = ms(o, 'minGap') ?? 1000;
   const tolerance = o.tolerance ?? 0.25;
-  if (typeof tolerance !== 'number' || !(tolerance >= 0 && tolerance < 1)) throw expectedError('tolerance', 'a fraction from 0 to below 1, like 0.25', tolerance);
+  if (typeof tolerance !== 'number' || !(tolerance >= 0 && tolerance < 1))
+    throw expectedError('tolerance', 'a fraction from 0 to below 1, like 0.25', tolerance);
   let firstRetryAfter = ms(o, 'firstRetryAfter');
   let firstRetrySource = 'the wait asked for';
   if (firstRetryAfter === undefined) {
@@ -261,4 +274,3 @@ export function smtpMatcherFailure(state: MatcherHintState, result: SmtpMatcherR
   const hint = state.utils.matcherHint(result.name, 'inbox', '', { isNot: state.isNot, promise: state.promise });
   return `${hint}\n\n${result.message()}`;
 }
-

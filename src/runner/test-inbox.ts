@@ -112,7 +112,11 @@ export async function openTestInbox(options: MailroomTestOptions | undefined, br
       if (attach && inbox.smtp.used) {
         try {
           const attempts = await inbox.client.smtpAttempts(inbox.address, { timeout: inbox.client.requestTimeout });
-          await bridge.attach({ name: `smtp attempts to ${inbox.address}.txt`, contentType: 'text/plain', body: `${formatTimeline(inbox.address, attempts)}\n` });
+          await bridge.attach({
+            name: `smtp attempts to ${inbox.address}.txt`,
+            contentType: 'text/plain',
+            body: `${formatTimeline(inbox.address, attempts)}\n`,
+          });
         } catch (error) {
           await note(`mailroom could not attach the SMTP attempts of ${inbox.address}: ${error instanceof Error ? error.message : String(error)}`);
         }

@@ -87,7 +87,9 @@ describe('readLog', () => {
     const tooSoon = readLog([attempt(0, 'deferred'), attempt(2_000, 'deferred', { began: 1_500 }), attempt(2_600, 'accepted', { began: 2_500 })]);
     expect(missteps(tooSoon, policy).map((m) => m.text)).toEqual(['mail 1 was retried 500 ms after a 451 4.0.0, less than 1 s apart (try 3)']);
     const shrinking = readLog([attempt(0, 'deferred'), attempt(4_000, 'deferred', { began: 4_000 }), attempt(5_500, 'accepted', { began: 5_500 })]);
-    expect(missteps(shrinking, policy).map((m) => m.text)).toEqual(['mail 1 waited 1.5 s before try 3, shorter than the 4 s before try 2: the waits should grow']);
+    expect(missteps(shrinking, policy).map((m) => m.text)).toEqual([
+      'mail 1 waited 1.5 s before try 3, shorter than the 4 s before try 2: the waits should grow',
+    ]);
     const tolerated = readLog([attempt(0, 'deferred'), attempt(4_000, 'deferred', { began: 4_000 }), attempt(7_100, 'accepted', { began: 7_100 })]);
     expect(missteps(tolerated, policy)).toEqual([]);
     // A 421 at RCPT carries no Message-ID: the next attempt is read as that mail's retry, and named as too soon.
@@ -96,7 +98,9 @@ describe('readLog', () => {
       attempt(10, 'deferred', { code: 421, enhancedCode: '4.7.0' }),
       attempt(60, 'accepted', { began: 40, messageId: '<3@app>' }),
     ]);
-    expect(missteps(throttledAtRcpt, policy).map((m) => m.text)).toEqual(["mail 2's first retry came 30 ms after a 421 4.7.0, before the shortest wait of 1 s"]);
+    expect(missteps(throttledAtRcpt, policy).map((m) => m.text)).toEqual([
+      "mail 2's first retry came 30 ms after a 421 4.7.0, before the shortest wait of 1 s",
+    ]);
     // Where the mails are known apart, hurrying another mail after a 421 is named as such.
     const throttledAtData = readLog([
       attempt(10, 'deferred', { code: 421, enhancedCode: '4.7.0', stage: 'data', messageId: '<2@app>' }),

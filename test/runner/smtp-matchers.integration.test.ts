@@ -17,7 +17,14 @@ const quiet = () => {};
 
 async function lab(options: { smtpRules?: boolean } = {}) {
   const clock = new FakeClock(Date.UTC(2030, 0, 1, 9, 0, 0));
-  const server = await startServer({ smtpPort: 0, httpPort: 0, clock, messagePerSecond: Infinity, logger: { info: quiet, warn: quiet, error: quiet }, ...options });
+  const server = await startServer({
+    smtpPort: 0,
+    httpPort: 0,
+    clock,
+    messagePerSecond: Infinity,
+    logger: { info: quiet, warn: quiet, error: quiet },
+    ...options,
+  });
   servers.push(server);
   const inbox = await createInbox({ apiURL: server.apiURL, domain: server.domains[0], clock, prefix: 'lab', timeout: 10_000 });
   let sending = 0;
@@ -26,7 +33,13 @@ async function lab(options: { smtpRules?: boolean } = {}) {
     sending++;
     const transport = nodemailer.createTransport({ host: '127.0.0.1', port: server.smtpPort, secure: false, ignoreTLS: true });
     try {
-      const info = await transport.sendMail({ from: options.from ?? 'app@example.com', to: inbox.address, subject: 'hi', text: 'x', messageId: options.messageId });
+      const info = await transport.sendMail({
+        from: options.from ?? 'app@example.com',
+        to: inbox.address,
+        subject: 'hi',
+        text: 'x',
+        messageId: options.messageId,
+      });
       return info.response;
     } catch (error) {
       return String((error as { response?: string }).response ?? error);
@@ -52,7 +65,13 @@ async function sendAt(l: Awaited<ReturnType<typeof lab>>, gaps: readonly number[
 describe('inbox.smtp', () => {
   it('sets each rule with the server’s defaults and returns it typed; rules(), clear() and attempts() read back', async () => {
     const { inbox, send } = await lab();
-    expect(await inbox.smtp.greylist({ minDelay: 2_000 })).toMatchObject({ id: 'r1', kind: 'greylist', minDelay: 2_000, resetOnEarlyRetry: false, remaining: null });
+    expect(await inbox.smtp.greylist({ minDelay: 2_000 })).toMatchObject({
+      id: 'r1',
+      kind: 'greylist',
+      minDelay: 2_000,
+      resetOnEarlyRetry: false,
+      remaining: null,
+    });
     expect(await inbox.smtp.throttle({ limit: 2 })).toMatchObject({ kind: 'throttle', limit: 2, per: 60_000 });
     expect(await inbox.smtp.defer({ code: 452 })).toMatchObject({ kind: 'defer', code: 452, enhanced: '4.2.2', stage: 'rcpt', times: 1, text: null });
     expect(await inbox.smtp.reject()).toMatchObject({ kind: 'reject', code: 550, enhanced: '5.1.1', stage: 'data', times: 1 });
@@ -66,7 +85,16 @@ describe('inbox.smtp', () => {
 
     expect(await send({ messageId: '<typed@app.example>' })).toMatch(/^250/);
     const [attempt] = await inbox.smtp.attempts();
-    expect(attempt).toMatchObject({ to: inbox.address, from: 'app@example.com', stage: 'data', code: 250, enhancedCode: '2.6.0', outcome: 'accepted', rule: null, messageId: '<typed@app.example>' });
+    expect(attempt).toMatchObject({
+      to: inbox.address,
+      from: 'app@example.com',
+      stage: 'data',
+      code: 250,
+      enhancedCode: '2.6.0',
+      outcome: 'accepted',
+      rule: null,
+      messageId: '<typed@app.example>',
+    });
     expect(attempt!.at).toBeInstanceOf(Date);
     expect(attempt!.beganAt).toBeInstanceOf(Date);
     expect((await inbox.messages()).map((m) => m.id)).toEqual([attempt!.storedId]);
@@ -78,13 +106,29 @@ describe('inbox.smtp', () => {
   });
 
   const bad: Array<[string, (inbox: Inbox) => Promise<unknown>, string]> = [
-    ['an unknown key', (i) => i.smtp.greylist({ minDelay: 1, delay: 5 } as never), 'Unknown inbox.smtp.greylist() option `delay`; expected one of minDelay, resetOnEarlyRetry'],
-    ['a duration as text', (i) => i.smtp.greylist({ minDelay: '2s' as never }), 'Expected `minDelay` to be a whole number of milliseconds from 0 to 86400000, got "2s"'],
+    [
+      'an unknown key',
+      (i) => i.smtp.greylist({ minDelay: 1, delay: 5 } as never),
+      'Unknown inbox.smtp.greylist() option `delay`; expected one of minDelay, resetOnEarlyRetry',
+    ],
+    [
+      'a duration as text',
+      (i) => i.smtp.greylist({ minDelay: '2s' as never }),
+      'Expected `minDelay` to be a whole number of milliseconds from 0 to 86400000, got "2s"',
+    ],
     ['no limit', (i) => i.smtp.throttle({} as never), 'inbox.smtp.throttle() needs `limit` (messages per window)'],
     ['a window of 0', (i) => i.smtp.throttle({ limit: 1, per: 0 }), 'Expected `per` to be a whole number of milliseconds from 1 to 86400000, got 0'],
     ['a permanent code to defer', (i) => i.smtp.defer({ code: 550 }), 'Expected `code` to be 450, 451 or 452, got 550'],
-    ['an enhanced code of the wrong class', (i) => i.smtp.reject({ enhanced: '4.7.1' }), 'Expected `enhanced` to be an enhanced status code of the reply\'s class, like "5.1.1", got "4.7.1"'],
-    ['a text on two lines', (i) => i.smtp.reject({ text: 'no\r\nway' }), 'Expected `text` to be one line of printable ASCII, 1 to 200 characters, got "no\\r\\nway"'],
+    [
+      'an enhanced code of the wrong class',
+      (i) => i.smtp.reject({ enhanced: '4.7.1' }),
+      'Expected `enhanced` to be an enhanced status code of the reply\'s class, like "5.1.1", got "4.7.1"',
+    ],
+    [
+      'a text on two lines',
+      (i) => i.smtp.reject({ text: 'no\r\nway' }),
+      'Expected `text` to be one line of printable ASCII, 1 to 200 characters, got "no\\r\\nway"',
+    ],
     ['no delay', (i) => i.smtp.slow({} as never), 'inbox.smtp.slow() needs `delayMs` (how long the reply is held, in ms)'],
     ['a stage before RCPT', (i) => i.smtp.disconnect({ stage: 'mail' as never }), 'Expected `stage` to be "rcpt" or "data", got "mail"'],
     ['zero times', (i) => i.smtp.disconnect({ times: 0 }), 'Expected `times` to be a whole number of attempts from 1 to 10000, got 0'],
@@ -137,7 +181,9 @@ describe('toHaveBeenRetried', () => {
     const result = await l.drive(matchRetried(l.inbox, { within: 3_000 }));
     expect(result.pass).toBe(false);
     expect(l.clock.now() - started).toBeGreaterThanOrEqual(3_000);
-    expect(result.message()).toMatch(new RegExp(`^Expected mail to ${l.inbox.address} to have been retried at least 1 time, but it was retried 0 times \\(watched 3 s\\)\\.\\n`));
+    expect(result.message()).toMatch(
+      new RegExp(`^Expected mail to ${l.inbox.address} to have been retried at least 1 time, but it was retried 0 times \\(watched 3 s\\)\\.\\n`),
+    );
     expect(result.message()).toContain('+0.000 s  mail 1, try 1  RCPT  550 5.1.1  rejected  (reject)');
   });
 
@@ -171,8 +217,12 @@ describe('toHaveBeenRetried', () => {
 
   it('refuses what it cannot judge: not an inbox, unknown options, a range upside down', async () => {
     const { inbox } = await lab();
-    await expect(matchRetried(42)).rejects.toThrow(new TypeError('toHaveBeenRetried expects an Inbox (the `inbox` fixture or the result of createInbox()), got 42'));
-    await expect(matchRetried(inbox, { times: 2 } as never)).rejects.toThrow('Unknown toHaveBeenRetried option `times`; expected one of atLeast, atMost, within, from, signal');
+    await expect(matchRetried(42)).rejects.toThrow(
+      new TypeError('toHaveBeenRetried expects an Inbox (the `inbox` fixture or the result of createInbox()), got 42'),
+    );
+    await expect(matchRetried(inbox, { times: 2 } as never)).rejects.toThrow(
+      'Unknown toHaveBeenRetried option `times`; expected one of atLeast, atMost, within, from, signal',
+    );
     await expect(matchRetried(inbox, { atLeast: 3, atMost: 1 })).rejects.toThrow('Expected `atLeast` (3) to be at most `atMost` (1)');
     await expect(matchRetried(inbox, { within: -1 })).rejects.toThrow('Expected `within` to be a non-negative number of milliseconds, got -1');
     await expect(matchBackedOff(inbox, { tolerance: 2 })).rejects.toThrow('Expected `tolerance` to be a fraction from 0 to below 1, like 0.25, got 2');
@@ -196,7 +246,9 @@ describe('toHaveBackedOff', () => {
     const result = await l.drive(matchBackedOff(l.inbox));
     expect(result.pass).toBe(false);
     const message = result.message();
-    expect(message).toContain(`Expected the sender to back off at ${l.inbox.address}, but:\n  - mail 1's first retry came 100 ms after a 451 4.3.0, before the shortest wait of 1 s\n  - mail 1 was retried 100 ms after a 451 4.3.0, less than 1 s apart (try 3)`);
+    expect(message).toContain(
+      `Expected the sender to back off at ${l.inbox.address}, but:\n  - mail 1's first retry came 100 ms after a 451 4.3.0, before the shortest wait of 1 s\n  - mail 1 was retried 100 ms after a 451 4.3.0, less than 1 s apart (try 3)`,
+    );
     expect(message).toContain('   +0.200 s  mail 1, try 3  DATA  250 2.6.0  accepted  waited 100 ms');
     expect(message).toMatch(/\nExpected: backed off: retries at least 1 s apart, the first after 1 s, waits that grow, none after a 5xx\nReceived: /);
   });

@@ -9,8 +9,7 @@ import type { TripleRecord } from './rules.js';
 export const MAX_TRIPLES_PER_ADDRESS = 1_000;
 
 export type GreylistAnswer =
-  | { readonly pass: true }
-  | { readonly pass: false; readonly reason: 'first' | 'early'; readonly retryInMs: number; readonly restarted: boolean };
+  { readonly pass: true } | { readonly pass: false; readonly reason: 'first' | 'early'; readonly retryInMs: number; readonly restarted: boolean };
 
 export function tripleKey(clientIp: string, from: string, to: string): string {
   return `${clientIp}\n${from.toLowerCase()}\n${to}`;

@@ -72,9 +72,7 @@ export class RuleBook {
     const state = this.#store.get(address) ?? emptyAddressRules();
     const live = state.rules.filter((rule) => rule.remaining !== 0);
     if (live.length >= SMTP_RULE_LIMITS.maxRulesPerAddress) {
-      throw new TooManyRulesError(
-        `${address} already has ${live.length} rules, the most one address may hold; clear them (DELETE) before setting more`,
-      );
+      throw new TooManyRulesError(`${address} already has ${live.length} rules, the most one address may hold; clear them (DELETE) before setting more`);
     }
     const remaining = 'times' in spec ? spec.times : null;
     const record: RuleRecord = { ...spec, id: `r${state.nextId}`, setAt: this.#clock.now(), remaining };
@@ -140,7 +138,13 @@ export class RuleBook {
         case 'reject':
           if (!acts(rule, stage)) break;
           spend(rule);
-          return { action: 'reply', code: rule.code, enhancedCode: rule.enhancedCode, text: tagged(rule.text ?? DEFAULT_TEXT[rule.kind], rule.kind, to), rule: rule.kind };
+          return {
+            action: 'reply',
+            code: rule.code,
+            enhancedCode: rule.enhancedCode,
+            text: tagged(rule.text ?? DEFAULT_TEXT[rule.kind], rule.kind, to),
+            rule: rule.kind,
+          };
         case 'throttle': {
           if (stage !== 'rcpt') break;
           const answer = throttle(state.accepted, rule, now);

@@ -20,11 +20,11 @@ import type { RuleSpec } from './rules.js';
 export const RULE_DEFAULTS = Object.freeze({
   greylist: Object.freeze({ minDelayMs: 1_000, resetOnEarlyRetry: false }),
   throttle: Object.freeze({ perMs: 60_000 }),
-  defer: Object.freeze({ code: 451, stage: 'rcpt' as SmtpRuleStage, times: 1 }),
+  defer: Object.freeze({ code: 451, stage: 'rcpt', times: 1 }),
   // At DATA, so the lab has seen the mail's Message-ID and can tell a retry of the refused mail from a new one.
-  reject: Object.freeze({ code: 550, stage: 'data' as SmtpRuleStage, times: 1 }),
-  slow: Object.freeze({ stage: 'rcpt' as SmtpRuleStage, times: null }),
-  disconnect: Object.freeze({ stage: 'rcpt' as SmtpRuleStage, times: 1 }),
+  reject: Object.freeze({ code: 550, stage: 'data', times: 1 }),
+  slow: Object.freeze({ stage: 'rcpt', times: null }),
+  disconnect: Object.freeze({ stage: 'rcpt', times: 1 }),
 });
 
 /** The enhanced code a defer or reject answers with when none is given, by reply code. */
@@ -131,7 +131,12 @@ export function parseRuleInput(input: unknown): RuleSpec {
       const times = body.times === undefined || body.times === null ? RULE_DEFAULTS.slow.times : timesOf(body, 1);
       return Object.freeze({
         kind: 'slow',
-        delayMs: required(wholeNumber(body, 'delay_ms', 0, maxDelayMs, 'a whole number of milliseconds'), 'delay_ms', 'slow', 'how long the reply is held, in ms'),
+        delayMs: required(
+          wholeNumber(body, 'delay_ms', 0, maxDelayMs, 'a whole number of milliseconds'),
+          'delay_ms',
+          'slow',
+          'how long the reply is held, in ms',
+        ),
         stage: stageOf(body, RULE_DEFAULTS.slow.stage),
         times,
       });

@@ -116,7 +116,13 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
     `The client closed the connection while the reply was held for ${spokenMs(delayMs)} (mailroom test rule: slow on ${to})`;
 
   /** A rule's drop: the attempt is logged, then the connection closes without a reply. */
-  const drop = (session: SMTPServerSession, decision: Extract<RuleDecision, { action: 'drop' }>, recipients: readonly string[], stage: AttemptStage, extras: Extras = {}) => {
+  const drop = (
+    session: SMTPServerSession,
+    decision: Extract<RuleDecision, { action: 'drop' }>,
+    recipients: readonly string[],
+    stage: AttemptStage,
+    extras: Extras = {},
+  ) => {
     const conversation = conversations.get(session);
     if (conversation) conversation.closing = { text: decision.text, rule: decision.rule };
     for (const to of recipients) attempted(session, to, stage, undefined, decision.text, { ...extras, rule: decision.rule });
@@ -136,7 +142,10 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
       // A 421 closes the connection (smtp-server does): the transaction's other recipients are lost with it.
       const conversation = conversations.get(session);
       if (decision.code === 421 && conversation) {
-        conversation.closing = { text: `The server closed the connection after refusing ${to} with 421 (mailroom test rule: ${decision.rule} on ${to})`, rule: decision.rule };
+        conversation.closing = {
+          text: `The server closed the connection after refusing ${to} with 421 (mailroom test rule: ${decision.rule} on ${to})`,
+          rule: decision.rule,
+        };
       }
       callback(refuse(session, to, 'rcpt', decision.code, `${decision.enhancedCode} ${decision.text}`, { rule: decision.rule }));
     };
