@@ -29,6 +29,8 @@ export interface SmtpAttempt {
   readonly rule: SmtpRuleKind | null;
   /** The mail's Message-ID header, once its DATA was received (null for a refusal at RCPT). */
   readonly messageId: string | null;
+  /** The mail's Subject, likewise. */
+  readonly subject: string | null;
   /** The stored message's id (a `MailSummary` id), for an accepted attempt. */
   readonly storedId: string | null;
 }

@@ -232,6 +232,7 @@ export const SmtpAttempts = z.object({
         outcome: z.enum(SMTP_ATTEMPT_OUTCOMES as [string, ...string[]]) as z.ZodType<SmtpAttempt['outcome']>,
         rule: (z.enum(SMTP_RULE_KINDS as [string, ...string[]]) as z.ZodType<NonNullable<SmtpAttempt['rule']>>).nullish(),
         message_id: z.string().nullish(),
+        subject: z.string().nullish(),
         stored_id: z.string().nullish(),
       })
       .transform((a): SmtpAttempt =>
@@ -248,6 +249,7 @@ export const SmtpAttempts = z.object({
           outcome: a.outcome,
           rule: a.rule ?? null,
           messageId: a.message_id ?? null,
+          subject: a.subject ?? null,
           storedId: a.stored_id ?? null,
         }),
       ),

@@ -152,6 +152,8 @@ export interface WireSmtpAttempt {
   readonly rule: SmtpRuleKind | null;
   /** The sender's Message-ID header, once DATA was received (null at RCPT). */
   readonly message_id: string | null;
+  /** The mail's Subject, once DATA was received (null at RCPT). */
+  readonly subject: string | null;
   /** The stored message's id, for an accepted attempt. */
   readonly stored_id: string | null;
 }

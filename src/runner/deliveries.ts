@@ -1,12 +1,16 @@
 // An address's attempt log read as the sender's mails: which attempts were
 // retries of which mail, and how long the sender waited before each one.
 //
-// A mail is known by its Message-ID once its DATA was received; before that
-// (a refusal at RCPT carries none) an attempt is taken as a retry of the
-// oldest mail from the same sender whose last attempt was deferred or
-// dropped, provided it began after that reply - two mails sent side by side
-// both begin before either is answered, so neither is taken for the
-// other's retry. An attempt that fits no earlier mail begins a new one.
+// A mail is known by its Message-ID once its DATA was received. Otherwise
+// (a refusal at RCPT carries none, and some senders make a new Message-ID
+// for every try) an attempt is taken as a retry of the oldest mail from the
+// same sender whose last attempt was deferred or dropped, provided it began
+// after that reply - two mails sent side by side both begin before either
+// is answered, so neither is taken for the other's retry - and its subject,
+// where both are known, is the same. After a permanent refusal only an
+// attempt with the same Message-ID, or from the same sender with the same
+// subject, counts as a retry of the refused mail. An attempt that fits no
+// earlier mail begins a new one.
 import type { SmtpAttempt } from '../client/smtp-lab.js';
 
 export type DeliveryState = 'accepted' | 'rejected' | 'pending';
@@ -17,6 +21,8 @@ export interface Delivery {
   readonly attempts: readonly SmtpAttempt[];
   /** The mail's Message-ID, once one of its attempts got as far as the end of DATA. */
   readonly messageId: string | null;
+  /** Its subject, likewise. */
+  readonly subject: string | null;
   /** `pending`: its last attempt was deferred or dropped. */
   readonly state: DeliveryState;
 }
@@ -44,6 +50,7 @@ interface Open {
   readonly from: string;
   readonly attempts: SmtpAttempt[];
   messageId: string | null;
+  subject: string | null;
   state: DeliveryState;
   lastAt: number;
 }
@@ -59,16 +66,24 @@ export function readLog(attempts: readonly SmtpAttempt[]): ReadLog {
   for (const attempt of attempts) {
     const from = attempt.from.toLowerCase();
     const began = beganAt(attempt);
+    const later = (d: Open) => d.from === from && d.lastAt <= began;
+    // Two Message-IDs are two mails, unless the subjects say it is one sender making a new one every try.
+    const sameMail = (d: Open) =>
+      d.messageId !== null && attempt.messageId !== null
+        ? d.subject !== null && d.subject === attempt.subject
+        : d.subject === null || attempt.subject === null || d.subject === attempt.subject;
     let delivery: Open | undefined;
     if (attempt.messageId !== null) delivery = open.findLast((d) => d.messageId === attempt.messageId);
-    delivery ??= open.find((d) => d.state === 'pending' && d.from === from && (d.messageId === null || attempt.messageId === null) && d.lastAt <= began);
+    delivery ??= open.find((d) => d.state === 'pending' && later(d) && sameMail(d));
+    delivery ??= open.find((d) => d.state === 'rejected' && later(d) && d.subject !== null && d.subject === attempt.subject);
     const previous = delivery?.attempts.at(-1);
     if (!delivery) {
-      delivery = { number: open.length + 1, from, attempts: [], messageId: null, state: 'pending', lastAt: 0 };
+      delivery = { number: open.length + 1, from, attempts: [], messageId: null, subject: null, state: 'pending', lastAt: 0 };
       open.push(delivery);
     }
     delivery.attempts.push(attempt);
     delivery.messageId ??= attempt.messageId;
+    delivery.subject ??= attempt.subject;
     delivery.lastAt = attempt.at.getTime();
     delivery.state = attempt.outcome === 'accepted' ? 'accepted' : attempt.outcome === 'rejected' ? 'rejected' : 'pending';
     entries.push({
@@ -78,6 +93,6 @@ export function readLog(attempts: readonly SmtpAttempt[]): ReadLog {
       waitedMs: previous ? Math.max(0, began - previous.at.getTime()) : undefined,
     });
   }
-  const deliveries = open.map((d) => Object.freeze({ number: d.number, attempts: d.attempts, messageId: d.messageId, state: d.state }));
+  const deliveries = open.map((d) => Object.freeze({ number: d.number, attempts: d.attempts, messageId: d.messageId, subject: d.subject, state: d.state }));
   return { deliveries, entries, retries: entries.filter((e) => e.try > 1).length };
 }

@@ -4,8 +4,8 @@
 //
 //   SMTP attempts at signup-…@mailroom.test: 2 mails, 3 attempts, times from the first (16:49:08.123):
 //     +0.000 s  mail 1, try 1  RCPT  451 4.7.1  deferred  (greylist)
-//     +1.204 s  mail 1, try 2  DATA  250 2.6.0  accepted  waited 1.2 s
-//     +1.210 s  mail 2, try 1  DATA  250 2.6.0  accepted
+//     +1.204 s  mail 1, try 2  DATA  250 2.6.0  accepted  waited 1.2 s  "Confirm your email"
+//     +1.210 s  mail 2, try 1  DATA  250 2.6.0  accepted  "Welcome to Acme"
 import type { SmtpAttempt } from '../client/smtp-lab.js';
 import { formatDuration } from '../inbox/describe.js';
 import { readLog, type ReadLog } from './deliveries.js';
@@ -39,6 +39,7 @@ export function formatTimeline(address: string, attempts: readonly SmtpAttempt[]
       attempt.rule ? `(${attempt.rule})` : '',
       waitedMs !== undefined ? `waited ${formatDuration(waitedMs)}` : '',
       senders.size > 1 ? `from ${attempt.from || '<>'}` : '',
+      attempt.subject !== null ? JSON.stringify(attempt.subject) : '',
     ].filter(Boolean);
     return [
       `  ${offset(attempt.at.getTime() - first).padStart(9)}`,

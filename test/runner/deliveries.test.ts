@@ -25,6 +25,7 @@ function attempt(at: number, outcome: SmtpAttempt['outcome'], extra: Partial<Smt
     outcome,
     rule: null,
     messageId: outcome === 'accepted' ? `<${at}@app>` : null,
+    subject: null,
     storedId: null,
     ...rest,
   };
@@ -73,6 +74,24 @@ describe('readLog', () => {
     expect(missteps(read, policy).map((m) => m.text)).toEqual(['mail 2 was retried after a 550 5.0.0, a permanent refusal (try 2)']);
   });
 
+  it('knows the tries of a sender that makes a new Message-ID every time by the subject', () => {
+    const read = readLog([
+      attempt(0, 'deferred', { stage: 'data', messageId: '<1@app>', subject: 'Your code' }),
+      attempt(10, 'accepted', { began: 5, messageId: '<2@app>', subject: 'Welcome' }),
+      attempt(2_000, 'accepted', { began: 1_900, messageId: '<3@app>', subject: 'Your code' }),
+      attempt(3_000, 'rejected', { stage: 'data', messageId: '<4@app>', subject: 'Invoice' }),
+      attempt(5_000, 'rejected', { stage: 'data', began: 4_900, messageId: '<5@app>', subject: 'Invoice' }),
+    ]);
+    expect(read.entries.map((e) => [e.delivery, e.try])).toEqual([
+      [1, 1],
+      [2, 1],
+      [1, 2],
+      [3, 1],
+      [3, 2],
+    ]);
+    expect(missteps(read, policy).map((m) => m.text)).toEqual(['mail 3 was retried after a 550 5.0.0, a permanent refusal (try 2)']);
+  });
+
   it('does not take another sender’s attempt for a retry', () => {
     const read = readLog([attempt(0, 'deferred'), attempt(2_000, 'accepted', { from: 'other@example.com' })]);
     expect(read.deliveries).toHaveLength(2);
@@ -114,7 +133,7 @@ describe('readLog', () => {
   it('prints the timeline: offsets from the first, mail and try, stage, reply, outcome, rule and wait', () => {
     const attempts = [
       attempt(0, 'deferred', { rule: 'greylist', enhancedCode: '4.7.1' }),
-      attempt(1_204, 'accepted', { began: 1_104, enhancedCode: '2.6.0' }),
+      attempt(1_204, 'accepted', { began: 1_104, enhancedCode: '2.6.0', subject: 'Confirm' }),
       attempt(1_210, 'dropped', { began: 1_205, stage: 'data' }),
     ];
     const first = new Date(T0);
@@ -123,7 +142,7 @@ describe('readLog', () => {
       [
         `SMTP attempts at x@mailroom.test: 2 mails, 3 attempts, times from the first (${clock}):`,
         '   +0.000 s  mail 1, try 1  RCPT  451 4.7.1  deferred  (greylist)',
-        '   +1.204 s  mail 1, try 2  DATA  250 2.6.0  accepted  waited 1.1 s',
+        '   +1.204 s  mail 1, try 2  DATA  250 2.6.0  accepted  waited 1.1 s  "Confirm"',
         '   +1.210 s  mail 2, try 1  DATA  no reply   dropped',
       ].join('\n'),
     );

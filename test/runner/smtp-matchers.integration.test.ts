@@ -165,7 +165,7 @@ describe('toHaveBeenRetried', () => {
         '',
         `SMTP attempts at ${l.inbox.address}: 1 mail, 2 attempts, times from the first (${clockOf(result.attempts[0]!.at)}):`,
         '   +0.000 s  mail 1, try 1  RCPT  451 4.7.1  deferred  (greylist)',
-        '   +2.000 s  mail 1, try 2  DATA  250 2.6.0  accepted  waited 2 s',
+        '   +2.000 s  mail 1, try 2  DATA  250 2.6.0  accepted  waited 2 s  "hi"',
         '',
         'Expected: not retried at least 1 time',
         'Received: retried 1 time (1 mail, 2 attempts).',

@@ -23,6 +23,8 @@ export interface LoggedAttempt {
   readonly rule: SmtpRuleKind | null;
   /** The sender's Message-ID header, once DATA was received. */
   readonly messageId: string | null;
+  /** The mail's Subject, once DATA was received. */
+  readonly subject: string | null;
   /** The stored message's id, for an accepted attempt. */
   readonly storedId: string | null;
 }
@@ -58,6 +60,7 @@ export function loggedAttempt(attempt: SmtpAttempt): LoggedAttempt {
     outcome: attempt.outcome,
     rule: attempt.rule ?? null,
     messageId: attempt.headerMessageId ?? null,
+    subject: attempt.headerSubject ?? null,
     storedId: attempt.messageId ?? null,
   });
 }
@@ -76,6 +79,7 @@ export function toWireAttempt(entry: LoggedAttempt): WireSmtpAttempt {
     outcome: entry.outcome,
     rule: entry.rule,
     message_id: entry.messageId,
+    subject: entry.subject,
     stored_id: entry.storedId,
   };
 }

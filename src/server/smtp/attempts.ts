@@ -37,6 +37,8 @@ export interface SmtpAttempt {
   readonly rule?: SmtpRuleKind | undefined;
   /** The mail's own Message-ID header, once its DATA was received (and the SMTP rules are on). */
   readonly headerMessageId?: string | undefined;
+  /** Its Subject header, decoded, likewise. */
+  readonly headerSubject?: string | undefined;
 }
 
 export type AttemptListener = (attempt: SmtpAttempt) => void;

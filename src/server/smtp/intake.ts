@@ -11,7 +11,7 @@ import type { SmtpRuleKind } from '../../contract/smtp-lab.js';
 import { spokenMs, type RuleBook, type RuleDecision } from '../rules/rule-book.js';
 import type { MessageStore } from '../store/message-store.js';
 import { outcomeOfCode, splitEnhanced, type AttemptFeed, type AttemptOutcome, type AttemptStage } from './attempts.js';
-import { headerMessageId } from './message-id.js';
+import { mailIdentity } from './mail-identity.js';
 import { adaptConnections, dropConnection, isConnectionOpen, isMalformedRecipient, netServerOf } from './smtp-server-private.js';
 
 export interface SmtpIntakeOptions {
@@ -79,6 +79,7 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
     readonly messageId?: string | undefined;
     readonly rule?: SmtpRuleKind | undefined;
     readonly headerMessageId?: string | undefined;
+    readonly headerSubject?: string | undefined;
   }
 
   /** Publishes the reply `code` + `reply` ("x.y.z text") given to `to` at `stage`; no code: the connection dropped. */
@@ -97,6 +98,7 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
       beganAt: conversation?.beganAt,
       rule: extras.rule,
       headerMessageId: extras.headerMessageId,
+      headerSubject: extras.headerSubject,
     });
   };
   const refuse = (session: SMTPServerSession, to: string, stage: AttemptStage, code: number, reply: string, extras?: Extras): Error => {
@@ -248,10 +250,11 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
       stream.once('end', () => {
         const mailboxes = session.envelope.rcptTo.map((rcpt) => mailboxOf(rcpt.address));
         const raw = stream.sizeExceeded ? undefined : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
-        // With the rules on, the log keeps each mail's Message-ID: a retry of it can then be told from a new mail.
-        const headerId = rules && raw ? headerMessageId(raw) : undefined;
+        // With the rules on, the log keeps each mail's Message-ID and Subject: a retry of it can then be told from a new mail.
+        const identity = rules && raw ? mailIdentity(raw) : undefined;
+        const known: Extras = { headerMessageId: identity?.messageId, headerSubject: identity?.subject };
         const refuseAll = (code: number, reply: string, rule?: SmtpRuleKind) => {
-          for (const mailbox of mailboxes) attempted(session, mailbox, 'data', code, reply, { rule, headerMessageId: headerId });
+          for (const mailbox of mailboxes) attempted(session, mailbox, 'data', code, reply, { ...known, rule });
           return callback(smtpError(code, reply));
         };
         if (!raw) return refuseAll(552, tooBig(bytes, maxMessageBytes).message);
@@ -265,7 +268,7 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
           }
           const first = stored[0];
           const reply = stored.length === 1 && first ? `2.6.0 Stored as ${first.id} for ${first.mailbox}` : `2.6.0 Stored for ${stored.length} mailboxes`;
-          for (const message of stored) attempted(session, message.mailbox, 'data', 250, reply, { messageId: message.id, headerMessageId: headerId });
+          for (const message of stored) attempted(session, message.mailbox, 'data', 250, reply, { ...known, messageId: message.id });
           callback(null, reply);
         };
         const ruled = rules ? mailboxes.filter((mailbox) => rules.has(mailbox)) : [];
@@ -279,7 +282,7 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
             const decision = rules.decide('data', { clientIp: session.remoteAddress, from: senderOf(session), to });
             if (!decision) continue;
             if (conversation) conversation.settledOf = conversation.transactions;
-            if (decision.action === 'drop') return drop(session, decision, mailboxes, 'data', { headerMessageId: headerId });
+            if (decision.action === 'drop') return drop(session, decision, mailboxes, 'data', known);
             return refuseAll(decision.code, `${decision.enhancedCode} ${decision.text}`, decision.rule);
           }
           deliver();
