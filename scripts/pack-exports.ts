@@ -63,7 +63,8 @@ export function writeRuntimeProbe(project: string, specifiers: readonly string[]
     '});',
   ];
   writeFileSync(join(project, RUNTIME_PROBE_TEST), `${test.join('\n')}\n`);
-  writeFileSync(join(project, RUNTIME_PROBE_CONFIG), `export default { test: { include: [${JSON.stringify(RUNTIME_PROBE_TEST)}] } };\n`);
+  // Loading every entry point took over Vitest's 5 s default on a loaded 2-core machine.
+  writeFileSync(join(project, RUNTIME_PROBE_CONFIG), `export default { test: { include: [${JSON.stringify(RUNTIME_PROBE_TEST)}], testTimeout: 60_000 } };\n`);
   return ['vitest', 'run', '--config', RUNTIME_PROBE_CONFIG];
 }
 
