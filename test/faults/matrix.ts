@@ -7,6 +7,9 @@
 import type { MailroomServer, RequestStats } from '../../src/server/index.js';
 import { internalsOf } from '../../src/server/start-server.js';
 import { createInbox, MailroomError, MailTimeoutError, UnexpectedMailError, type Inbox, type InboxEvent, type Mail } from '../../src/index.js';
+import { MailroomClient } from '../../src/client/client.js';
+import { checkService } from '../../src/inbox/service-check.js';
+import { systemClock } from '../../src/wait/clock.js';
 import { teardownBudget } from '../../src/runner/deadlines.js';
 import { send, startTestServer } from '../support/server.js';
 import { cells as allCells, TIMINGS, type Call, type Cell, type Outcome } from './cells.js';
@@ -21,6 +24,14 @@ import { FaultProxy, type ProxyCounts } from './fault-proxy.js';
 export const SCHEDULING_SLACK_MS = 150;
 /** A call still pending this long after its bound is a hang. */
 const HANG_AFTER_MS = 5_000;
+/**
+ * The request timeout of a cell's setup (the service check and discovery),
+ * which is not what a cell measures. With the cells' own 400 ms, the first
+ * cells of a fresh process on a loaded machine (16 set up at once, undici
+ * and the server still cold) timed out every retry of /healthz for the
+ * whole 3.5 s setup budget, and the run died before any cell was judged.
+ */
+const SETUP_REQUEST_TIMEOUT_MS = 10_000;
 
 export interface CellResult {
   readonly cell: Cell;
@@ -64,7 +75,7 @@ export async function runMatrix(options: { readonly cells?: readonly Cell[]; rea
     const worker = async (): Promise<void> => {
       while (next < cells.length) {
         const index = next++;
-        results[index] = await runCell(cells[index]!, server);
+        results[index] = await runCell(cells[index]!, server).catch((error: unknown) => brokenCell(cells[index]!, error));
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, cells.length) }, worker));
@@ -75,6 +86,23 @@ export async function runMatrix(options: { readonly cells?: readonly Cell[]; rea
     await server.close();
     process.off('unhandledRejection', onRejection);
   }
+}
+
+/** A cell whose setup or judging threw: a failed cell that says why, not a run that dies with the others in flight. */
+function brokenCell(cell: Cell, error: unknown): CellResult {
+  const none = { list: 0, wait: 0, message: 0, deleteMessage: 0, deleteMailbox: 0, health: 0, other: 0 };
+  return {
+    cell,
+    outcome: 'wrong',
+    detail: `the cell itself failed, outside the call: ${describeError(error)}`,
+    elapsedMs: Number.NaN,
+    deadlineMs: deadlineOf(cell.call),
+    allowedPastMs: TIMINGS.requestTimeout,
+    requests: { ...none, total: 0 },
+    server: { list: 0, wait: 0, message: 0, raw: 0, deleteMessage: 0, deleteMailbox: 0, rateLimited: 0, faulted: 0 },
+    injected: 0,
+    checks: { ok: 0, failed: 0, refused: 0 },
+  };
 }
 
 function deadlineOf(call: Call): number {
@@ -96,8 +124,16 @@ async function runCell(cell: Cell, server: MailroomServer): Promise<CellResult> 
     else if (event.type === 'refused') checks.refused++;
   };
   try {
+    // The service check and discovery, done once through the proxy on a
+    // client that has time for them: the cell's own client then finds the
+    // service known (checkService remembers it per API URL) and its features
+    // seeded, and the cell's tight request timeout applies to the call alone.
+    const client = new MailroomClient({ apiURL: proxy.apiURL, requestTimeout: TIMINGS.requestTimeout });
+    const setupStop = performance.now() + SETUP_REQUEST_TIMEOUT_MS;
+    await checkService(client, `setup@${server.domains[0]!}`, { clock: systemClock, requestTimeout: SETUP_REQUEST_TIMEOUT_MS, hardStop: setupStop });
     const inbox = await createInbox({
       onEvent,
+      client,
       apiURL: proxy.apiURL,
       domain: server.domains[0],
       requestTimeout: TIMINGS.requestTimeout,

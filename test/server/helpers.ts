@@ -5,6 +5,7 @@ import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { request } from 'undici';
 import { afterEach } from 'vitest';
 import { startServer, type MailroomServer, type ServerOptions } from '../../src/server/index.js';
+import { testServerLogger } from '../support/server-log.js';
 
 const running: MailroomServer[] = [];
 
@@ -14,7 +15,7 @@ afterEach(async () => {
 
 /** A server on free ports, closed after the test. */
 export async function start(options: ServerOptions = {}): Promise<MailroomServer> {
-  const server = await startServer({ smtpPort: 0, httpPort: 0, logger: silentLogger(), ...options });
+  const server = await startServer({ smtpPort: 0, httpPort: 0, logger: testServerLogger('server test'), ...options });
   running.push(server);
   return server;
 }

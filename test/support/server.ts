@@ -4,6 +4,7 @@ import type Mail from 'nodemailer/lib/mailer/index.js';
 import { startServer, type MailroomServer, type ServerOptions } from '../../src/server/index.js';
 import { createInbox, type InboxEvent, type InboxOptions } from '../../src/index.js';
 import type { Inbox } from '../../src/inbox/inbox.js';
+import { testServerLogger } from './server-log.js';
 
 /**
  * The embedded server on free ports. Without its long-poll by default
@@ -12,8 +13,7 @@ import type { Inbox } from '../../src/inbox/inbox.js';
  * (test/wait/long-poll-strategy.integration.test.ts), which pass `waitSlots`.
  */
 export async function startTestServer(options: ServerOptions = {}): Promise<MailroomServer> {
-  const quiet = () => {};
-  return startServer({ smtpPort: 0, httpPort: 0, faultInjection: true, waitSlots: 0, logger: { info: quiet, warn: quiet, error: quiet }, ...options });
+  return startServer({ smtpPort: 0, httpPort: 0, faultInjection: true, waitSlots: 0, logger: testServerLogger('test server'), ...options });
 }
 
 /** Sends one message over real SMTP; resolves once the server answered 250 (the mail is visible). */

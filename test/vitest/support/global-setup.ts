@@ -5,12 +5,12 @@
 import type { TestProject } from 'vitest/node';
 import { startServer } from '../../../src/server/index.js';
 import { startDemoApp } from '../../../fixtures/demo-app/index.js';
+import { testServerLogger } from '../../support/server-log.js';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const quiet = () => {};
   // The fault switch lets tests read request counts (watermark read,
   // teardown delete) and make a teardown fail, over HTTP from the workers.
-  const server = await startServer({ smtpPort: 0, httpPort: 0, faultInjection: true, logger: { info: quiet, warn: quiet, error: quiet } });
+  const server = await startServer({ smtpPort: 0, httpPort: 0, faultInjection: true, logger: testServerLogger('vitest global setup') });
   // The app answers first and sends 100-600 ms later, so waits really wait.
   const app = await startDemoApp({ smtp: { host: '127.0.0.1', port: server.smtpPort }, sendDelayMs: [100, 600] });
 
