@@ -13,8 +13,12 @@ export interface MailIdentity {
   readonly subject: string | undefined;
 }
 
-function field(head: string, name: string): string | undefined {
-  const match = new RegExp(`(?:^|\\n)${name}[ \\t]*:([^\\r\\n]*(?:\\r?\\n[ \\t][^\\r\\n]*)*)`, 'i').exec(head);
+const fieldPattern = (name: string) => new RegExp(`(?:^|\\n)${name}[ \\t]*:([^\\r\\n]*(?:\\r?\\n[ \\t][^\\r\\n]*)*)`, 'i');
+const MESSAGE_ID = fieldPattern('message-id');
+const SUBJECT = fieldPattern('subject');
+
+function field(head: string, pattern: RegExp): string | undefined {
+  const match = pattern.exec(head);
   if (!match) return undefined;
   const value = match[1]!.replace(/\r?\n[ \t]/g, ' ').trim();
   return value === '' ? undefined : value.slice(0, MAX_LENGTH);
@@ -27,7 +31,7 @@ export function mailIdentity(raw: Buffer): MailIdentity {
   if (end === -1 || end > limit) end = raw.indexOf('\n\n');
   if (end === -1 || end > limit) end = limit;
   const head = raw.toString('latin1', 0, end);
-  const subject = field(head, 'subject');
+  const subject = field(head, SUBJECT);
   let decoded = subject;
   if (subject !== undefined) {
     try {
@@ -36,5 +40,5 @@ export function mailIdentity(raw: Buffer): MailIdentity {
       // An encoded word that does not decode is shown as it came.
     }
   }
-  return { messageId: field(head, 'message-id'), subject: decoded };
+  return { messageId: field(head, MESSAGE_ID), subject: decoded };
 }
