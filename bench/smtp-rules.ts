@@ -115,11 +115,14 @@ export const smtpRulesBench: BenchSection = {
     }
     for (const mode of ['precomposed', 'composed'] as const) {
       const off = median(rates.get(`${mode} lab off`)!);
-      console.log(`\n  median msgs/s, ${mode === 'precomposed' ? 'nodemailer sending a pre-composed source (the server is the bottleneck)' : 'nodemailer composing each message'}:`);
+      console.log(
+        `\n  median msgs/s, ${mode === 'precomposed' ? 'nodemailer sending a pre-composed source (the server is the bottleneck)' : 'nodemailer composing each message'}:`,
+      );
       for (const target of targets) {
         const rate = median(rates.get(`${mode} ${target.name}`)!);
         const relative = `${((100 * rate) / off).toFixed(1)}% of lab off`;
-        const goal = target.name === 'lab on, no rules' || target.name === 'lab on, 1,000 others ruled' ? `  (target >= 95%: ${verdict(rate >= 0.95 * off)})` : '';
+        const goal =
+          target.name === 'lab on, no rules' || target.name === 'lab on, 1,000 others ruled' ? `  (target >= 95%: ${verdict(rate >= 0.95 * off)})` : '';
         console.log(`    ${target.name.padEnd(27)} ${rate.toFixed(0).padStart(6)}   ${relative}${goal}`);
       }
     }

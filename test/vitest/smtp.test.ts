@@ -29,7 +29,9 @@ describe.concurrent('the SMTP lab in Vitest', () => {
     expectTypeOf(expect('inbox').not.toHaveBackedOff).thisParameter.toEqualTypeOf<SmtpMatchersExpectAnInbox>();
     expectTypeOf(expect(null as unknown as Inbox).toHaveBeenRetried).thisParameter.toEqualTypeOf<unknown>();
     // @ts-expect-error only typed for an Inbox receiver
-    await expect(expect(42).toHaveBeenRetried()).rejects.toThrow('toHaveBeenRetried expects an Inbox (the `inbox` fixture or the result of createInbox()), got 42');
+    await expect(expect(42).toHaveBeenRetried()).rejects.toThrow(
+      'toHaveBeenRetried expects an Inbox (the `inbox` fixture or the result of createInbox()), got 42',
+    );
     // @ts-expect-error not with .not either
     await expect(expect({}).not.toHaveBackedOff()).rejects.toThrow('toHaveBackedOff expects an Inbox');
   });
