@@ -302,7 +302,7 @@ describe('the attempt log', () => {
     expect(answer.json.address).toBe(to);
     const [accepted, deferred] = answer.json.attempts;
     expect(Object.keys(accepted).sort()).toEqual(
-      ['at', 'began_at', 'client_ip', 'code', 'enhanced_code', 'from', 'message_id', 'outcome', 'rule', 'stage', 'stored_id', 'text', 'to'].sort(),
+      ['at', 'began_at', 'client_ip', 'code', 'enhanced_code', 'from', 'message_id', 'outcome', 'rule', 'stage', 'stored_id', 'subject', 'text', 'to'].sort(),
     );
     expect(accepted).toMatchObject({
       at: '2030-01-01T12:00:00.250Z',
@@ -315,6 +315,7 @@ describe('the attempt log', () => {
       outcome: 'accepted',
       rule: null,
       message_id: '<one@app.example>',
+      subject: 'plain',
     });
     expect(accepted.client_ip).toMatch(/127\.0\.0\.1$/);
     expect(accepted.text).toBe(`Stored as ${accepted.stored_id} for ${to.toLowerCase()}`);

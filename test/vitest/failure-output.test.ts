@@ -187,6 +187,7 @@ describe('a failing inner Vitest run', () => {
     expect(test.annotations.map((a) => [a.type, a.message, a.attachment?.contentType])).toEqual([
       ['mailroom', `${confirm}.html`, 'text/html'],
       ['mailroom', `${confirm}.txt`, 'text/plain'],
+      ['mailroom', `mail "Welcome to Acme" to ${test.address}.txt`, 'text/plain'],
     ]);
     expect(test.annotations[1]?.attachment?.body).toMatch(/Codes: \d{6}/);
   });
