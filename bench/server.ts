@@ -125,7 +125,7 @@ export async function sendBatch(port: number, count: number, offset: number, mod
 // sending a pre-composed source, which lowers the sender's cost per message and
 // so raises the ceiling: it shows what each server itself costs.
 export type SendMode = 'composed' | 'precomposed';
-export const RAW_SOURCE = Buffer.from(
+const RAW_SOURCE = Buffer.from(
   [
     'From: Acme <noreply@acme.example>',
     'To: user@mailroom.test',

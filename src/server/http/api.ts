@@ -21,6 +21,7 @@ import { parseLimit, parseSinceId, singleParam } from './params.js';
 import { addressParamOf, route, type Route } from './routes.js';
 import { setSecurityHeaders } from './security-headers.js';
 import { answerSmtpLab, type SmtpLabContext } from './smtp-lab.js';
+import { mailIdentity } from '../smtp/mail-identity.js';
 
 const MAX_ADMIN_BODY = 64 * 1024;
 
@@ -42,7 +43,7 @@ export interface ApiContext {
   readonly token: string | undefined;
   readonly faultInjection: boolean;
   /** The SMTP deferral lab's rules and attempt log; when undefined neither is served nor advertised. */
-  readonly smtpLab: Omit<SmtpLabContext, 'reader' | 'messageBudget'> | undefined;
+  readonly smtpLab: Omit<SmtpLabContext, 'reader' | 'messageBudget' | 'storedIdentity'> | undefined;
   readonly logger: Logger;
 }
 
@@ -81,7 +82,15 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
       ...(ctx.smtpLab ? { smtp_rules: RULES_PATH, smtp_attempts: ATTEMPTS_PATH } : {}),
     },
   };
-  const smtpLab: SmtpLabContext | undefined = ctx.smtpLab && { ...ctx.smtpLab, reader: ctx.reader, messageBudget: ctx.messageBudget };
+  const smtpLab: SmtpLabContext | undefined = ctx.smtpLab && {
+    ...ctx.smtpLab,
+    reader: ctx.reader,
+    messageBudget: ctx.messageBudget,
+    storedIdentity: (to, storedId) => {
+      const message = ctx.store.get(to, storedId);
+      return message ? mailIdentity(message.content.raw) : undefined;
+    },
+  };
   const isAuthorized = ctx.token === undefined ? undefined : bearerTokenCheck(ctx.token);
   const delayed = new Set<NodeJS.Timeout>();
   /** Aborted by close(): held long-polls end and free their slots. */

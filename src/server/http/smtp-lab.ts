@@ -8,7 +8,7 @@ import { Refusal } from '../../contract/refusal.js';
 import type { WireSmtpAttempts, WireSmtpRuleAdded, WireSmtpRules } from '../../contract/wire.js';
 import type { Budget } from '../budgets/budget.js';
 import type { MailboxReader } from '../mailbox-reader.js';
-import { toWireAttempt, type AttemptLog } from '../rules/attempt-log.js';
+import { toWireAttempt, type AttemptLog, type StoredIdentity } from '../rules/attempt-log.js';
 import { TooManyRulesError, type RuleBook } from '../rules/rule-book.js';
 import { parseRuleInput } from '../rules/rule-input.js';
 import { toWireRule } from '../rules/rules.js';
@@ -20,6 +20,8 @@ export type SmtpLabCall = 'rules' | 'addRule' | 'clearRules' | 'attempts';
 export interface SmtpLabContext {
   readonly rules: RuleBook;
   readonly log: AttemptLog;
+  /** An accepted attempt's Message-ID and Subject, from its stored message. */
+  readonly storedIdentity: StoredIdentity;
   readonly reader: MailboxReader;
   readonly messageBudget: Budget;
 }
@@ -66,6 +68,6 @@ export async function answerSmtpLab(call: SmtpLabCall, params: URLSearchParams, 
       return { cleared: ctx.rules.clear(mailbox) };
     case 'attempts':
       ctx.messageBudget.spend(mailbox, 'message');
-      return { address, attempts: ctx.log.list(mailbox).map(toWireAttempt) } satisfies WireSmtpAttempts;
+      return { address, attempts: ctx.log.list(mailbox).map((entry) => toWireAttempt(entry, ctx.storedIdentity)) } satisfies WireSmtpAttempts;
   }
 }

@@ -4,30 +4,18 @@
 // (the server's retention), and deleted with the mailbox. Bounded three ways:
 // entries older than the retention go, each address keeps its newest
 // `maxPerAddress`, and the whole log its newest `maxEntries`.
-import type { SmtpAttemptOutcome, SmtpAttemptStage, SmtpRuleKind } from '../../contract/smtp-lab.js';
 import type { WireSmtpAttempt } from '../../contract/wire.js';
 import type { WallClock } from '../server-options.js';
 import type { SmtpAttempt } from '../smtp/attempts.js';
 
-export interface LoggedAttempt {
-  readonly at: number;
-  readonly beganAt: number | null;
-  readonly clientIp: string;
-  readonly from: string;
-  readonly to: string;
-  readonly stage: SmtpAttemptStage;
-  readonly code: number | null;
-  readonly enhancedCode: string | null;
-  readonly text: string;
-  readonly outcome: SmtpAttemptOutcome;
-  readonly rule: SmtpRuleKind | null;
-  /** The sender's Message-ID header, once DATA was received. */
-  readonly messageId: string | null;
-  /** The mail's Subject, once DATA was received. */
-  readonly subject: string | null;
-  /** The stored message's id, for an accepted attempt. */
-  readonly storedId: string | null;
-}
+/**
+ * An entry of the log: the attempt as the feed published it (plain data,
+ * kept as it came, never changed).
+ */
+export type LoggedAttempt = SmtpAttempt;
+
+/** The Message-ID and Subject of a stored message, for an accepted attempt's entry (read from the store). */
+export type StoredIdentity = (to: string, storedId: string) => { readonly messageId: string | undefined; readonly subject: string | undefined } | undefined;
 
 export interface AttemptLogOptions {
   readonly clock: WallClock;
@@ -46,41 +34,24 @@ interface Slot {
   entry: LoggedAttempt | undefined;
 }
 
-export function loggedAttempt(attempt: SmtpAttempt): LoggedAttempt {
-  return Object.freeze({
-    at: attempt.at,
-    beganAt: attempt.beganAt ?? null,
-    clientIp: attempt.clientIp,
-    from: attempt.from,
-    to: attempt.to,
-    stage: attempt.stage,
-    code: attempt.code ?? null,
-    enhancedCode: attempt.enhancedCode ?? null,
-    text: attempt.text,
-    outcome: attempt.outcome,
-    rule: attempt.rule ?? null,
-    messageId: attempt.headerMessageId ?? null,
-    subject: attempt.headerSubject ?? null,
-    storedId: attempt.messageId ?? null,
-  });
-}
-
-export function toWireAttempt(entry: LoggedAttempt): WireSmtpAttempt {
+/** An entry as the API shows it; an accepted one's headers come from the stored message while it is there. */
+export function toWireAttempt(entry: LoggedAttempt, stored: StoredIdentity): WireSmtpAttempt {
+  const identity = entry.messageId !== undefined && entry.headerMessageId === undefined ? stored(entry.to, entry.messageId) : undefined;
   return {
     at: new Date(entry.at).toISOString(),
-    began_at: entry.beganAt === null ? null : new Date(entry.beganAt).toISOString(),
+    began_at: entry.beganAt === undefined ? null : new Date(entry.beganAt).toISOString(),
     client_ip: entry.clientIp,
     from: entry.from,
     to: entry.to,
     stage: entry.stage,
-    code: entry.code,
-    enhanced_code: entry.enhancedCode,
+    code: entry.code ?? null,
+    enhanced_code: entry.enhancedCode ?? null,
     text: entry.text,
     outcome: entry.outcome,
-    rule: entry.rule,
-    message_id: entry.messageId,
-    subject: entry.subject,
-    stored_id: entry.storedId,
+    rule: entry.rule ?? null,
+    message_id: entry.headerMessageId ?? identity?.messageId ?? null,
+    subject: entry.headerSubject ?? identity?.subject ?? null,
+    stored_id: entry.messageId ?? null,
   };
 }
 
@@ -103,7 +74,7 @@ export class AttemptLog {
   }
 
   record(attempt: SmtpAttempt): void {
-    const slot: Slot = { to: attempt.to, entry: loggedAttempt(attempt) };
+    const slot: Slot = { to: attempt.to, entry: attempt };
     let slots = this.#byAddress.get(attempt.to);
     if (!slots) this.#byAddress.set(attempt.to, (slots = []));
     slots.push(slot);

@@ -35,7 +35,12 @@ export interface SmtpAttempt {
   readonly beganAt?: number | undefined;
   /** The test rule that decided the reply (rules/), when one did. */
   readonly rule?: SmtpRuleKind | undefined;
-  /** The mail's own Message-ID header, once its DATA was received (and the SMTP rules are on). */
+  /**
+   * The mail's own Message-ID header, for a mail refused or dropped at the
+   * end of DATA while the SMTP rules are on. An accepted mail's headers are
+   * in the stored message (`messageId`), read when needed rather than on
+   * the path of every mail.
+   */
   readonly headerMessageId?: string | undefined;
   /** Its Subject header, decoded, likewise. */
   readonly headerSubject?: string | undefined;

@@ -250,10 +250,17 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
       stream.once('end', () => {
         const mailboxes = session.envelope.rcptTo.map((rcpt) => mailboxOf(rcpt.address));
         const raw = stream.sizeExceeded ? undefined : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
-        // With the rules on, the log keeps each mail's Message-ID and Subject: a retry of it can then be told from a new mail.
-        const identity = rules && raw ? mailIdentity(raw) : undefined;
-        const known: Extras = { headerMessageId: identity?.messageId, headerSubject: identity?.subject };
+        // With the rules on, a mail refused or dropped at the end of DATA is
+        // logged with its Message-ID and Subject (a retry of it can then be
+        // told from a new mail); a stored one's are read from the store when
+        // the log is read, which keeps them off the path of every mail.
+        const identify = (): Extras => {
+          if (!rules || !raw) return {};
+          const identity = mailIdentity(raw);
+          return { headerMessageId: identity.messageId, headerSubject: identity.subject };
+        };
         const refuseAll = (code: number, reply: string, rule?: SmtpRuleKind) => {
+          const known = identify();
           for (const mailbox of mailboxes) attempted(session, mailbox, 'data', code, reply, { ...known, rule });
           return callback(smtpError(code, reply));
         };
@@ -268,7 +275,7 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
           }
           const first = stored[0];
           const reply = stored.length === 1 && first ? `2.6.0 Stored as ${first.id} for ${first.mailbox}` : `2.6.0 Stored for ${stored.length} mailboxes`;
-          for (const message of stored) attempted(session, message.mailbox, 'data', 250, reply, { ...known, messageId: message.id });
+          for (const message of stored) attempted(session, message.mailbox, 'data', 250, reply, { messageId: message.id });
           callback(null, reply);
         };
         const ruled = rules ? mailboxes.filter((mailbox) => rules.has(mailbox)) : [];
@@ -282,7 +289,7 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
             const decision = rules.decide('data', { clientIp: session.remoteAddress, from: senderOf(session), to });
             if (!decision) continue;
             if (conversation) conversation.settledOf = conversation.transactions;
-            if (decision.action === 'drop') return drop(session, decision, mailboxes, 'data', known);
+            if (decision.action === 'drop') return drop(session, decision, mailboxes, 'data', identify());
             return refuseAll(decision.code, `${decision.enhancedCode} ${decision.text}`, decision.rule);
           }
           deliver();
