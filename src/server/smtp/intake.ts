@@ -278,8 +278,9 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
           for (const message of stored) attempted(session, message.mailbox, 'data', 250, reply, { messageId: message.id });
           callback(null, reply);
         };
-        const ruled = rules ? mailboxes.filter((mailbox) => rules.has(mailbox)) : [];
-        if (!rules || ruled.length === 0) return deliver();
+        if (!rules) return deliver();
+        const ruled = mailboxes.filter((mailbox) => rules.has(mailbox));
+        if (ruled.length === 0) return deliver();
 
         // SMTP has one reply at the end of DATA for the whole transaction: the
         // first recipient (in RCPT order) whose rules have something to say
