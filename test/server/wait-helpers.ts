@@ -72,8 +72,9 @@ export function waitPath(params: Record<string, string | number>): string {
  * new message, not at the mailbox. So a hold answered by the arrival itself
  * shows one look, and a hold that polled the store (on any timer) shows at
  * least two: the one that found nothing and the one that found the mail.
+ * Without a mailbox: the looks at every mailbox.
  */
-export function countLooks(server: MailroomServer): (mailbox: string) => number {
+export function countLooks(server: MailroomServer): (mailbox?: string) => number {
   const looks = vi.spyOn(internalsOf(server).store, 'newerThan');
-  return (mailbox) => looks.mock.calls.filter(([looked]) => looked === mailbox).length;
+  return (mailbox) => looks.mock.calls.filter(([looked]) => mailbox === undefined || looked === mailbox).length;
 }
