@@ -13,6 +13,16 @@ import { driveClock } from '../support/drive-clock.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { eventsOf, observedInbox, send, startTestServer } from '../support/server.js';
 
+/** Resolves once `condition()` holds, checked every 5 ms; a hang becomes a failure naming `what`. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (const end = performance.now() + 10_000; !condition(); await new Promise((resolve) => setTimeout(resolve, 5))) {
+    if (performance.now() > end) throw new Error(`Timed out waiting until ${what}`);
+  }
+}
+
+/** Turns a hang into a failure; the passing path never gets here. */
+const stuck = (ms: number) => new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), ms).unref());
+
 let server: MailroomServer;
 beforeAll(async () => {
   server = await startTestServer();
@@ -191,7 +201,7 @@ describe.concurrent('expectMail', () => {
     expect(error.rejected).toEqual([]);
   });
 
-  it('says which mail it passed over because it was deleted, and which a concurrent wait took', async () => {
+  it('says which mail it passed over because it was deleted', async () => {
     const { inbox } = await observedInbox(server);
     await send(server, inbox.address, { subject: 'Old offer' });
     const [offer] = await inbox.messages();
@@ -200,23 +210,43 @@ describe.concurrent('expectMail', () => {
     expect(gone).toBeInstanceOf(MailTimeoutError);
     expect(gone.message).toContain('Deleted or expired before it could be fetched: "Old offer" from Acme <hello@acme.example>');
     expect(gone.message).not.toContain('Nothing arrived at all');
+    expect(gone.skipped.map((s) => [s.summary.subject, s.reason])).toEqual([['Old offer', 'gone']]);
+  });
 
-    // Two waits, one mail: the loser says who took it.
-    await send(server, inbox.address, { subject: 'Only code' });
-    const results = await Promise.allSettled([
-      inbox.expectMail({ subject: 'code' }, { timeout: 2500 }),
-      inbox.expectMail({ subject: 'code' }, { timeout: 2500 }),
-    ]);
-    const won = results.filter((r) => r.status === 'fulfilled');
-    const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    expect(won).toHaveLength(1);
-    expect(lost).toHaveLength(1);
-    const error = lost[0]!.reason as MailTimeoutError;
-    expect(error).toBeInstanceOf(MailTimeoutError);
-    expect(error.message).toMatch(/(Taken by a concurrent wait on this inbox|Already returned by an earlier wait): "Only code" from/);
-    expect(error.message).not.toContain('Nothing arrived at all');
-    expect(error.skipped.map((s) => s.summary.subject)).toContain('Only code');
-    expect(server.stats(inbox.address).rateLimited).toBe(0);
+  it('says which mail a concurrent wait was still fetching when its budget ran out', async () => {
+    // The interleaving is arranged, not raced: a slow fault holds A's fetch
+    // of the one mail, and B's budget runs out on a fake clock that the
+    // inbox and the server's list budget share, while A still holds it.
+    const clock = new FakeClock();
+    const offset = Date.now() - clock.now();
+    const paced = await startTestServer({ clock: { now: () => offset + clock.now() } });
+    try {
+      const { inbox, events } = await observedInbox(paced, { clock });
+      await send(paced, inbox.address, { subject: 'Only code' });
+      paced.faults.inject({ address: inbox.address, route: 'message', fault: { kind: 'slow', delayMs: 60_000 } });
+      const cutA = new AbortController();
+      const a = inbox.expectMail({ subject: 'code' }, { timeout: 20_000, signal: cutA.signal }).catch((e: unknown) => e);
+      await until(() => paced.stats(inbox.address).message === 1, 'A claimed the mail and its fetch is at the server');
+
+      await clock.advance(1_005); // B's first look may go out: the floor of A's look
+      const b = inbox.expectMail({ subject: 'code' }, { timeout: 1_500 }).catch((e: unknown) => e);
+      await until(() => eventsOf(events, 'check').filter((e) => e.wait.id === 2).length === 1, "B's first look answered, listing the mail A holds");
+      await clock.advance(1_500); // past B's deadline, A's fetch still held
+      const error = (await Promise.race([b, stuck(10_000)])) as MailTimeoutError;
+      expect(error).toBeInstanceOf(MailTimeoutError);
+      expect(error.message).toContain('Taken by a concurrent wait on this inbox: "Only code" from Acme <hello@acme.example>');
+      expect(error.message).not.toContain('Nothing arrived at all');
+      expect(error.skipped.map((s) => [s.summary.subject, s.reason])).toEqual([['Only code', 'claimed']]);
+      expect(paced.stats(inbox.address)).toMatchObject({ message: 1, rateLimited: 0 });
+
+      // A is cut: its claim ends, and the mail is still there for a next wait, once.
+      cutA.abort(new Error('A was cut'));
+      expect(await a).toMatchObject({ cutShort: true });
+      const c = await driveClock(clock, inbox.expectMail({ subject: 'code' }, { timeout: 5_000 }));
+      expect(c.subject).toBe('Only code');
+    } finally {
+      await paced.close();
+    }
   });
 
   it('gives concurrent waits on one inbox distinct mails', async () => {
@@ -314,7 +344,6 @@ describe.concurrent('expectMail', () => {
 describe.concurrent('the first look of the first wait, on a fake clock (real sockets)', () => {
   // The fake clock never moves by itself: a wait that waits out a floor
   // sleeps on it, and the test sees the sleep and decides when it ends.
-  const stuck = (ms: number) => new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), ms));
   async function sleepRequested(clock: FakeClock): Promise<number> {
     for (const until = performance.now() + 10_000; performance.now() < until; await new Promise((resolve) => setTimeout(resolve, 5))) {
       if (clock.sleeps.length > 0) return clock.sleeps[0]!;
