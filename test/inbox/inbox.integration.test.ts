@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // Every test has its own addresses, so they run side by side.
 import type { MailroomServer } from '../../src/server/index.js';
-import { createInbox, MailroomApiError, MailTimeoutError, openHandledStore, UnexpectedMailError, type WaitInfo } from '../../src/index.js';
+import { createInbox, MailroomApiError, MailTimeoutError, openHandledStore, UnexpectedMailError, type InboxEvent, type WaitInfo } from '../../src/index.js';
 import { matchReceiveMail } from '../../src/runner/index.js';
 import { driveClock } from '../support/drive-clock.js';
 import { FakeClock } from '../support/fake-clock.js';
@@ -301,15 +301,38 @@ describe.concurrent('expectMail', () => {
   });
 
   it('is cut short by an AbortSignal with the same failure text', async () => {
-    const { inbox } = await observedInbox(server);
-    const started = performance.now();
-    const error = (await inbox
-      .expectMail({ subject: 'Never' }, { timeout: 30_000, signal: AbortSignal.timeout(1500) })
-      .catch((e: unknown) => e)) as MailTimeoutError;
-    expect(performance.now() - started).toBeLessThan(3000);
-    expect(error).toBeInstanceOf(MailTimeoutError);
-    expect(error.cutShort).toBe(true);
-    expect(error.message).toMatch(/cut short of its 30 s budget/);
+    // On one fake clock for the inbox and the server's budget: the signal
+    // fires after the second check, and the wait ends there - no third
+    // check, and far from its 30 s budget on its own clock.
+    const clock = new FakeClock();
+    const offset = Date.now() - clock.now();
+    const paced = await startTestServer({ clock: { now: () => offset + clock.now() } });
+    try {
+      const cut = new AbortController();
+      const events: InboxEvent[] = [];
+      const inbox = await createInbox({
+        apiURL: paced.apiURL,
+        clock,
+        onEvent: (event) => {
+          events.push(event);
+          if (event.type === 'check' && event.checks === 2) cut.abort(new Error('the caller gave up'));
+        },
+      });
+      const started = clock.now();
+      const error = (await driveClock(
+        clock,
+        inbox.expectMail({ subject: 'Never' }, { timeout: 30_000, signal: cut.signal }).catch((e: unknown) => e),
+      )) as MailTimeoutError;
+      expect(error).toBeInstanceOf(MailTimeoutError);
+      expect(error.cutShort).toBe(true);
+      expect(error.checks).toBe(2);
+      expect(eventsOf(events, 'check')).toHaveLength(2);
+      expect(error.message).toMatch(/cut short of its 30 s budget/);
+      expect(clock.now() - started).toBeLessThan(5_000);
+      expect(paced.stats(inbox.address)).toMatchObject({ list: 2, rateLimited: 0 });
+    } finally {
+      await paced.close();
+    }
   });
 
   it('fails in under 100 ms on unknown_domain, without waiting out the budget', async () => {
@@ -523,11 +546,14 @@ describe.concurrent('tokens', () => {
       // first wait is refused at once instead of waiting out its budget.
       const error = await createInbox({ apiURL: secured.apiURL, address: 'someone@mailroom.test' }).catch((e: unknown) => e);
       expect(error).toMatchObject({ slug: 'unauthorized', status: 401 });
-      const tokenless = await createInbox({ apiURL: secured.apiURL });
-      const started = performance.now();
-      const refused = await tokenless.expectMail({}, { timeout: 20_000 }).catch((e: unknown) => e);
+      // "At once" on the inbox's own clock: the refused check is the only
+      // one, and no sleep came before or after it.
+      const clock = new FakeClock();
+      const tokenless = await createInbox({ apiURL: secured.apiURL, clock });
+      const refused = await driveClock(clock, tokenless.expectMail({}, { timeout: 20_000 }).catch((e: unknown) => e));
       expect(refused).toMatchObject({ slug: 'unauthorized', status: 401 });
-      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(clock.sleeps).toEqual([]);
+      expect(secured.stats(tokenless.address)).toMatchObject({ list: 1 });
       const inbox = await createInbox({ apiURL: secured.apiURL, token: 's3cret' });
       await send(secured, inbox.address, { subject: 'Hi' });
       expect((await inbox.expectMail()).subject).toBe('Hi');
