@@ -17,7 +17,18 @@
 //     a warm or a loaded machine; the drop is the median of the rounds' own.
 import { createInbox } from '../src/index.js';
 import type { BenchSection } from './run.js';
-import { describe, formatDuration, mailSender, median, percentile, percentileOrMax, sleep, startServerProcess, verdict, type ServerProcess } from './support.js';
+import {
+  describe,
+  formatDuration,
+  mailSender,
+  median,
+  percentile,
+  percentileOrMax,
+  sleep,
+  startServerProcess,
+  verdict,
+  type ServerProcess,
+} from './support.js';
 
 const MID_WAIT_SAMPLES = Number(process.env.BENCH_SERVER_WAIT_SAMPLES ?? 100);
 const SUITE_TESTS = Number(process.env.BENCH_SUITE_TESTS ?? 200);
@@ -164,7 +175,9 @@ export const serverWaitBench: BenchSection = {
     }
     const s = r.midWait['server-wait'].latenciesMs;
     const tail = percentileOrMax(s, 99);
-    console.log(`   goal with the server wait p50 <= 10 ms: ${verdict(percentile(s, 50) <= 10)}; p99 <= 50 ms, judged on the ${tail.name}: ${verdict(tail.value <= 50)}`);
+    console.log(
+      `   goal with the server wait p50 <= 10 ms: ${verdict(percentile(s, 50) <= 10)}; p99 <= 50 ms, judged on the ${tail.name}: ${verdict(tail.value <= 50)}`,
+    );
 
     console.log(
       `\n2. ${SUITE_TESTS} tests, ${SUITE_WORKERS} workers, each test's mail sent 0.2-2 s after its action (same delays in both modes), ${r.suite.length} rounds, the order swapped each round:`,

@@ -550,7 +550,10 @@ describe.concurrent('tokens', () => {
       // one, and no sleep came before or after it.
       const clock = new FakeClock();
       const tokenless = await createInbox({ apiURL: secured.apiURL, clock });
-      const refused = await driveClock(clock, tokenless.expectMail({}, { timeout: 20_000 }).catch((e: unknown) => e));
+      const refused = await driveClock(
+        clock,
+        tokenless.expectMail({}, { timeout: 20_000 }).catch((e: unknown) => e),
+      );
       expect(refused).toMatchObject({ slug: 'unauthorized', status: 401 });
       expect(clock.sleeps).toEqual([]);
       expect(secured.stats(tokenless.address)).toMatchObject({ list: 1 });

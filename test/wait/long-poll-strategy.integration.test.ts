@@ -213,7 +213,10 @@ describe.concurrent('with the long-poll advertised', () => {
     // "At once" on the inbox's own clock: no sleep, one hold asked and refused.
     const clock = new FakeClock();
     const inbox = await createInbox({ apiURL: server.apiURL, address: 'someone@nowhere.example', watermark: null, clock });
-    const error = await driveClock(clock, inbox.expectMail({ subject: 'x' }, { timeout: 20_000 }).catch((e: unknown) => e));
+    const error = await driveClock(
+      clock,
+      inbox.expectMail({ subject: 'x' }, { timeout: 20_000 }).catch((e: unknown) => e),
+    );
     expect(clock.sleeps).toEqual([]);
     expect(server.stats('someone@nowhere.example')).toMatchObject({ wait: 1, list: 0 });
     expect(error).toBeInstanceOf(MailroomApiError);
@@ -297,9 +300,10 @@ describe.concurrent('falling back to the polling loop', () => {
     const error = await inbox.expectMail({ subject: 'Confirm' }, { timeout: 3000 }).catch((e: unknown) => e);
     const elapsed = performance.now() - started;
     expect(error).toBeInstanceOf(MailTimeoutError);
-    const timedOut = /within 3 s \(0 checks, 1 failed\)\. No check got an answer; the last failure: GET .*\/api\/v1\/mailbox\/wait\?.* failed: no complete answer within the request timeout of (\d+) ms/.exec(
-      (error as Error).message,
-    );
+    const timedOut =
+      /within 3 s \(0 checks, 1 failed\)\. No check got an answer; the last failure: GET .*\/api\/v1\/mailbox\/wait\?.* failed: no complete answer within the request timeout of (\d+) ms/.exec(
+        (error as Error).message,
+      );
     expect(timedOut, (error as Error).message).not.toBeNull();
     expect(elapsed).toBeGreaterThanOrEqual(3400);
     // The one hold was to last no longer than the deadline, and its request
@@ -346,7 +350,10 @@ describe.concurrent('falling back to the polling loop', () => {
         const inbox = await createInbox({ apiURL, address: 'someone@mailroom.test', watermark: null });
         const error = await inbox.expectMail({}, { timeout: 0 }).catch((e: unknown) => e);
         expect(error).toBeInstanceOf(MailTimeoutError);
-        expect({ body, message: (error as Error).message }).toMatchObject({ body, message: expect.stringContaining('within 0 ms (1 check). Nothing arrived at all.') });
+        expect({ body, message: (error as Error).message }).toMatchObject({
+          body,
+          message: expect.stringContaining('within 0 ms (1 check). Nothing arrived at all.'),
+        });
         expect({ body, seen }).toEqual({ body, seen: ['GET /healthz', 'GET /api/v1/mailbox'] });
       } finally {
         stub.close();
