@@ -12,21 +12,46 @@
 //     other; a test creates its inbox, acts, and its mail is sent 0.2-2 s
 //     after the action (the same delays, from one seed, in both modes), then
 //     waits for it. Goal: wall time at least 40% lower with the server wait.
+//     Both modes run in every round, in turn, the order swapped each round
+//     (BENCH_SERVER_WAIT_ROUNDS, default 3), so neither always runs first on
+//     a warm or a loaded machine; the drop is the median of the rounds' own.
 import { createInbox } from '../src/index.js';
 import type { BenchSection } from './run.js';
-import { describe, formatDuration, mailSender, percentile, sleep, startServerProcess, verdict, type ServerProcess } from './support.js';
+import {
+  describe,
+  formatDuration,
+  mailSender,
+  median,
+  percentile,
+  percentileOrMax,
+  sleep,
+  startServerProcess,
+  verdict,
+  type ServerProcess,
+} from './support.js';
 
 const MID_WAIT_SAMPLES = Number(process.env.BENCH_SERVER_WAIT_SAMPLES ?? 100);
 const SUITE_TESTS = Number(process.env.BENCH_SUITE_TESTS ?? 200);
 const SUITE_WORKERS = 4;
+const SUITE_ROUNDS = Number(process.env.BENCH_SERVER_WAIT_ROUNDS ?? 3);
 const BATCH = 8;
 
 type Mode = 'server-wait' | 'polling';
 const MODES: readonly Mode[] = ['server-wait', 'polling'];
 
+interface SuiteRun {
+  readonly wallMs: number;
+  readonly perTestMs: number[];
+  readonly rateLimited: number;
+  /** What the server saw, summed over the run's addresses. */
+  readonly listCalls: number;
+  readonly waits: number;
+}
+
 interface Results {
   readonly midWait: Record<Mode, { latenciesMs: number[]; rateLimited: number; listCalls: number; waits: number }>;
-  readonly suite: Record<Mode, { wallMs: number; perTestMs: number[]; rateLimited: number }>;
+  /** One run per mode per round, in the order they ran. */
+  readonly suite: ReadonlyArray<Record<Mode, SuiteRun> & { readonly order: readonly Mode[] }>;
 }
 
 type Send = (to: string, subject: string) => Promise<number>;
@@ -39,7 +64,16 @@ export async function runServerWaitBench(): Promise<Results> {
     // Warm up both paths (JIT, connection pools) before measuring.
     await Promise.all(MODES.map((mode) => midWaitSample(server, send, mode, 200)));
     const midWait = await midWaitLatency(server, send);
-    const suite = { polling: await simulatedSuite(server, send, 'polling'), 'server-wait': await simulatedSuite(server, send, 'server-wait') };
+    const suite: Array<Record<Mode, SuiteRun> & { order: readonly Mode[] }> = [];
+    for (let round = 0; round < SUITE_ROUNDS; round++) {
+      const order = round % 2 === 0 ? (['polling', 'server-wait'] as const) : (['server-wait', 'polling'] as const);
+      const runs: Partial<Record<Mode, SuiteRun>> = {};
+      for (const mode of order) {
+        runs[mode] = await simulatedSuite(server, send, mode);
+        console.log(`   round ${round + 1}: ${mode.padEnd(11)} wall ${formatDuration(runs[mode].wallMs)}`);
+      }
+      suite.push({ ...(runs as Record<Mode, SuiteRun>), order });
+    }
     return { midWait, suite };
   } finally {
     sender.close();
@@ -92,7 +126,7 @@ function delays(count: number, seed = 42): number[] {
   return Array.from({ length: count }, () => 200 + random() * 1800);
 }
 
-async function simulatedSuite(server: ServerProcess, send: Send, mode: Mode): Promise<Results['suite'][Mode]> {
+async function simulatedSuite(server: ServerProcess, send: Send, mode: Mode): Promise<SuiteRun> {
   const sendDelays = delays(SUITE_TESTS);
   const perTestMs: number[] = [];
   const addresses: string[] = [];
@@ -114,41 +148,65 @@ async function simulatedSuite(server: ServerProcess, send: Send, mode: Mode): Pr
   await Promise.all(Array.from({ length: SUITE_WORKERS }, worker));
   const wallMs = performance.now() - started;
   let rateLimited = 0;
-  for (const address of addresses) rateLimited += (await server.stats(address)).rateLimited;
-  return { wallMs, perTestMs, rateLimited };
+  let listCalls = 0;
+  let waits = 0;
+  for (const address of addresses) {
+    const stats = await server.stats(address);
+    rateLimited += stats.rateLimited;
+    listCalls += stats.list;
+    waits += stats.wait ?? 0;
+  }
+  return { wallMs, perTestMs, rateLimited, listCalls, waits };
 }
 
 export const serverWaitBench: BenchSection = {
   name: 'server-wait',
   description: 'server-side wait vs polling: detection latency mid-wait, a simulated 200-test suite',
   async run() {
-    console.log('Embedded server in its own process; both modes in the same run, against the same server.');
+    console.log(
+      `Embedded server in its own process; both modes in the same run, against the same server (BENCH_SERVER_WAIT_SAMPLES=${MID_WAIT_SAMPLES}, BENCH_SUITE_TESTS=${SUITE_TESTS}, BENCH_SERVER_WAIT_ROUNDS=${SUITE_ROUNDS}).`,
+    );
     const r = await runServerWaitBench();
 
-    console.log(`\n1. Mail arriving mid-wait (0.5-4.5 s in), from SMTP 250 to expectMail resolving (message fetched):`);
+    console.log(`\n1. Mail arriving mid-wait (0.5-4.5 s in), from SMTP 250 to expectMail resolving (message fetched), both modes in the same batches:`);
     for (const mode of MODES) {
       const m = r.midWait[mode];
       console.log(`   ${mode.padEnd(11)} ${describe(m.latenciesMs, formatDuration)}; requests: ${m.listCalls} list, ${m.waits} wait; 429s: ${m.rateLimited}`);
     }
     const s = r.midWait['server-wait'].latenciesMs;
-    console.log(`   goal with the server wait p50 <= 10 ms: ${verdict(percentile(s, 50) <= 10)}; p99 <= 50 ms: ${verdict(percentile(s, 99) <= 50)}`);
+    const tail = percentileOrMax(s, 99);
+    console.log(
+      `   goal with the server wait p50 <= 10 ms: ${verdict(percentile(s, 50) <= 10)}; p99 <= 50 ms, judged on the ${tail.name}: ${verdict(tail.value <= 50)}`,
+    );
 
-    console.log(`\n2. ${SUITE_TESTS} tests, ${SUITE_WORKERS} workers, each test's mail sent 0.2-2 s after its action (same delays in both modes):`);
+    console.log(
+      `\n2. ${SUITE_TESTS} tests, ${SUITE_WORKERS} workers, each test's mail sent 0.2-2 s after its action (same delays in both modes), ${r.suite.length} rounds, the order swapped each round:`,
+    );
+    const drops: number[] = [];
+    r.suite.forEach((round, i) => {
+      const drop = 1 - round['server-wait'].wallMs / round.polling.wallMs;
+      drops.push(drop);
+      console.log(`   round ${i + 1} (${round.order.join(' then ')}): ${(drop * 100).toFixed(1)}% lower with the server wait`);
+    });
     for (const mode of ['polling', 'server-wait'] as const) {
-      const x = r.suite[mode];
+      const runs = r.suite.map((round) => round[mode]);
+      const perTest = runs.flatMap((x) => x.perTestMs);
+      const sum = (pick: (x: SuiteRun) => number) => runs.reduce((a, x) => a + pick(x), 0);
       console.log(
-        `   ${mode.padEnd(11)} wall ${formatDuration(x.wallMs)}; per test p50 ${formatDuration(percentile(x.perTestMs, 50))}, p90 ${formatDuration(percentile(x.perTestMs, 90))}; 429s: ${x.rateLimited}`,
+        `   ${mode.padEnd(11)} wall median ${formatDuration(median(runs.map((x) => x.wallMs)))} (${runs.map((x) => formatDuration(x.wallMs)).join(', ')}); per test p50 ${formatDuration(percentile(perTest, 50))}, p90 ${formatDuration(percentile(perTest, 90))}; requests per test: ${(sum((x) => x.listCalls) / perTest.length).toFixed(2)} list, ${(sum((x) => x.waits) / perTest.length).toFixed(2)} wait; 429s: ${sum((x) => x.rateLimited)}`,
       );
     }
-    const drop = 1 - r.suite['server-wait'].wallMs / r.suite.polling.wallMs;
+    const drop = median(drops);
     const meanDelay = delays(SUITE_TESTS).reduce((a, b) => a + b, 0) / SUITE_TESTS;
-    console.log(`   wall time ${(drop * 100).toFixed(1)}% lower with the server wait; goal >= 40%: ${verdict(drop >= 0.4)}`);
+    console.log(`   wall time ${(drop * 100).toFixed(1)}% lower with the server wait (median of the rounds); goal >= 40%: ${verdict(drop >= 0.4)}`);
     const floorMs = (meanDelay * SUITE_TESTS) / SUITE_WORKERS;
+    const serverWaitWall = median(r.suite.map((round) => round['server-wait'].wallMs));
+    const pollingWall = median(r.suite.map((round) => round.polling.wallMs));
     console.log(
       `   the floor: no test ends before its mail is sent, on average ${formatDuration(meanDelay)} after its action, so no wait can make the suite shorter than ${formatDuration(floorMs)};`,
     );
     console.log(
-      `   the server wait is ${formatDuration(r.suite['server-wait'].wallMs - floorMs)} above it, and the best any wait could do against this polling run is ${((1 - floorMs / r.suite.polling.wallMs) * 100).toFixed(1)}% lower`,
+      `   the server wait's median is ${formatDuration(serverWaitWall - floorMs)} above it, and the best any wait could do against the polling median is ${((1 - floorMs / pollingWall) * 100).toFixed(1)}% lower`,
     );
   },
 };

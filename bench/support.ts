@@ -155,10 +155,29 @@ export function verdict(ok: boolean): string {
   return ok ? 'MET' : 'MISSED';
 }
 
-/** `p50 …, p90 …, max … (n=…)`, each value written by `format`. */
+/**
+ * True when `count` samples can say something about the p-th percentile that
+ * the maximum does not: at least one sample lies above it (p99 needs 100
+ * samples, p90 ten). Below that, the nearest-rank "p99" is just the maximum.
+ */
+export function percentileSupported(p: number, count: number): boolean {
+  return count >= Math.ceil(100 / (100 - p) - 1e-9);
+}
+
+/**
+ * `p50 …, p90 …, max … (n=…)`, each value written by `format`. A percentile
+ * the sample is too small for is left out (the maximum is always there).
+ */
 export function describe(values: readonly number[], format: (ms: number) => string, percentiles: readonly number[] = [50, 90, 99]): string {
   const max = values.reduce((a, b) => Math.max(a, b), -Infinity);
-  return `${percentiles.map((p) => `p${p} ${format(percentile(values, p))}`).join(', ')}, max ${format(max)} (n=${values.length})`;
+  const shown = percentiles.filter((p) => percentileSupported(p, values.length));
+  return [...shown.map((p) => `p${p} ${format(percentile(values, p))}`), `max ${format(max)} (n=${values.length})`].join(', ');
+}
+
+/** The p-th percentile when the sample supports it, else the maximum, with the name of which it is. */
+export function percentileOrMax(values: readonly number[], p: number): { readonly name: string; readonly value: number } {
+  if (percentileSupported(p, values.length)) return { name: `p${p}`, value: percentile(values, p) };
+  return { name: `max (n=${values.length}, too few for a p${p})`, value: values.reduce((a, b) => Math.max(a, b), -Infinity) };
 }
 
 /** Milliseconds with a fixed number of decimals: `formatMs(2)(1.5)` is `1.50 ms`. */

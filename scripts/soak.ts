@@ -67,13 +67,14 @@ console.log(`soak: ${minutes} min, maxMessages ${maxMessages}, ${connections} SM
 console.log('elapsed_s  sent  per_s  stored  evicted  eviction_log_lines  rss_mb  heap_mb  buffers_mb  failed');
 const started = performance.now();
 const senders = Array.from({ length: connections * 2 }, (_, lane) => sender(lane));
-const series: number[] = [];
+/** RSS of each sample, and whether the store was full (at the cap) when it was taken. */
+const series: { rss: number; full: boolean }[] = [];
 let lastSent = 0;
 await new Promise<void>((resolve) => {
   const tick = setInterval(() => {
     const elapsed = (performance.now() - started) / 1000;
     const { rss, heapUsed, arrayBuffers } = process.memoryUsage();
-    series.push(rss);
+    series.push({ rss, full: store.size >= maxMessages });
     const rate = (sent - lastSent) / intervalS;
     lastSent = sent;
     console.log(
@@ -88,11 +89,15 @@ await new Promise<void>((resolve) => {
 running = false;
 await Promise.all(senders);
 
-// Memory after the cap filled: the last sample against the first one taken with the store full.
-if (series.length >= 3) {
-  const base = series[1]!;
-  const last = series.at(-1)!;
-  console.log(`rss from the second sample to the last: ${mb(base)} MB -> ${mb(last)} MB (${(((last - base) / base) * 100).toFixed(1)} %)`);
+// Memory after the cap filled: the first sample taken with the store full against the last one.
+const full = series.filter((sample) => sample.full);
+if (full.length >= 2) {
+  const base = full[0]!.rss;
+  const last = full.at(-1)!.rss;
+  const peak = Math.max(...full.map((sample) => sample.rss));
+  console.log(
+    `rss with the store full, from the first sample to the last: ${mb(base)} MB -> ${mb(last)} MB (${(((last - base) / base) * 100).toFixed(1)} %), peak ${mb(peak)} MB`,
+  );
 }
 
 // A wait whose mail the cap pushed out before the wait looked.

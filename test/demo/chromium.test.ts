@@ -1,5 +1,6 @@
 // The browser finder the e2e config relies on.
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterEach, expect, test } from 'vitest';
 import { CHROMIUM_ARGS, chromiumLaunchOptions, findChromium } from '../../e2e/chromium.js';
 
@@ -21,9 +22,22 @@ test('a MAILROOM_CHROMIUM that points nowhere is an error naming the path', () =
   );
 });
 
-test.runIf(existsSync('/usr/bin/chromium'))("without the override, Debian's /usr/bin/chromium is used", () => {
-  delete process.env.MAILROOM_CHROMIUM;
-  expect(findChromium()).toBe('/usr/bin/chromium');
+test("without the override, Debian's /usr/bin/chromium is used, before Playwright's download", () => {
+  // The order, whatever this machine has: the paths are files that exist here.
+  const elsewhere = fileURLToPath(import.meta.url);
+  expect(findChromium({ env: {}, debianPath: process.execPath, downloadedPath: () => elsewhere })).toBe(process.execPath);
+  expect(findChromium({ env: {}, debianPath: '/nowhere/chromium', downloadedPath: () => elsewhere })).toBe(elsewhere);
+  expect(findChromium({ env: { MAILROOM_CHROMIUM: elsewhere }, debianPath: process.execPath })).toBe(elsewhere);
+  expect(() => findChromium({ env: {}, debianPath: '/nowhere/chromium', downloadedPath: () => '/nowhere/playwright/chrome' })).toThrow(
+    "Playwright's download /nowhere/playwright/chrome (missing)",
+  );
+});
+
+test('this machine has a Chromium for the e2e suite, found as the e2e config finds it', () => {
+  // Never skipped: where there is none, this fails with the finder's own
+  // message, which says what to install (CI installs Chromium).
+  const found = findChromium();
+  expect(existsSync(found)).toBe(true);
 });
 
 test('launch options are headless with the container flags', () => {

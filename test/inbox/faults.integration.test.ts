@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MailroomServer } from '../../src/server/index.js';
 import { createInbox, MailroomNetworkError, MailTimeoutError } from '../../src/index.js';
 import { systemClock } from '../../src/wait/clock.js';
+import { driveClock } from '../support/drive-clock.js';
+import { FakeClock } from '../support/fake-clock.js';
 import { eventsOf, observedInbox, send, startTestServer } from '../support/server.js';
 
 let server: MailroomServer;
@@ -17,18 +19,21 @@ afterAll(async () => {
 // Faults are armed per address, so the tests run side by side.
 describe.concurrent('the wait loop under faults', () => {
   it('sleeps exactly Retry-After on a 429 and does not count the refused round', async () => {
-    const { inbox, events } = await observedInbox(server);
+    // On the inbox's fake clock: "exactly" is exact. The injected 429
+    // spends no list budget, so the server needs no shared clock.
+    const clock = new FakeClock();
+    const { inbox, events } = await observedInbox(server, { clock });
     await send(server, inbox.address, { subject: 'Confirm' });
     server.faults.inject({ address: inbox.address, route: 'list', times: 1, fault: { kind: 'rate_limit', retryAfter: 2 } });
-    const mail = await inbox.expectMail({ subject: 'Confirm' });
+    const mail = await driveClock(clock, inbox.expectMail({ subject: 'Confirm' }));
     expect(mail.subject).toBe('Confirm');
     const [refused] = eventsOf(events, 'refused');
     const checks = eventsOf(events, 'check');
     expect(refused).toMatchObject({ retryAfterMs: 2000 });
     expect(checks).toHaveLength(1);
-    const slept = checks[0]!.startedMs - refused!.elapsedMs;
-    expect(slept).toBeGreaterThanOrEqual(2000);
-    expect(slept).toBeLessThan(2400);
+    expect(eventsOf(events, 'sleep').map((e) => [e.reason, e.ms])).toEqual([['retry-after', 2000]]);
+    expect(clock.sleeps).toEqual([2000]);
+    expect(checks[0]!.startedMs - refused!.elapsedMs).toBe(2000);
     expect(checks[0]!.round).toBe(0);
     // The refused call and the one after it: a fresh inbox reads no watermark.
     expect(server.stats(inbox.address)).toMatchObject({ list: 2, rateLimited: 1, message: 1 });
@@ -76,25 +81,44 @@ describe.concurrent('the wait loop under faults', () => {
   it('gives up on an answer slower than the request timeout and asks again', async () => {
     const { inbox, events } = await observedInbox(server, { requestTimeout: 400 });
     await send(server, inbox.address, { subject: 'Confirm' });
-    server.faults.inject({ address: inbox.address, route: 'list', times: 1, fault: { kind: 'slow', delayMs: 5000 } });
+    server.faults.inject({ address: inbox.address, route: 'list', times: 1, fault: { kind: 'slow', delayMs: 20_000 } });
     const started = performance.now();
     await inbox.expectMail({ subject: 'Confirm' });
-    expect(performance.now() - started).toBeLessThan(4000);
+    // The slow answer is due 20 s after the first call: a wait that sat it
+    // out could not be done before then (the only wall-clock bound here,
+    // and it is the one that tells the two apart).
+    expect(performance.now() - started).toBeLessThan(20_000);
     const [failed] = eventsOf(events, 'check-failed');
     expect(failed!.error).toMatchObject({ slug: 'request_timeout' });
+    expect(failed!.error.message).toContain('no complete answer within the request timeout of 400 ms');
     expect(failed!.elapsedMs - failed!.startedMs).toBeGreaterThanOrEqual(390);
-    expect(failed!.elapsedMs - failed!.startedMs).toBeLessThan(1500);
+    // The call after it found the mail: one given up, one answered.
+    expect(eventsOf(events, 'check')).toHaveLength(1);
+    expect(server.stats(inbox.address)).toMatchObject({ list: 2, faulted: 1, message: 1, rateLimited: 0 });
   });
 
   it('never outlives its deadline by more than one request timeout', async () => {
-    const { inbox } = await observedInbox(server, { requestTimeout: 800 });
+    const { inbox, events } = await observedInbox(server, { requestTimeout: 800 });
     server.faults.inject({ address: inbox.address, route: 'list', times: 100, fault: { kind: 'slow', delayMs: 20_000 } });
     const started = performance.now();
     const error = (await inbox.expectMail({ subject: 'Never' }, { timeout: 3000 }).catch((e: unknown) => e)) as MailTimeoutError;
     const took = performance.now() - started;
     expect(error).toBeInstanceOf(MailTimeoutError);
     expect(took).toBeGreaterThanOrEqual(2900);
-    expect(took).toBeLessThan(3000 + 800 + 200);
+    // What the wait decided, which the load of the machine cannot change
+    // (only make late): every request it sent, its start plus the timeout it
+    // gave it, and every sleep it took end by the deadline plus one request
+    // timeout; and it ended after its last failed request.
+    const limit = 3000 + 800;
+    const failed = eventsOf(events, 'check-failed');
+    for (const check of failed) {
+      const timeout = Number(/within the request timeout of (\d+) ms/.exec(check.error.message)?.[1]);
+      expect(timeout).toBeLessThanOrEqual(800);
+      expect(check.startedMs + timeout).toBeLessThanOrEqual(limit);
+    }
+    for (const sleep of eventsOf(events, 'sleep')) expect(sleep.elapsedMs + sleep.ms).toBeLessThanOrEqual(limit);
+    expect(failed).toHaveLength(error.failedChecks);
+    expect(events.at(-1)).toMatchObject({ type: 'wait-end', outcome: 'failed' });
     expect(error.checks).toBe(0);
     expect(error.failedChecks).toBeGreaterThanOrEqual(2);
     expect(error.message).toMatch(
@@ -114,15 +138,15 @@ describe.concurrent('the wait loop under faults', () => {
   });
 
   it('gives a failing fetch a few attempts, then moves on to the next match instead of blocking it for the whole budget', async () => {
-    const { inbox } = await observedInbox(server);
+    const { inbox, events } = await observedInbox(server);
     await send(server, inbox.address, { subject: 'Invoice 1' });
     await send(server, inbox.address, { subject: 'Invoice 2' });
     // The next three fetches fail: all of them land on the older match.
     server.faults.inject({ address: inbox.address, route: 'message', times: 3, fault: { kind: 'status', status: 503 } });
-    const started = performance.now();
     const first = await inbox.expectMail({ subject: 'Invoice' }, { timeout: 30_000 });
     expect(first.subject).toBe('Invoice 2');
-    expect(performance.now() - started).toBeLessThan(5_000);
+    // Moved on within the one check that listed both, not at a later one.
+    expect(eventsOf(events, 'check')).toHaveLength(1);
     // The older one is not lost: the next wait gets it.
     const second = await inbox.expectMail({ subject: 'Invoice' }, { timeout: 10_000 });
     expect(second.subject).toBe('Invoice 1');

@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MailroomClient, normalizeApiURL, parseRetryAfter } from '../../src/client/client.js';
 import { createHandledStore, openHandledStore } from '../../src/inbox/handled.js';
@@ -86,10 +88,26 @@ describe('handled stores', () => {
     first.add('a@mailroom.test', 'id1');
     first.add('a@mailroom.test', 'id1');
     expect(readFileSync(path, 'utf8')).toBe('["a@mailroom.test","id1"]\n');
-    const second = openHandledStore(path);
-    expect(second.has('a@mailroom.test', 'id1')).toBe(true);
-    second.add('a@mailroom.test', 'id2');
+    // A restart: a new store on the same file knows what the old one handled.
+    const restarted = openHandledStore(path);
+    expect(restarted.has('a@mailroom.test', 'id1')).toBe(true);
+
+    // Another process (a real one) sees id1 and appends id2; the stores open
+    // here pick that up on their next lookup.
+    const module = fileURLToPath(new URL('../../src/inbox/handled.ts', import.meta.url));
+    const child = [
+      `const { openHandledStore } = await import(${JSON.stringify(module)});`,
+      `const store = openHandledStore(${JSON.stringify(path)});`,
+      `const sawId1 = store.has('a@mailroom.test', 'id1');`,
+      `store.add('a@mailroom.test', 'id2');`,
+      'console.log(JSON.stringify({ pid: process.pid, sawId1 }));',
+    ].join('\n');
+    const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', child], { encoding: 'utf8' });
+    const reported = JSON.parse(output) as { pid: number; sawId1: boolean };
+    expect(reported).toEqual({ pid: expect.any(Number), sawId1: true });
+    expect(reported.pid).not.toBe(process.pid);
     expect(first.has('a@mailroom.test', 'id2')).toBe(true);
+    expect(restarted.has('a@mailroom.test', 'id2')).toBe(true);
     expect(first.has('a@mailroom.test', 'id3')).toBe(false);
   });
 });

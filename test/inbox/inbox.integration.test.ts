@@ -7,11 +7,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // Every test has its own addresses, so they run side by side.
 import type { MailroomServer } from '../../src/server/index.js';
-import { createInbox, MailroomApiError, MailTimeoutError, openHandledStore, UnexpectedMailError, type WaitInfo } from '../../src/index.js';
+import { createInbox, MailroomApiError, MailTimeoutError, openHandledStore, UnexpectedMailError, type InboxEvent, type WaitInfo } from '../../src/index.js';
 import { matchReceiveMail } from '../../src/runner/index.js';
 import { driveClock } from '../support/drive-clock.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { eventsOf, observedInbox, send, startTestServer } from '../support/server.js';
+
+/** Resolves once `condition()` holds, checked every 5 ms; a hang becomes a failure naming `what`. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (const end = performance.now() + 10_000; !condition(); await new Promise((resolve) => setTimeout(resolve, 5))) {
+    if (performance.now() > end) throw new Error(`Timed out waiting until ${what}`);
+  }
+}
+
+/** Turns a hang into a failure; the passing path never gets here. */
+const stuck = (ms: number) => new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), ms).unref());
 
 let server: MailroomServer;
 beforeAll(async () => {
@@ -80,17 +90,18 @@ describe.concurrent('createInbox', () => {
 
 describe.concurrent('expectMail', () => {
   it('takes exactly one list and one fetch when the mail is already there, asking at once', async () => {
-    const { inbox, events } = await observedInbox(server);
+    // "At once" on the inbox's own clock: no sleep before the check.
+    const clock = new FakeClock();
+    const { inbox, events } = await observedInbox(server, { clock });
     await send(server, inbox.address, { subject: 'Confirm your email' });
-    const mail = await inbox.expectMail({ subject: 'confirm' });
+    const mail = await driveClock(clock, inbox.expectMail({ subject: 'confirm' }));
     expect(mail.subject).toBe('Confirm your email');
     // A fresh inbox spent no list call on its watermark: the first check
     // had no floor to wait out.
     expect(server.stats(inbox.address)).toMatchObject({ list: 1, message: 1, rateLimited: 0 });
     const checks = eventsOf(events, 'check');
-    expect(checks).toHaveLength(1);
-    // Generous bound for a loaded machine (the floor would be 1000 ms); the benchmark measures the real figure.
-    expect(checks[0]!.startedMs).toBeLessThan(500);
+    expect(checks.map((c) => c.startedMs)).toEqual([0]);
+    expect(clock.sleeps).toEqual([]);
   });
 
   it("waits out the floor the watermark read left on a given address's first check, instead of earning a 429", async () => {
@@ -106,16 +117,31 @@ describe.concurrent('expectMail', () => {
   });
 
   it('looks at least once with a budget shorter than the floor left by the watermark read', async () => {
-    const address = `given-${Date.now()}-${Math.random().toString(36).slice(2)}@mailroom.test`;
-    const { inbox, events } = await observedInbox(server, { address });
-    await send(server, inbox.address, { subject: 'Quick' });
-    const started = performance.now();
-    const mail = await inbox.expectMail({ subject: 'Quick' }, { timeout: 500 });
-    expect(mail.subject).toBe('Quick');
-    // The check went out at the floor, after the 500 ms deadline: late by less than a second, never a 429.
-    expect(performance.now() - started).toBeLessThan(500 + 1000 + 1000);
-    expect(eventsOf(events, 'check')).toHaveLength(1);
-    expect(server.stats(inbox.address)).toMatchObject({ list: 2, message: 1, rateLimited: 0 });
+    // On one fake clock for the inbox and the server's list budget, so the
+    // floor is exact and the load of the machine cannot stretch it.
+    const clock = new FakeClock();
+    const offset = Date.now() - clock.now();
+    const paced = await startTestServer({ clock: { now: () => offset + clock.now() } });
+    try {
+      const address = `given-${Date.now()}-${Math.random().toString(36).slice(2)}@mailroom.test`;
+      const { inbox, events } = await observedInbox(paced, { address, clock });
+      await send(paced, inbox.address, { subject: 'Quick' });
+      const started = clock.now();
+      const mail = await driveClock(clock, inbox.expectMail({ subject: 'Quick' }, { timeout: 500 }));
+      expect(mail.subject).toBe('Quick');
+      // The one check went out at the floor (a second after the watermark
+      // read), past the 500 ms deadline, and was not refused.
+      const checks = eventsOf(events, 'check');
+      expect(checks).toHaveLength(1);
+      expect(checks[0]!.startedMs).toBeGreaterThan(500);
+      expect(checks[0]!.startedMs).toBeGreaterThanOrEqual(1000);
+      expect(checks[0]!.startedMs).toBeLessThan(1000 + 100);
+      expect(clock.sleeps).toEqual([checks[0]!.startedMs]);
+      expect(clock.now() - started).toBe(checks[0]!.startedMs);
+      expect(paced.stats(inbox.address)).toMatchObject({ list: 2, message: 1, rateLimited: 0 });
+    } finally {
+      await paced.close();
+    }
 
     const { inbox: empty } = await observedInbox(server, { address: `given-${Date.now()}-${Math.random().toString(36).slice(2)}@mailroom.test` });
     const error = (await empty.expectMail({ subject: 'Quick' }, { timeout: 0 }).catch((e: unknown) => e)) as MailTimeoutError;
@@ -175,7 +201,7 @@ describe.concurrent('expectMail', () => {
     expect(error.rejected).toEqual([]);
   });
 
-  it('says which mail it passed over because it was deleted, and which a concurrent wait took', async () => {
+  it('says which mail it passed over because it was deleted', async () => {
     const { inbox } = await observedInbox(server);
     await send(server, inbox.address, { subject: 'Old offer' });
     const [offer] = await inbox.messages();
@@ -184,23 +210,43 @@ describe.concurrent('expectMail', () => {
     expect(gone).toBeInstanceOf(MailTimeoutError);
     expect(gone.message).toContain('Deleted or expired before it could be fetched: "Old offer" from Acme <hello@acme.example>');
     expect(gone.message).not.toContain('Nothing arrived at all');
+    expect(gone.skipped.map((s) => [s.summary.subject, s.reason])).toEqual([['Old offer', 'gone']]);
+  });
 
-    // Two waits, one mail: the loser says who took it.
-    await send(server, inbox.address, { subject: 'Only code' });
-    const results = await Promise.allSettled([
-      inbox.expectMail({ subject: 'code' }, { timeout: 2500 }),
-      inbox.expectMail({ subject: 'code' }, { timeout: 2500 }),
-    ]);
-    const won = results.filter((r) => r.status === 'fulfilled');
-    const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    expect(won).toHaveLength(1);
-    expect(lost).toHaveLength(1);
-    const error = lost[0]!.reason as MailTimeoutError;
-    expect(error).toBeInstanceOf(MailTimeoutError);
-    expect(error.message).toMatch(/(Taken by a concurrent wait on this inbox|Already returned by an earlier wait): "Only code" from/);
-    expect(error.message).not.toContain('Nothing arrived at all');
-    expect(error.skipped.map((s) => s.summary.subject)).toContain('Only code');
-    expect(server.stats(inbox.address).rateLimited).toBe(0);
+  it('says which mail a concurrent wait was still fetching when its budget ran out', async () => {
+    // The interleaving is arranged, not raced: a slow fault holds A's fetch
+    // of the one mail, and B's budget runs out on a fake clock that the
+    // inbox and the server's list budget share, while A still holds it.
+    const clock = new FakeClock();
+    const offset = Date.now() - clock.now();
+    const paced = await startTestServer({ clock: { now: () => offset + clock.now() } });
+    try {
+      const { inbox, events } = await observedInbox(paced, { clock });
+      await send(paced, inbox.address, { subject: 'Only code' });
+      paced.faults.inject({ address: inbox.address, route: 'message', fault: { kind: 'slow', delayMs: 60_000 } });
+      const cutA = new AbortController();
+      const a = inbox.expectMail({ subject: 'code' }, { timeout: 20_000, signal: cutA.signal }).catch((e: unknown) => e);
+      await until(() => paced.stats(inbox.address).message === 1, 'A claimed the mail and its fetch is at the server');
+
+      await clock.advance(1_005); // B's first look may go out: the floor of A's look
+      const b = inbox.expectMail({ subject: 'code' }, { timeout: 1_500 }).catch((e: unknown) => e);
+      await until(() => eventsOf(events, 'check').filter((e) => e.wait.id === 2).length === 1, "B's first look answered, listing the mail A holds");
+      await clock.advance(1_500); // past B's deadline, A's fetch still held
+      const error = (await Promise.race([b, stuck(10_000)])) as MailTimeoutError;
+      expect(error).toBeInstanceOf(MailTimeoutError);
+      expect(error.message).toContain('Taken by a concurrent wait on this inbox: "Only code" from Acme <hello@acme.example>');
+      expect(error.message).not.toContain('Nothing arrived at all');
+      expect(error.skipped.map((s) => [s.summary.subject, s.reason])).toEqual([['Only code', 'claimed']]);
+      expect(paced.stats(inbox.address)).toMatchObject({ message: 1, rateLimited: 0 });
+
+      // A is cut: its claim ends, and the mail is still there for a next wait, once.
+      cutA.abort(new Error('A was cut'));
+      expect(await a).toMatchObject({ cutShort: true });
+      const c = await driveClock(clock, inbox.expectMail({ subject: 'code' }, { timeout: 5_000 }));
+      expect(c.subject).toBe('Only code');
+    } finally {
+      await paced.close();
+    }
   });
 
   it('gives concurrent waits on one inbox distinct mails', async () => {
@@ -255,15 +301,38 @@ describe.concurrent('expectMail', () => {
   });
 
   it('is cut short by an AbortSignal with the same failure text', async () => {
-    const { inbox } = await observedInbox(server);
-    const started = performance.now();
-    const error = (await inbox
-      .expectMail({ subject: 'Never' }, { timeout: 30_000, signal: AbortSignal.timeout(1500) })
-      .catch((e: unknown) => e)) as MailTimeoutError;
-    expect(performance.now() - started).toBeLessThan(3000);
-    expect(error).toBeInstanceOf(MailTimeoutError);
-    expect(error.cutShort).toBe(true);
-    expect(error.message).toMatch(/cut short of its 30 s budget/);
+    // On one fake clock for the inbox and the server's budget: the signal
+    // fires after the second check, and the wait ends there - no third
+    // check, and far from its 30 s budget on its own clock.
+    const clock = new FakeClock();
+    const offset = Date.now() - clock.now();
+    const paced = await startTestServer({ clock: { now: () => offset + clock.now() } });
+    try {
+      const cut = new AbortController();
+      const events: InboxEvent[] = [];
+      const inbox = await createInbox({
+        apiURL: paced.apiURL,
+        clock,
+        onEvent: (event) => {
+          events.push(event);
+          if (event.type === 'check' && event.checks === 2) cut.abort(new Error('the caller gave up'));
+        },
+      });
+      const started = clock.now();
+      const error = (await driveClock(
+        clock,
+        inbox.expectMail({ subject: 'Never' }, { timeout: 30_000, signal: cut.signal }).catch((e: unknown) => e),
+      )) as MailTimeoutError;
+      expect(error).toBeInstanceOf(MailTimeoutError);
+      expect(error.cutShort).toBe(true);
+      expect(error.checks).toBe(2);
+      expect(eventsOf(events, 'check')).toHaveLength(2);
+      expect(error.message).toMatch(/cut short of its 30 s budget/);
+      expect(clock.now() - started).toBeLessThan(5_000);
+      expect(paced.stats(inbox.address)).toMatchObject({ list: 2, rateLimited: 0 });
+    } finally {
+      await paced.close();
+    }
   });
 
   it('fails in under 100 ms on unknown_domain, without waiting out the budget', async () => {
@@ -298,7 +367,6 @@ describe.concurrent('expectMail', () => {
 describe.concurrent('the first look of the first wait, on a fake clock (real sockets)', () => {
   // The fake clock never moves by itself: a wait that waits out a floor
   // sleeps on it, and the test sees the sleep and decides when it ends.
-  const stuck = (ms: number) => new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), ms));
   async function sleepRequested(clock: FakeClock): Promise<number> {
     for (const until = performance.now() + 10_000; performance.now() < until; await new Promise((resolve) => setTimeout(resolve, 5))) {
       if (clock.sleeps.length > 0) return clock.sleeps[0]!;
@@ -478,11 +546,17 @@ describe.concurrent('tokens', () => {
       // first wait is refused at once instead of waiting out its budget.
       const error = await createInbox({ apiURL: secured.apiURL, address: 'someone@mailroom.test' }).catch((e: unknown) => e);
       expect(error).toMatchObject({ slug: 'unauthorized', status: 401 });
-      const tokenless = await createInbox({ apiURL: secured.apiURL });
-      const started = performance.now();
-      const refused = await tokenless.expectMail({}, { timeout: 20_000 }).catch((e: unknown) => e);
+      // "At once" on the inbox's own clock: the refused check is the only
+      // one, and no sleep came before or after it.
+      const clock = new FakeClock();
+      const tokenless = await createInbox({ apiURL: secured.apiURL, clock });
+      const refused = await driveClock(
+        clock,
+        tokenless.expectMail({}, { timeout: 20_000 }).catch((e: unknown) => e),
+      );
       expect(refused).toMatchObject({ slug: 'unauthorized', status: 401 });
-      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(clock.sleeps).toEqual([]);
+      expect(secured.stats(tokenless.address)).toMatchObject({ list: 1 });
       const inbox = await createInbox({ apiURL: secured.apiURL, token: 's3cret' });
       await send(secured, inbox.address, { subject: 'Hi' });
       expect((await inbox.expectMail()).subject).toBe('Hi');

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { call, freshAddress, listPath, messagePath, sendMail, start } from './helpers.js';
-import { connectMcp, postMcp, slotsInUse, toolCall, until } from './wait-helpers.js';
+import { connectMcp, countLooks, postMcp, slotsInUse, toolCall, until } from './wait-helpers.js';
 
 // The seed's example, byte for byte (seeds/000, "Quando a espera é responsabilidade do servidor").
 const SEED_BODY = `{
@@ -124,10 +124,13 @@ describe('wait_for_message through the SDK client', () => {
     const server = await start();
     const client = await connectMcp(server);
     const address = freshAddress();
+    const looks = countLooks(server);
     const pending = client.callTool({ name: 'wait_for_message', arguments: { address, subject_contains: 'reset', timeout_seconds: 20 } });
-    await until(() => slotsInUse(server).mcp === 1, 'the wait is held');
+    await until(() => slotsInUse(server).mcp === 1 && looks(address) === 1, 'the wait is held and has looked');
     await sendMail(server, { to: address, subject: 'Password reset', text: 'Reset here' });
     const result = await pending;
+    // No look after the first: the arrival answered it (a poll would have looked again to find it).
+    expect(looks(address)).toBe(1);
     expect(result.isError).toBeUndefined();
     expect((result.structuredContent as Structured).message.text).toContain('Reset here');
     expect((result.structuredContent as Structured).waited_seconds).toBeLessThan(20);
@@ -157,10 +160,11 @@ describe('wait_for_message through the SDK client', () => {
       [{ address: 'someone@elsewhere.test' }, 'unknown_domain'],
       [{ address: freshAddress(), since_id: 'yesterday' }, 'invalid_request'],
     ];
+    const looks = countLooks(server);
     for (const [args, slug] of cases) {
-      const started = performance.now();
       const result = await client.callTool({ name: 'wait_for_message', arguments: args });
-      expect(performance.now() - started).toBeLessThan(2000);
+      // At once: refused before the wait took a slot or looked at any mailbox.
+      expect({ looks: looks(), held: slotsInUse(server).mcp }).toEqual({ looks: 0, held: 0 });
       expect(result.isError).toBe(true);
       expect((result.structuredContent as Structured).error).toBe(slug);
       expect(textOf(result)).toContain(slug);
@@ -174,9 +178,11 @@ describe('wait_for_message through the SDK client', () => {
     const held = addresses.map((address) => client.callTool({ name: 'wait_for_message', arguments: { address, timeout_seconds: 20 } }));
     await until(() => slotsInUse(server).mcp === 8, 'eight waits are held');
 
-    const started = performance.now();
+    let settled = 0;
+    for (const wait of held) void wait.finally(() => settled++);
     const ninth = await client.callTool({ name: 'wait_for_message', arguments: { address: freshAddress(), timeout_seconds: 20 } });
-    expect(performance.now() - started).toBeLessThan(2000);
+    // At once: refused while all eight are still held (they end at 20 s or at an arrival), so it did not queue.
+    expect({ settled, held: slotsInUse(server).mcp }).toEqual({ settled: 0, held: 8 });
     expect(ninth.isError).toBe(true);
     expect((ninth.structuredContent as Structured).error).toBe('too_many_waits');
     expect(textOf(ninth)).toMatch(/too many waits are in progress/i);

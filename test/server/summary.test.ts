@@ -54,6 +54,10 @@ const odd: Record<string, string | Buffer> = {
   'headers only': 'Subject: nothing else\r\n',
 };
 
+/** The odd shapes the fast path leaves to the full parse; it answers for every other one. */
+const DECLINED = new Set(['html only', 'flowed text', 'broken boundary', 'stray equals in qp', 'bad base64', 'mixed with two text parts', 'headers only']);
+const rawOf = (source: string | Buffer) => (typeof source === 'string' ? Buffer.from(source, 'latin1') : source);
+
 describe('fast summary', () => {
   it.each(Object.entries(common))('answers for common mail, like the full parse: %s', async (_name, mail) => {
     const raw = await compose(mail);
@@ -62,22 +66,28 @@ describe('fast summary', () => {
     expect(fast).toEqual(summarize(await parseMail(raw)));
   });
 
-  it.each(Object.entries(odd))('agrees with the full parse or declines: %s', async (_name, source) => {
-    const raw = typeof source === 'string' ? Buffer.from(source, 'latin1') : source;
+  it.each(Object.entries(odd).filter(([name]) => !DECLINED.has(name)))('answers for odd mail it can read, like the full parse: %s', async (_name, source) => {
+    const raw = rawOf(source);
     const fast = fastSummary(raw);
-    if (fast !== undefined) expect(fast).toEqual(summarize(await parseMail(raw)));
+    expect(fast).toBeDefined();
+    expect(fast).toEqual(summarize(await parseMail(raw)));
   });
 
-  it('declines the shapes it does not handle', async () => {
-    for (const name of ['html only', 'flowed text', 'broken boundary', 'stray equals in qp', 'bad base64', 'mixed with two text parts', 'headers only']) {
-      expect(fastSummary(Buffer.from(odd[name] as string, 'latin1')), name).toBeUndefined();
-    }
+  it.each(Object.entries(odd).filter(([name]) => DECLINED.has(name)))('declines a shape it does not handle: %s', (_name, source) => {
+    expect(fastSummary(rawOf(source))).toBeUndefined();
+  });
+
+  it('declines names only shapes the table has', () => {
+    expect([...DECLINED].filter((name) => !(name in odd))).toEqual([]);
+  });
+
+  it('declines multipart/related (an inline image): the full parse reads it', async () => {
     const related = await compose({
       subject: 'inline image',
       html: '<img src="cid:logo">',
       text: 'x',
       attachments: [{ filename: 'l.png', content: Buffer.alloc(10), cid: 'logo' }],
     });
-    expect(fastSummary(related) === undefined || JSON.stringify(fastSummary(related)) === JSON.stringify(summarize(await parseMail(related)))).toBe(true);
+    expect(fastSummary(related)).toBeUndefined();
   });
 });

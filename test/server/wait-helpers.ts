@@ -3,7 +3,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { request } from 'undici';
-import { afterEach } from 'vitest';
+import { afterEach, vi } from 'vitest';
 import type { MailroomServer } from '../../src/server/index.js';
 import { internalsOf } from '../../src/server/start-server.js';
 
@@ -64,4 +64,17 @@ export function slotsInUse(server: MailroomServer): { longPoll: number; mcp: num
 
 export function waitPath(params: Record<string, string | number>): string {
   return `/api/v1/mailbox/wait?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]))}`;
+}
+
+/**
+ * Counts the server's looks at a mailbox (`store.newerThan`) from now on. A
+ * hold looks once when it starts; an arrival that wakes it looks only at the
+ * new message, not at the mailbox. So a hold answered by the arrival itself
+ * shows one look, and a hold that polled the store (on any timer) shows at
+ * least two: the one that found nothing and the one that found the mail.
+ * Without a mailbox: the looks at every mailbox.
+ */
+export function countLooks(server: MailroomServer): (mailbox?: string) => number {
+  const looks = vi.spyOn(internalsOf(server).store, 'newerThan');
+  return (mailbox) => looks.mock.calls.filter(([looked]) => mailbox === undefined || looked === mailbox).length;
 }

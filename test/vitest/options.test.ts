@@ -27,9 +27,12 @@ describe.concurrent('test.override in a describe', () => {
   });
 
   test('is the budget of toReceiveMail', async ({ inbox, expect }) => {
-    const started = performance.now();
-    await expect(expect(inbox).toReceiveMail({ subject: 'Never' })).rejects.toThrow(`arrived at ${inbox.address} within 1.5 s`);
-    expect(performance.now() - started).toBeLessThan(15_000);
+    // "within 1.5 s (N checks)" is the text of a wait that ran out of a
+    // 1.5 s budget; one cut short of another budget says so ("when the wait
+    // was cut short of its 30 s budget"), so no stopwatch is needed.
+    await expect(expect(inbox).toReceiveMail({ subject: 'Never' })).rejects.toThrow(
+      new RegExp(`arrived at ${inbox.address.replace(/[.]/g, '\\.')} within 1\\.5 s \\(\\d+ checks?\\)\\.`),
+    );
   });
 });
 
@@ -66,12 +69,14 @@ describe.concurrent('reports', () => {
   describe('with attach: false', () => {
     test.override({ mailroom: { attach: false } });
 
-    test('nothing is annotated', async ({ inbox, task, expect }) => {
+    test('nothing is annotated', async ({ inbox, task, expect, onTestFinished }) => {
       await send(inbox.address, { subject: 'Quiet' });
       await inbox.expectMail({ subject: 'Quiet' });
-      // Give a stray annotation every chance to land before looking.
-      await expect(inbox).not.toReceiveMail(undefined, { within: 1_000 });
-      expect(task.annotations).toEqual([]);
+      // Looked at once the test is over: the fixture's teardown awaits every
+      // attachment first, so a stray annotation has landed by then.
+      onTestFinished(() => {
+        expect(task.annotations).toEqual([]);
+      });
     });
   });
 });
