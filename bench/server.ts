@@ -98,7 +98,8 @@ const targets: readonly SmtpTarget[] = [
 const TEXT = `Hello,\n\nYour sign-in code is 482913. It expires in 10 minutes.\n\n${'If you did not ask for this code, you can ignore this message. '.repeat(5)}\n\nThe Acme team\n`;
 const HTML = `<html><body><p>Hello,</p><p>Your sign-in code is <b>482913</b>. It expires in 10 minutes.</p><p>${'If you did not ask for this code, you can ignore this message. '.repeat(5)}</p><p>The Acme team</p></body></html>`;
 
-async function sendBatch(port: number, count: number, offset: number, mode: SendMode): Promise<number> {
+/** Sends `count` messages over a pool of 4 connections opened beforehand; the rate in messages per second. */
+export async function sendBatch(port: number, count: number, offset: number, mode: SendMode): Promise<number> {
   const transport = nodemailer.createTransport({
     host: '127.0.0.1',
     port,
@@ -123,7 +124,7 @@ async function sendBatch(port: number, count: number, offset: number, mode: Send
 // the issue's measurement; the sender is the bottleneck), and nodemailer
 // sending a pre-composed source, which lowers the sender's cost per message and
 // so raises the ceiling: it shows what each server itself costs.
-type SendMode = 'composed' | 'precomposed';
+export type SendMode = 'composed' | 'precomposed';
 const RAW_SOURCE = Buffer.from(
   [
     'From: Acme <noreply@acme.example>',

@@ -83,6 +83,38 @@ test('a failing inner run explains each failure', async () => {
   expect(misspelt && printedAddresses(misspelt)).toEqual([]);
 });
 
+test('an SMTP matcher explains a failure with the attempt timeline, and the timeline is attached', async () => {
+  test.setTimeout(120_000);
+  const run = await runInner(['smtp.inner.ts']);
+  expect(run.report.stats, run.output).toMatchObject({ expected: 0, unexpected: 1 });
+  const result = run.results.find((r) => r.title === 'hammers a deferring server')!;
+  const [address] = printedAddresses(result);
+  const error = result.error;
+  expect(error).toContain('expect(inbox).toHaveBackedOff()');
+  expect(error).toMatch(
+    new RegExp(
+      [
+        `Expected the sender to back off at ${address!.replace(/\./g, '\\.')}, but:`,
+        "  - mail 1's first retry came \\d+ ms after a 451 4\\.3\\.0, before the shortest wait of 1 s",
+        '  - mail 1 was retried \\d+ ms after a 451 4\\.3\\.0, less than 1 s apart \\(try 3\\)',
+        '',
+        `SMTP attempts at ${address!.replace(/\./g, '\\.')}: 1 mail, 3 attempts, times from the first \\(\\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\):`,
+        '   \\+0\\.000 s  mail 1, try 1  RCPT  451 4\\.3\\.0  deferred  \\(defer\\)',
+        '   \\+\\d\\.\\d{3} s  mail 1, try 2  RCPT  451 4\\.3\\.0  deferred  \\(defer\\)  waited \\d+ ms',
+        '   \\+\\d\\.\\d{3} s  mail 1, try 3  DATA  250 2\\.6\\.0  accepted  waited \\d+ ms  "Your code"',
+        '',
+        'Expected: backed off: retries at least 1 s apart, the first after 1 s, waits that grow, none after a 5xx',
+      ].join('\n'),
+    ),
+  );
+  expect(stripVTControlCharacters(result.result.error?.stack ?? '')).not.toMatch(/^\s+at (Received|Expected|SMTP|\+)/m);
+  // The timeline in the report, read before teardown deleted the mailbox.
+  const attachment = result.result.attachments.find((a) => a.name === `smtp attempts to ${address}.txt`);
+  expect(attachment?.contentType).toBe('text/plain');
+  expect(Buffer.from(attachment!.body!, 'base64').toString()).toMatch(/^SMTP attempts at .*: 1 mail, 3 attempts, times from the first/);
+  expect(await subjectsAt(address!)).toEqual([]);
+});
+
 test("a teardown that cannot delete the mailbox never replaces the test's result", async () => {
   test.setTimeout(180_000);
   const run = await runInner(['teardown.inner.ts']);

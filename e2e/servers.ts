@@ -24,13 +24,17 @@ export const API_URL = `http://127.0.0.1:${HTTP_PORT}`;
 /** The Acme demo app, as `use: { baseURL }`. */
 export const APP_URL = `http://127.0.0.1:${APP_PORT}`;
 
+/** The demo app's retry policy in the e2e run (fixtures/demo-app/backoff.ts). */
+export const DEMO_RETRY_ENV = 'attempts=5,firstDelayMs=1000,factor=2,maxDelayMs=4000,jitter=0.25';
+
 /** The demo app as a `webServer` entry, sending its mail to the e2e mailroom server. */
 export const demoAppWebServer = {
   name: 'acme',
   command: `${JSON.stringify(process.execPath)} --import tsx fixtures/demo-app/main.ts`,
   cwd: ROOT,
   url: `${APP_URL}/healthz`,
-  env: { DEMO_PORT: String(APP_PORT), MAILROOM_SMTP_PORT: String(SMTP_PORT) },
+  // Retries a second after a deferral, doubling to 4 s, so the deferral lab's specs finish in seconds.
+  env: { DEMO_PORT: String(APP_PORT), MAILROOM_SMTP_PORT: String(SMTP_PORT), DEMO_RETRY: DEMO_RETRY_ENV },
   reuseExistingServer: !process.env.CI,
   stdout: 'pipe',
   timeout: 30_000,

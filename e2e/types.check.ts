@@ -26,6 +26,28 @@ test('types', async ({ inbox, page }) => {
   await expect(inbox).toReceiveMail({}, { timeout: '10s' });
   // Playwright's own matchers stay available on an inbox
   expect(inbox).toBeDefined();
+
+  await inbox.smtp.greylist({ minDelay: 2_000 });
+  await inbox.smtp.throttle({ limit: 2, per: 60_000 });
+  await inbox.smtp.defer({ code: 451, enhanced: '4.7.1', times: 2, stage: 'data' });
+  await inbox.smtp.reject({ code: 550 });
+  await inbox.smtp.slow({ delayMs: 3_000 });
+  await inbox.smtp.disconnect({ stage: 'data' });
+  const when: Date = (await inbox.smtp.attempts())[0]!.at;
+  void when;
+  await expect(inbox).toHaveBeenRetried({ atLeast: 1, atMost: 3, within: 5_000, from: /acme/ });
+  await expect(inbox).not.toHaveBeenRetried({ within: 2_000 });
+  await expect(inbox).toHaveBackedOff({ minGap: 1_000, tolerance: 0.5 });
+  // @ts-expect-error the SMTP matchers take an Inbox, not a number
+  await expect(42).toHaveBeenRetried();
+  // @ts-expect-error nor a page
+  await expect(page).toHaveBackedOff();
+  // @ts-expect-error the window is in milliseconds
+  await expect(inbox).toHaveBeenRetried({ within: '5s' });
+  // @ts-expect-error codes are numbers
+  await inbox.smtp.defer({ code: '451' });
+  // @ts-expect-error a throttle needs its limit
+  await inbox.smtp.throttle({ per: 1_000 });
 });
 
 // Composing with a project's own fixtures and matchers.

@@ -36,5 +36,10 @@ export type { FreshAddressOptions } from './inbox/address.js';
 export { createHandledStore, openHandledStore } from './inbox/handled.js';
 export type { HandledStore } from './inbox/handled.js';
 
+// The SMTP deferral lab (embedded server): inbox.smtp
+export type { InboxSmtp, WatchOptions, WatchOutcome } from './inbox/smtp.js';
+export type { GreylistOptions, ThrottleOptions, ReplyRuleOptions, SlowOptions, DisconnectOptions } from './inbox/smtp-rule-options.js';
+export type { SmtpAttempt, SmtpRule, SmtpAttemptOutcome, SmtpAttemptStage, SmtpRuleKind, SmtpRuleStage } from './client/smtp-lab.js';
+
 // Injected time, to drive an inbox's waits from a test's own clock
 export type { Clock, RandomSource } from './wait/clock.js';

@@ -34,6 +34,7 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
         token: { type: 'string' },
         'wait-slots': { type: 'string' },
         'enable-faults': { type: 'boolean' },
+        'no-smtp-rules': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -97,6 +98,11 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
   const token = pick('token', 'MAILROOM_TOKEN');
   if (token !== undefined) options.token = token;
   if (v['enable-faults'] === true || /^(1|true|yes)$/i.test(env.MAILROOM_ENABLE_FAULTS ?? '')) options.faultInjection = true;
+  const rules = blankToUndefined(env.MAILROOM_SMTP_RULES);
+  if (rules !== undefined && !/^(0|1|true|false|yes|no)$/i.test(rules.trim())) {
+    throw new UsageError(`mailroom serve: MAILROOM_SMTP_RULES must be 1 (on, the default) or 0 (off), got ${JSON.stringify(rules)}`);
+  }
+  if (v['no-smtp-rules'] === true || (rules !== undefined && /^(0|false|no)$/i.test(rules.trim()))) options.smtpRules = false;
 
   return { options, help: v.help === true, version: v.version === true };
 }

@@ -10,9 +10,26 @@ import { DEFAULT_API_URL } from '../contract/defaults.js';
 import { MAX_LIST_LIMIT, MAX_WAIT_SECONDS } from '../contract/limits.js';
 import { API_BASE, HEALTH_PATH, PAGING_PARAM } from '../contract/routes.js';
 import { assertMs, expectedError } from '../contract/validation.js';
-import { MailroomApiError, MailroomNetworkError, isTransient } from './errors.js';
+import type { WireSmtpRuleInput } from '../contract/wire.js';
+import { MailroomApiError, MailroomError, MailroomNetworkError, isTransient } from './errors.js';
 import type { MailSummary, MessageDetail, ServiceFeatures } from './messages.js';
-import { Deleted, Detail, featuresOf, Listing, MailboxDeleted, NO_FEATURES, parseBody, Status, WaitAnswer, type Answer } from './wire-schemas.js';
+import type { SmtpAttempt, SmtpRule } from './smtp-lab.js';
+import {
+  Deleted,
+  Detail,
+  featuresOf,
+  Listing,
+  MailboxDeleted,
+  NO_FEATURES,
+  parseBody,
+  SmtpAttempts,
+  SmtpRuleAdded,
+  SmtpRules,
+  SmtpRulesCleared,
+  Status,
+  WaitAnswer,
+  type Answer,
+} from './wire-schemas.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
 const USER_AGENT = 'mailroom-client/0.1';
@@ -168,6 +185,51 @@ export class MailroomClient {
     return { address: listing.address ?? address, messages: listing.messages, evicted: listing.evicted, timedOut: listing.timed_out };
   }
 
+  /** The SMTP rules of `address`, in the order they act (`GET {features.smtp_rules}?address=A`; embedded server). */
+  async smtpRules(address: string, options: CallOptions = {}): Promise<SmtpRule[]> {
+    const path = await this.#labPath('smtpRules', options);
+    return [...parseBody(await this.#send('GET', path, { address }, address, options), SmtpRules).rules];
+  }
+
+  /** Adds a rule after the address's others (`POST {features.smtp_rules}?address=A`): the rule as stored, and all of them. */
+  async addSmtpRule(address: string, rule: WireSmtpRuleInput, options: CallOptions = {}): Promise<{ rule: SmtpRule; rules: SmtpRule[] }> {
+    const path = await this.#labPath('smtpRules', options);
+    const added = parseBody(await this.#send('POST', path, { address }, address, options, 'application/json', JSON.stringify(rule)), SmtpRuleAdded);
+    return { rule: added.rule, rules: [...added.rules] };
+  }
+
+  /** Clears the address's rules and what they remembered (`DELETE {features.smtp_rules}?address=A`); how many there were. */
+  async clearSmtpRules(address: string, options: CallOptions = {}): Promise<number> {
+    const path = await this.#labPath('smtpRules', options);
+    return parseBody(await this.#send('DELETE', path, { address }, address, options), SmtpRulesCleared).cleared;
+  }
+
+  /** The address's SMTP attempt log, oldest first (`GET {features.smtp_attempts}?address=A`). */
+  async smtpAttempts(address: string, options: CallOptions = {}): Promise<SmtpAttempt[]> {
+    const path = await this.#labPath('smtpAttempts', options);
+    return [...parseBody(await this.#send('GET', path, { address }, address, options), SmtpAttempts).attempts];
+  }
+
+  /**
+   * Where the lab's calls are. `features()` says "none" on trouble as well,
+   * so before calling it unsupported the service is asked once more, and
+   * trouble then throws (transient: a caller retries it).
+   */
+  async #labPath(feature: 'smtpRules' | 'smtpAttempts', options: CallOptions): Promise<string> {
+    const known = (await this.features(options))[feature];
+    if (known !== undefined) return known;
+    const fresh = featuresOf((await this.#send('GET', HEALTH_PATH, {}, undefined, options)).text);
+    const path = fresh[feature];
+    if (path !== undefined) {
+      this.#features = Promise.resolve(fresh);
+      return path;
+    }
+    throw new MailroomError(
+      `${this.apiURL} does not offer SMTP rules (its GET ${HEALTH_PATH} advertises no features.${feature === 'smtpRules' ? 'smtp_rules' : 'smtp_attempts'}): they are an extension of mailroom's embedded server, which serves them unless started with \`smtpRules: false\``,
+      { slug: 'unsupported' },
+    );
+  }
+
   /**
    * `GET /healthz`: true when the service says it is ok. Its features come
    * with the answer and are remembered, so `features()` does not ask again.
@@ -180,12 +242,13 @@ export class MailroomClient {
   }
 
   async #send(
-    method: 'GET' | 'DELETE',
+    method: 'GET' | 'DELETE' | 'POST',
     path: string,
     query: Record<string, string>,
     address: string | undefined,
     options: CallOptions,
     accept = 'application/json',
+    body?: string,
   ): Promise<Answer> {
     const url = new URL(this.apiURL + path);
     for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
@@ -197,13 +260,14 @@ export class MailroomClient {
     const signal = options.signal ? AbortSignal.any([options.signal, timer]) : timer;
     const headers: Record<string, string> = { accept, 'user-agent': USER_AGENT };
     if (this.#token) headers.authorization = `Bearer ${this.#token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
     const where = { method, url: url.href, address };
 
     let status: number;
     let text: string;
     let retryAfter: string | undefined;
     try {
-      const response = await request(url, { method, headers, signal, dispatcher: this.#dispatcher });
+      const response = await request(url, { method, headers, body, signal, dispatcher: this.#dispatcher });
       status = response.statusCode;
       const header = response.headers['retry-after'];
       retryAfter = Array.isArray(header) ? header[0] : header;

@@ -47,4 +47,8 @@ export interface ServiceFeatures {
   readonly domains: readonly string[] | undefined;
   /** The list pages older than an id (`before_id`, advertised as `features.paging`). */
   readonly paging: boolean;
+  /** The SMTP deferral lab's rules path (`features.smtp_rules`), when the service offers it. */
+  readonly smtpRules: string | undefined;
+  /** Its attempt log's path (`features.smtp_attempts`). */
+  readonly smtpAttempts: string | undefined;
 }

@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { PAGING_PARAM } from '../contract/routes.js';
 import { MailroomNetworkError } from './errors.js';
 import type { MailSummary, MessageDetail, ServiceFeatures } from './messages.js';
+import { SMTP_ATTEMPT_OUTCOMES, SMTP_RULE_KINDS, SMTP_RULE_STAGES } from '../contract/smtp-lab.js';
+import type { SmtpAttempt, SmtpRule } from './smtp-lab.js';
 
 /** An answered request, as the client keeps it until the body is checked. */
 export interface Answer {
@@ -90,20 +92,32 @@ export const WaitAnswer = Listing.extend({ timed_out: z.boolean() });
 export const Health = z.object({
   ok: z.unknown().optional(),
   domains: z.array(z.string()).nullish().catch(undefined),
-  features: z.object({ wait: z.unknown().optional(), paging: z.unknown().optional() }).nullish(),
+  features: z
+    .object({ wait: z.unknown().optional(), paging: z.unknown().optional(), smtp_rules: z.unknown().optional(), smtp_attempts: z.unknown().optional() })
+    .nullish(),
 });
-export const NO_FEATURES: ServiceFeatures = Object.freeze({ wait: undefined, domains: undefined, paging: false });
+export const NO_FEATURES: ServiceFeatures = Object.freeze({
+  wait: undefined,
+  domains: undefined,
+  paging: false,
+  smtpRules: undefined,
+  smtpAttempts: undefined,
+});
+
+const pathOf = (value: unknown): string | undefined => (typeof value === 'string' && value.startsWith('/') ? value : undefined);
 
 /** The features a `/healthz` answer advertises; anything unrecognised is simply not offered. */
 export function featuresOf(text: string): ServiceFeatures {
   const parsed = Health.safeParse(safeJson(text));
   if (!parsed.success) return NO_FEATURES;
-  const wait = parsed.data.features?.wait;
+  const features = parsed.data.features;
   const domains = parsed.data.domains?.map((d) => d.toLowerCase());
   return Object.freeze({
-    wait: typeof wait === 'string' && wait.startsWith('/') ? wait : undefined,
+    wait: pathOf(features?.wait),
     domains: domains ? Object.freeze(domains) : undefined,
-    paging: parsed.data.features?.paging === PAGING_PARAM,
+    paging: features?.paging === PAGING_PARAM,
+    smtpRules: pathOf(features?.smtp_rules),
+    smtpAttempts: pathOf(features?.smtp_attempts),
   });
 }
 
@@ -157,3 +171,87 @@ export const Detail = z
 export const Deleted = z.object({ deleted: z.boolean() });
 export const MailboxDeleted = z.object({ deleted: z.number() });
 export const Status = z.object({ ok: z.boolean() });
+
+// --- the SMTP deferral lab -----------------------------------------------------
+
+const Stage = z.enum(SMTP_RULE_STAGES as [string, ...string[]]) as z.ZodType<'rcpt' | 'data'>;
+const Times = z.number().int().min(1);
+
+const WireRule = z
+  .discriminatedUnion('kind', [
+    z.object({ kind: z.literal('greylist'), min_delay_ms: z.number(), reset_on_early_retry: z.boolean() }),
+    z.object({ kind: z.literal('throttle'), limit: z.number(), per_ms: z.number() }),
+    z.object({
+      kind: z.enum(['defer', 'reject']),
+      code: z.number().int(),
+      enhanced_code: z.string(),
+      text: z.string().nullish(),
+      stage: Stage,
+      times: Times,
+    }),
+    z.object({ kind: z.literal('slow'), delay_ms: z.number(), stage: Stage, times: Times.nullable() }),
+    z.object({ kind: z.literal('disconnect'), stage: Stage, times: Times }),
+  ])
+  .and(z.object({ id: z.string(), set_at: Timestamp, remaining: z.number().int().min(0).nullable() }))
+  .transform((r): SmtpRule => {
+    const head = { id: r.id, setAt: r.set_at, remaining: r.remaining };
+    switch (r.kind) {
+      case 'greylist':
+        return Object.freeze({ ...head, kind: r.kind, minDelay: r.min_delay_ms, resetOnEarlyRetry: r.reset_on_early_retry });
+      case 'throttle':
+        return Object.freeze({ ...head, kind: r.kind, limit: r.limit, per: r.per_ms });
+      case 'defer':
+      case 'reject':
+        return Object.freeze({ ...head, kind: r.kind, code: r.code, enhanced: r.enhanced_code, text: r.text ?? null, stage: r.stage, times: r.times });
+      case 'slow':
+        return Object.freeze({ ...head, kind: r.kind, delayMs: r.delay_ms, stage: r.stage, times: r.times });
+      case 'disconnect':
+        return Object.freeze({ ...head, kind: r.kind, stage: r.stage, times: r.times });
+    }
+  });
+
+export const SmtpRules = z.object({ rules: z.array(WireRule) });
+export const SmtpRuleAdded = z.object({ rule: WireRule, rules: z.array(WireRule) });
+export const SmtpRulesCleared = z.object({ cleared: z.number().int().min(0) });
+
+const NullableTimestamp = z.union([Timestamp, z.null()]);
+
+export const SmtpAttempts = z.object({
+  attempts: z.array(
+    z
+      .object({
+        at: Timestamp,
+        began_at: NullableTimestamp.optional(),
+        client_ip: z.string(),
+        from: z.string(),
+        to: z.string(),
+        stage: z.enum(['connect', 'mail', 'rcpt', 'data']),
+        code: z.number().int().nullable(),
+        enhanced_code: z.string().nullable(),
+        text: z.string(),
+        outcome: z.enum(SMTP_ATTEMPT_OUTCOMES as [string, ...string[]]) as z.ZodType<SmtpAttempt['outcome']>,
+        rule: (z.enum(SMTP_RULE_KINDS as [string, ...string[]]) as z.ZodType<NonNullable<SmtpAttempt['rule']>>).nullish(),
+        message_id: z.string().nullish(),
+        subject: z.string().nullish(),
+        stored_id: z.string().nullish(),
+      })
+      .transform((a): SmtpAttempt =>
+        Object.freeze({
+          at: a.at,
+          beganAt: a.began_at ?? null,
+          clientIp: a.client_ip,
+          from: a.from,
+          to: a.to,
+          stage: a.stage,
+          code: a.code,
+          enhancedCode: a.enhanced_code,
+          text: a.text,
+          outcome: a.outcome,
+          rule: a.rule ?? null,
+          messageId: a.message_id ?? null,
+          subject: a.subject ?? null,
+          storedId: a.stored_id ?? null,
+        }),
+      ),
+  ),
+});

@@ -11,3 +11,10 @@ export const MCP_PATH = '/mcp';
  * page older than ID); a service advertises it as `features.paging`.
  */
 export const PAGING_PARAM = 'before_id';
+/**
+ * The SMTP deferral lab (an embedded-server extension): a mailbox's rules
+ * (`GET|POST|DELETE ...?address=A`), advertised as `features.smtp_rules`,
+ * and its attempt log (`GET ...?address=A`), as `features.smtp_attempts`.
+ */
+export const RULES_PATH = `${API_BASE}/mailbox/rules`;
+export const ATTEMPTS_PATH = `${API_BASE}/mailbox/attempts`;

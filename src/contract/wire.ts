@@ -1,6 +1,7 @@
 // The JSON bodies of the contract (docs/CONTRACT.md), as they travel. The
 // server writes these; the client checks them at its edge and turns them
 // into its own camel-cased shapes.
+import type { SmtpAttemptOutcome, SmtpAttemptStage, SmtpRuleKind, SmtpRuleStage } from './smtp-lab.js';
 
 /** A list entry, as `GET /api/v1/mailbox` shows it. */
 export interface WireSummary {
@@ -63,8 +64,104 @@ export interface WireHealth {
   readonly ok: boolean;
   /** The domains whose addresses can receive mail here (optional: a service may not say). */
   readonly domains?: readonly string[];
-  /** `wait`: the long-poll's path; `mcp`: the MCP endpoint's; `paging`: the list's paging parameter (`before_id`). */
-  readonly features: { readonly wait?: string; readonly mcp?: string; readonly paging?: string };
+  /**
+   * `wait`: the long-poll's path; `mcp`: the MCP endpoint's; `paging`: the
+   * list's paging parameter (`before_id`); `smtp_rules` and `smtp_attempts`:
+   * the SMTP deferral lab's paths (embedded server).
+   */
+  readonly features: {
+    readonly wait?: string;
+    readonly mcp?: string;
+    readonly paging?: string;
+    readonly smtp_rules?: string;
+    readonly smtp_attempts?: string;
+  };
+}
+
+/**
+ * A rule as `POST /api/v1/mailbox/rules` takes it: `kind` and that kind's
+ * fields, snake_case, durations in ms. Fields left out take the server's
+ * defaults, which the stored rule (`WireSmtpRule`) shows.
+ */
+export type WireSmtpRuleInput =
+  | { readonly kind: 'greylist'; readonly min_delay_ms?: number; readonly reset_on_early_retry?: boolean }
+  | { readonly kind: 'throttle'; readonly limit: number; readonly per_ms?: number }
+  | {
+      readonly kind: 'defer' | 'reject';
+      readonly code?: number;
+      readonly enhanced_code?: string;
+      readonly text?: string;
+      readonly stage?: SmtpRuleStage;
+      readonly times?: number;
+    }
+  | { readonly kind: 'slow'; readonly delay_ms: number; readonly stage?: SmtpRuleStage; readonly times?: number | null }
+  | { readonly kind: 'disconnect'; readonly stage?: SmtpRuleStage; readonly times?: number };
+
+/** A stored rule: every field filled in, with its id, when it was set and how many times it has left (`null`: until cleared). */
+export type WireSmtpRule = {
+  readonly id: string;
+  readonly set_at: string;
+  readonly remaining: number | null;
+} & (
+  | { readonly kind: 'greylist'; readonly min_delay_ms: number; readonly reset_on_early_retry: boolean }
+  | { readonly kind: 'throttle'; readonly limit: number; readonly per_ms: number }
+  | {
+      readonly kind: 'defer' | 'reject';
+      readonly code: number;
+      readonly enhanced_code: string;
+      readonly text: string | null;
+      readonly stage: SmtpRuleStage;
+      readonly times: number;
+    }
+  | { readonly kind: 'slow'; readonly delay_ms: number; readonly stage: SmtpRuleStage; readonly times: number | null }
+  | { readonly kind: 'disconnect'; readonly stage: SmtpRuleStage; readonly times: number }
+);
+
+/** `GET|POST /api/v1/mailbox/rules`: the address's rules in the order they act. */
+export interface WireSmtpRules {
+  readonly address: string;
+  readonly rules: readonly WireSmtpRule[];
+}
+
+/** `POST /api/v1/mailbox/rules`: the rule as stored, and all of the address's rules. */
+export interface WireSmtpRuleAdded extends WireSmtpRules {
+  readonly rule: WireSmtpRule;
+}
+
+/** One SMTP attempt that named the address as a recipient, as the attempt log shows it. */
+export interface WireSmtpAttempt {
+  /** When the reply was decided (RFC 3339, ms). */
+  readonly at: string;
+  /**
+   * When the sender began this transaction (its connection opened, or its
+   * MAIL FROM on a connection already used): a retry begins after the reply
+   * it answers. Null when not known.
+   */
+  readonly began_at: string | null;
+  readonly client_ip: string;
+  /** MAIL FROM, `""` for the null sender. */
+  readonly from: string;
+  readonly to: string;
+  readonly stage: SmtpAttemptStage;
+  /** Null when the connection dropped without a reply. */
+  readonly code: number | null;
+  readonly enhanced_code: string | null;
+  readonly text: string;
+  readonly outcome: SmtpAttemptOutcome;
+  /** The rule that decided the reply, or null for the server's own. */
+  readonly rule: SmtpRuleKind | null;
+  /** The sender's Message-ID header, once DATA was received (null at RCPT). */
+  readonly message_id: string | null;
+  /** The mail's Subject, once DATA was received (null at RCPT). */
+  readonly subject: string | null;
+  /** The stored message's id, for an accepted attempt. */
+  readonly stored_id: string | null;
+}
+
+/** `GET /api/v1/mailbox/attempts`: oldest first. */
+export interface WireSmtpAttempts {
+  readonly address: string;
+  readonly attempts: readonly WireSmtpAttempt[];
 }
 
 /** Every refusal's body; the slug is what callers branch on. */

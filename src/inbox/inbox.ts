@@ -38,6 +38,7 @@ import { InboxLedger } from './ledger.js';
 import { Mail } from './mail.js';
 import { UnexpectedMailError } from './wait-errors.js';
 import { checkService } from './service-check.js';
+import { createInboxSmtp, type InboxSmtp } from './smtp.js';
 import { aboveWatermark, readWatermark, type Watermark } from './watermark.js';
 
 /** Setup calls (watermark read, delete, listing) give up after this long. */
@@ -105,6 +106,12 @@ export class Inbox {
   /** The mailbox: send mail here. */
   readonly address: string;
   readonly client: MailroomClient;
+  /**
+   * The SMTP deferral lab for this address (the embedded server's rules and
+   * attempt log): `await inbox.smtp.greylist({ minDelay: 2_000 })`, then
+   * `await inbox.smtp.attempts()`.
+   */
+  readonly smtp: InboxSmtp;
   readonly #options: ResolvedInboxOptions;
   readonly #watermark: Watermark | null;
   readonly #ledger: InboxLedger;
@@ -124,6 +131,13 @@ export class Inbox {
     this.#options = state.options;
     this.#watermark = state.watermark;
     this.#ledger = new InboxLedger(state.address, state.options.handled);
+    this.smtp = createInboxSmtp({
+      address: state.address,
+      client: state.client,
+      clock: state.options.clock,
+      requestTimeout: state.options.requestTimeout,
+      stopFor: (signal) => this.#stopFor(signal).signal,
+    });
   }
 
   /** The id of the newest message when the inbox was created, or null. */

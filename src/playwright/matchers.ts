@@ -1,12 +1,29 @@
-// `expect(inbox).toReceiveMail()` for Playwright. What the matcher does and
-// every word of its failure text come from the core (runner/matcher.ts).
+// `expect(inbox).toReceiveMail()`, `toHaveBeenRetried()` and
+// `toHaveBackedOff()` for Playwright. What the matchers do and every word of
+// their failure text come from the core (runner/matcher.ts, runner/smtp-matchers.ts).
 import type { ExpectMatcherState, MatcherReturnType } from '@playwright/test';
 import type { MailFilter } from '../inbox/filter.js';
 import type { Inbox } from '../inbox/inbox.js';
 import { matchReceiveMail, receiveMailFailure, type ReceiveMailOptions } from '../runner/matcher.js';
+import {
+  matchBackedOff,
+  matchRetried,
+  smtpMatcherFailure,
+  type BackedOffOptions,
+  type RetriedOptions,
+  type SmtpMatcherResult,
+} from '../runner/smtp-matchers.js';
 
 /** Options of `toReceiveMail`: `timeout` for the positive form, `within` for `.not`. */
 export type ToReceiveMailOptions = ReceiveMailOptions;
+/** Options of `toHaveBeenRetried`: `atLeast`, `atMost`, `within`, `from`. */
+export type ToHaveBeenRetriedOptions = RetriedOptions;
+/** Options of `toHaveBackedOff`: `minGap`, `firstRetryAfter`, `tolerance`, `within`, `from`. */
+export type ToHaveBackedOffOptions = BackedOffOptions;
+
+function answer(state: ExpectMatcherState, result: SmtpMatcherResult): MatcherReturnType {
+  return { pass: result.pass, name: result.name, expected: result.expected, actual: result.actual, message: () => smtpMatcherFailure(state, result) };
+}
 
 /**
  * The matchers on their own: `yourExpect.extend(mailroomMatchers)`, or
@@ -24,5 +41,15 @@ export const mailroomMatchers = {
   ): Promise<MatcherReturnType> {
     const result = await matchReceiveMail(received, filter, options, { isNot: this.isNot });
     return { pass: result.pass, name: result.name, expected: result.expected, actual: result.actual, message: () => receiveMailFailure(this, filter, result) };
+  },
+  toHaveBeenRetried: async function toHaveBeenRetried(
+    this: ExpectMatcherState,
+    received: Inbox,
+    options?: ToHaveBeenRetriedOptions,
+  ): Promise<MatcherReturnType> {
+    return answer(this, await matchRetried(received, options, { isNot: this.isNot }));
+  },
+  toHaveBackedOff: async function toHaveBackedOff(this: ExpectMatcherState, received: Inbox, options?: ToHaveBackedOffOptions): Promise<MatcherReturnType> {
+    return answer(this, await matchBackedOff(received, options, { isNot: this.isNot }));
   },
 };

@@ -11,6 +11,7 @@ import { createInbox, type Inbox } from '../inbox/inbox.js';
 import { DEFAULT_TIMEOUT_MS } from '../inbox/inbox-options.js';
 import { deadlineCut, teardownBudget } from './deadlines.js';
 import { reportEvent, type ReportAttachment } from './report.js';
+import { formatTimeline } from './timeline.js';
 import { validateTestOptions, type MailroomTestOptions } from './test-options.js';
 
 /** How a runner shows things: an adapter implements this with its own API. */
@@ -107,6 +108,19 @@ export async function openTestInbox(options: MailroomTestOptions | undefined, br
     inbox,
     async close({ failed }: { readonly failed: boolean }): Promise<void> {
       await Promise.all(attachments);
+      // A test that used the SMTP lab gets its attempt timeline in the report, read before the mailbox goes.
+      if (attach && inbox.smtp.used) {
+        try {
+          const attempts = await inbox.client.smtpAttempts(inbox.address, { timeout: inbox.client.requestTimeout });
+          await bridge.attach({
+            name: `smtp attempts to ${inbox.address}.txt`,
+            contentType: 'text/plain',
+            body: `${formatTimeline(inbox.address, attempts)}\n`,
+          });
+        } catch (error) {
+          await note(`mailroom could not attach the SMTP attempts of ${inbox.address}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
       if (failed && settings.keepOnFailure) {
         await note(`mailroom kept the mailbox of this failed test: ${inbox.address}`);
         return;

@@ -63,6 +63,13 @@ export interface ServerOptions {
   token?: string;
   /** Serve the fault switch over HTTP (`/_mailroom/faults`, `/_mailroom/stats`). Default false. */
   faultInjection?: boolean;
+  /**
+   * The SMTP deferral lab: per-address rules (greylist, throttle, defer,
+   * reject, slow, disconnect) set over HTTP, and the per-address attempt
+   * log. Default true; `false` serves neither, and SMTP intake runs as if
+   * no address had rules.
+   */
+  smtpRules?: boolean;
   /** Wall clock for received_at, retention and budgets. Default `Date`. */
   clock?: WallClock;
   /** Where evictions and internal errors are reported. Default: warnings and errors to the console. */
@@ -87,6 +94,7 @@ export interface ResolvedServerOptions {
   readonly httpRequestTimeout: number;
   readonly token: string | undefined;
   readonly faultInjection: boolean;
+  readonly smtpRules: boolean;
   readonly clock: WallClock;
   readonly logger: Logger;
 }
@@ -129,6 +137,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'httpRequestTimeout',
   'token',
   'faultInjection',
+  'smtpRules',
   'clock',
   'logger',
 ]);
@@ -174,6 +183,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
   o.httpHeadersTimeout ??= DEFAULTS.httpHeadersTimeout;
   o.httpRequestTimeout ??= DEFAULTS.httpRequestTimeout;
   o.faultInjection ??= false;
+  o.smtpRules ??= true;
   o.clock ??= systemClock;
   o.logger ??= defaultLogger;
 
@@ -229,6 +239,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     o.token,
   );
   expect(typeof o.faultInjection === 'boolean', 'faultInjection', 'a boolean', o.faultInjection);
+  expect(typeof o.smtpRules === 'boolean', 'smtpRules', 'a boolean', o.smtpRules);
   expect(
     typeof o.clock === 'object' && o.clock !== null && typeof o.clock.now === 'function',
     'clock',
@@ -263,6 +274,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     httpRequestTimeout: o.httpRequestTimeout,
     token: o.token,
     faultInjection: o.faultInjection,
+    smtpRules: o.smtpRules,
     clock: o.clock,
     logger: o.logger,
   });

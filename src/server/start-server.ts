@@ -17,6 +17,9 @@ import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } 
 import { AttemptFeed } from './smtp/attempts.js';
 import { createSmtpIntake } from './smtp/intake.js';
 import { netServerOf } from './smtp/smtp-server-private.js';
+import { AttemptLog } from './rules/attempt-log.js';
+import { RuleBook } from './rules/rule-book.js';
+import { MemoryRuleStore } from './rules/rule-store.js';
 import { EvictionReporter } from './store/eviction.js';
 import { MessageStore } from './store/message-store.js';
 
@@ -106,6 +109,11 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
   const reader = createMailboxReader(store, config.domains);
   const waitSlots = config.waitSlots > 0 ? new WaitSlots(config.waitSlots) : undefined;
   const mcpSlots = new WaitSlots(MCP_WAIT_SLOTS);
+  const attempts = new AttemptFeed((error) => logger.error(`mailroom: an SMTP attempt listener failed: ${String(error)}`));
+  const smtpLab = config.smtpRules
+    ? { rules: new RuleBook({ store: new MemoryRuleStore(), clock }), log: new AttemptLog({ clock, retention: config.retention }) }
+    : undefined;
+  if (smtpLab) attempts.subscribe((attempt) => smtpLab.log.record(attempt));
   const mcp = createMcpEndpoint({
     tools: createEmbeddedTools({ store, reader, listBudget, messageBudget, slots: mcpSlots, holdCap: config.holdCap }),
     domains: config.domains,
@@ -125,6 +133,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     counter,
     token: config.token,
     faultInjection: config.faultInjection,
+    smtpLab,
     logger,
   });
   const http = createServer(
@@ -139,7 +148,6 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     api.handle,
   );
   const refused = refuseWhatNoHandlerSees(http);
-  const attempts = new AttemptFeed((error) => logger.error(`mailroom: an SMTP attempt listener failed: ${String(error)}`));
   const smtp = createSmtpIntake({
     domains: config.domains,
     maxMessageBytes: config.maxMessageBytes,
@@ -148,6 +156,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     store,
     attempts,
     now: () => clock.now(),
+    rules: smtpLab?.rules,
     logger,
   });
   const smtpNet = netServerOf(smtp.server);
@@ -194,7 +203,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
       return closing;
     },
   };
-  internals.set(server, Object.freeze({ store, attempts, listBudget, messageBudget, waitSlots, mcpSlots, options: config }));
+  internals.set(server, Object.freeze({ store, attempts, smtpLab, listBudget, messageBudget, waitSlots, mcpSlots, options: config }));
   return Object.freeze(server);
 }
 
@@ -203,6 +212,8 @@ export interface ServerInternals {
   readonly store: MessageStore;
   /** Every SMTP reply that decided a recipient's fate (smtp/attempts.ts). */
   readonly attempts: AttemptFeed;
+  /** The SMTP deferral lab's rules and attempt log (undefined when `smtpRules` is off). */
+  readonly smtpLab: { readonly rules: RuleBook; readonly log: AttemptLog } | undefined;
   /** A server-side wait draws on the same per-address list budget as list calls. */
   readonly listBudget: Budget;
   readonly messageBudget: Budget;

@@ -4,13 +4,21 @@
 export { test, it } from './fixtures.js';
 export type { MailroomFixtures, MailroomOptions } from './fixtures.js';
 export { expect } from './matchers.js';
-export type { ToReceiveMailOptions, ToReceiveMailExpectsAnInbox } from './matchers.js';
+export type {
+  ToReceiveMailOptions,
+  ToReceiveMailExpectsAnInbox,
+  ToHaveBeenRetriedOptions,
+  ToHaveBackedOffOptions,
+  SmtpMatchersExpectAnInbox,
+} from './matchers.js';
 
 // The types a test touches, so one import is enough.
 export type { Inbox } from '../inbox/inbox.js';
 export type { Mail } from '../inbox/mail.js';
 export type { MailAttachment, MailSummary } from '../client/messages.js';
 export type { MailFilter, TextMatcher } from '../inbox/filter.js';
+export type { InboxSmtp } from '../inbox/smtp.js';
+export type { SmtpAttempt, SmtpRule } from '../client/smtp-lab.js';
 export type { MailroomTestOptions } from '../runner/test-options.js';
 export { MailTimeoutError, UnexpectedMailError } from '../inbox/wait-errors.js';
 export { MailroomError } from '../client/errors.js';

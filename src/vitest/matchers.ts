@@ -1,13 +1,19 @@
-// `expect(inbox).toReceiveMail()` for Vitest. What the matcher does and
-// every word of its failure text come from the core (runner/matcher.ts).
+// `expect(inbox).toReceiveMail()`, `toHaveBeenRetried()` and
+// `toHaveBackedOff()` for Vitest. What the matchers do and every word of
+// their failure text come from the core (runner/matcher.ts, runner/smtp-matchers.ts).
 import { expect, type MatcherState } from 'vitest';
 import type { MailFilter } from '../inbox/filter.js';
 import type { Inbox } from '../inbox/inbox.js';
 import { matchReceiveMail, receiveMailFailure, type ReceiveMailOptions } from '../runner/matcher.js';
+import { matchBackedOff, matchRetried, smtpMatcherFailure, type BackedOffOptions, type RetriedOptions } from '../runner/smtp-matchers.js';
 import type { MailroomTestOptions } from '../runner/test-options.js';
 
 /** Options of `toReceiveMail`: `timeout` for the positive form, `within` for `.not`. */
 export type ToReceiveMailOptions = ReceiveMailOptions;
+/** Options of `toHaveBeenRetried`: `atLeast`, `atMost`, `within`, `from`. */
+export type ToHaveBeenRetriedOptions = RetriedOptions;
+/** Options of `toHaveBackedOff`: `minGap`, `firstRetryAfter`, `tolerance`, `within`, `from`. */
+export type ToHaveBackedOffOptions = BackedOffOptions;
 
 /**
  * `await expect(inbox).toReceiveMail(filter?, { timeout })` waits for a new
@@ -22,7 +28,19 @@ async function toReceiveMail(this: MatcherState, received: unknown, filter?: Mai
   return { pass: result.pass, message: () => receiveMailFailure(this, filter, result) };
 }
 
-expect.extend({ toReceiveMail });
+/** The sender retried mail to the inbox `atLeast` (1) to `atMost` times; the failure prints the attempt timeline. */
+async function toHaveBeenRetried(this: MatcherState, received: unknown, options?: ToHaveBeenRetriedOptions) {
+  const result = await matchRetried(received, options, { isNot: this.isNot });
+  return { pass: result.pass, message: () => smtpMatcherFailure(this, result) };
+}
+
+/** The sender backed off as a good one does (seeds 003, 004); the failure names each misstep and prints the timeline. */
+async function toHaveBackedOff(this: MatcherState, received: unknown, options?: ToHaveBackedOffOptions) {
+  const result = await matchBackedOff(received, options, { isNot: this.isNot });
+  return { pass: result.pass, message: () => smtpMatcherFailure(this, result) };
+}
+
+expect.extend({ toReceiveMail, toHaveBeenRetried, toHaveBackedOff });
 
 export { expect };
 
@@ -42,6 +60,16 @@ export interface ToReceiveMailExpectsAnInbox {
  */
 type ToReceiveMailOnSomethingElse = (this: ToReceiveMailExpectsAnInbox, filter?: MailFilter, options?: ToReceiveMailOptions) => Promise<void>;
 
+/**
+ * Named by the compiler when an SMTP matcher is called on something that is
+ * not an `Inbox`, the same way as `ToReceiveMailExpectsAnInbox`.
+ */
+export interface SmtpMatchersExpectAnInbox {
+  readonly 'toHaveBeenRetried and toHaveBackedOff are only for an Inbox: the `inbox` fixture or the result of createInbox()': never;
+}
+type ToHaveBeenRetriedOnSomethingElse = (this: SmtpMatchersExpectAnInbox, options?: ToHaveBeenRetriedOptions) => Promise<void>;
+type ToHaveBackedOffOnSomethingElse = (this: SmtpMatchersExpectAnInbox, options?: ToHaveBackedOffOptions) => Promise<void>;
+
 declare module 'vitest' {
   // The parameter must be declared as Vitest declares it (`T = any`).
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -53,6 +81,16 @@ declare module 'vitest' {
      * and is cut short before the test's own timeout.
      */
     toReceiveMail: [T] extends [Inbox] ? (filter?: MailFilter, options?: ToReceiveMailOptions) => Promise<void> : ToReceiveMailOnSomethingElse;
+    /**
+     * The sender retried mail to the inbox at least `atLeast` (1) and at
+     * most `atMost` times, watching the attempt log up to `within` ms.
+     */
+    toHaveBeenRetried: [T] extends [Inbox] ? (options?: ToHaveBeenRetriedOptions) => Promise<void> : ToHaveBeenRetriedOnSomethingElse;
+    /**
+     * Every retry waited (`minGap`, the first the greylisting window), the
+     * waits grew, nothing came back after a 5xx, and a 421 slowed it all down.
+     */
+    toHaveBackedOff: [T] extends [Inbox] ? (options?: ToHaveBackedOffOptions) => Promise<void> : ToHaveBackedOffOnSomethingElse;
   }
   interface TaskMeta {
     /** Set by the `inbox` fixture. */

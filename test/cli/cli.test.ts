@@ -118,6 +118,24 @@ describe('mailroom serve', () => {
     expect(loopback.stderr()).toBe('');
   });
 
+  it('serves the SMTP rules by default, and not with --no-smtp-rules or MAILROOM_SMTP_RULES=0', async () => {
+    const features = async (r: Run) => {
+      const { apiURL } = await ready(r);
+      const answer = await request(`${apiURL}/healthz`);
+      return ((await answer.body.json()) as { features: Record<string, string> }).features;
+    };
+    const on = run(['serve', '--smtp-port', '0', '--http-port', '0']);
+    const flag = run(['serve', '--smtp-port', '0', '--http-port', '0', '--no-smtp-rules']);
+    const env = run(['serve', '--smtp-port', '0', '--http-port', '0'], { MAILROOM_SMTP_RULES: '0' });
+    expect(await features(on)).toMatchObject({ smtp_rules: '/api/v1/mailbox/rules', smtp_attempts: '/api/v1/mailbox/attempts' });
+    for (const off of [flag, env]) expect(Object.keys(await features(off))).not.toContain('smtp_rules');
+    for (const r of [on, flag, env]) r.child.kill('SIGTERM');
+    await Promise.all([on.exit, flag.exit, env.exit]);
+    const bad = run(['serve'], { MAILROOM_SMTP_RULES: 'maybe' });
+    expect(await bad.exit).toBe(2);
+    expect(bad.stderr()).toContain('MAILROOM_SMTP_RULES must be 1 (on, the default) or 0 (off), got "maybe"');
+  });
+
   it('exits 1 with a clear message when a port is taken', async () => {
     const taken = await start();
     const r = run(['serve', '--smtp-port', String(taken.smtpPort), '--http-port', '0']);

@@ -33,6 +33,11 @@ export async function postJson(url: string, body: unknown): Promise<{ status: nu
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
+export async function getJson(url: string): Promise<Record<string, unknown>> {
+  const res = await fetch(url);
+  return (await res.json()) as Record<string, unknown>;
+}
+
 export async function postForm(url: string, fields: Record<string, string>): Promise<{ status: number; html: string }> {
   const res = await fetch(url, { method: 'POST', body: new URLSearchParams(fields) });
   return { status: res.status, html: await res.text() };

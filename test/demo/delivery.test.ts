@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { startDemoApp } from '../../fixtures/demo-app/index.js';
 import type { DemoAppOptions } from '../../fixtures/demo-app/index.js';
 import { startSmtpSink } from '../../fixtures/smtp-sink.js';
-import { freshAddress, postJson } from './context.js';
+import { freshAddress, getJson, postJson } from './context.js';
 import { SUBJECTS } from '../../fixtures/demo-app/index.js';
 
 describe('sendDelayMs', () => {
@@ -52,22 +52,31 @@ describe('sendDelayMs', () => {
 });
 
 describe('delivery', () => {
-  test('an unreachable SMTP server is a 502 naming the server and the address; a retry starts afresh', async () => {
+  test('an unreachable SMTP server: the mails wait for a retry, then could not be delivered, each naming the server and the address', async () => {
     const sink = await startSmtpSink();
     const { port } = sink;
     await sink.close();
-    const app = await startDemoApp({ smtp: { host: '127.0.0.1', port } });
+    const app = await startDemoApp({ smtp: { host: '127.0.0.1', port }, retry: { attempts: 2, firstDelayMs: 50, jitter: 0 } });
     try {
       const email = freshAddress('down');
-      const failed = new RegExp(`^Could not send "(Confirm your email|Welcome to Acme)" to ${email} through SMTP 127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`);
+      const failed = new RegExp(`Could not send "(Confirm your email|Welcome to Acme)" to ${email} through SMTP 127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`);
       const { status, json } = await postJson(`${app.url}/api/signup`, { email });
-      expect(status).toBe(502);
-      expect(json.error).toBe('send_failed');
-      expect(json.message).toMatch(failed);
-      // Not remembered as signed up: a retry sends the signup mails again, not the duplicate warning.
-      const retry = await postJson(`${app.url}/api/signup`, { email });
-      expect(retry.status).toBe(502);
-      expect(retry.json.message).toMatch(failed);
+      expect(status).toBe(202);
+      const [confirm, welcome] = json.deliveries as Array<{ state: string; attempts: Array<{ reply: string }> }>;
+      // The first waits for its retry, the second waits behind it.
+      expect([confirm!.state, welcome!.state]).toEqual(['retrying', 'queued']);
+      expect(confirm!.attempts[0]!.reply).toMatch(/ECONNREFUSED/);
+      await expect
+        .poll(async () =>
+          ((await getJson(`${app.url}/api/deliveries?email=${encodeURIComponent(email)}`)).deliveries as Array<{ state: string }>).map((d) => d.state),
+        )
+        .toEqual(['failed', 'failed']);
+      const { deliveries } = await getJson(`${app.url}/api/deliveries?email=${encodeURIComponent(email)}`);
+      for (const delivery of deliveries as Array<{ reason: string; attempts: unknown[] }>) {
+        expect(delivery.attempts).toHaveLength(2);
+        expect(delivery.reason).toMatch(/^Given up after 2 attempts; the last reply was /);
+        expect(delivery.reason).toMatch(failed);
+      }
     } finally {
       await app.close();
     }

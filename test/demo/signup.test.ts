@@ -24,7 +24,11 @@ describe('POST /api/signup', () => {
     const { status, json } = await postJson(`${app.url}/api/signup`, { email });
 
     expect(status).toBe(202);
-    expect(json).toEqual({ email, message: 'Check your inbox' });
+    expect(json).toMatchObject({ email, message: 'Check your inbox' });
+    expect((json.deliveries as Array<Record<string, unknown>>).map((d) => [d.subject, d.state, d.reason])).toEqual([
+      [SUBJECTS.confirm, 'delivered', null],
+      [SUBJECTS.welcome, 'delivered', null],
+    ]);
     // No wait: without sendDelayMs the app answers only once the SMTP server said 250.
     expect(sink.messages.map((m) => m.parsed.subject).sort()).toEqual([SUBJECTS.confirm, SUBJECTS.welcome].sort());
     for (const message of sink.messages) {

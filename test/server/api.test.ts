@@ -186,7 +186,17 @@ describe('budgets', () => {
     for (let i = 0; i < 3; i++) {
       const answer = await call(server, '/healthz');
       expect(answer.status).toBe(200);
-      expect(answer.json).toEqual({ ok: true, domains: ['mailroom.test'], features: { wait: '/api/v1/mailbox/wait', mcp: '/mcp', paging: 'before_id' } });
+      expect(answer.json).toEqual({
+        ok: true,
+        domains: ['mailroom.test'],
+        features: {
+          wait: '/api/v1/mailbox/wait',
+          mcp: '/mcp',
+          paging: 'before_id',
+          smtp_rules: '/api/v1/mailbox/rules',
+          smtp_attempts: '/api/v1/mailbox/attempts',
+        },
+      });
     }
   });
 });

@@ -198,11 +198,21 @@ describe('discovery', () => {
     expect((await call(on, '/healthz')).json).toEqual({
       ok: true,
       domains: ['mailroom.test'],
-      features: { wait: '/api/v1/mailbox/wait', mcp: '/mcp', paging: 'before_id' },
+      features: {
+        wait: '/api/v1/mailbox/wait',
+        mcp: '/mcp',
+        paging: 'before_id',
+        smtp_rules: '/api/v1/mailbox/rules',
+        smtp_attempts: '/api/v1/mailbox/attempts',
+      },
     });
 
     const off = await start({ waitSlots: 0 });
-    expect((await call(off, '/healthz')).json).toEqual({ ok: true, domains: ['mailroom.test'], features: { mcp: '/mcp', paging: 'before_id' } });
+    expect((await call(off, '/healthz')).json).toEqual({
+      ok: true,
+      domains: ['mailroom.test'],
+      features: { mcp: '/mcp', paging: 'before_id', smtp_rules: '/api/v1/mailbox/rules', smtp_attempts: '/api/v1/mailbox/attempts' },
+    });
     const answer = await call(off, waitPath({ address: freshAddress() }));
     expect(answer.status).toBe(404);
     expect(answer.json.error).toBe('not_found');

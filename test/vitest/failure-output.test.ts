@@ -40,6 +40,7 @@ async function runInner(): Promise<InnerRun> {
     MAILROOM_API_URL: apiURL(),
     MAILROOM_DOMAIN: inject('mailroom')?.domain,
     DEMO_APP_URL: inject('demoAppURL'),
+    MAILROOM_INNER_SMTP_PORT: String(inject('mailroomSmtpPort')),
     MAILROOM_INNER_REPORT: reportPath,
   };
   try {
@@ -92,17 +93,41 @@ async function listed(address: string): Promise<string[]> {
 }
 
 describe('a failing inner Vitest run', () => {
-  test('fails four tests and passes two', () => {
+  test('fails five tests and passes two', () => {
     expect(run.exitCode, output).toBe(1);
-    expect(run.stdout).toMatch(/Tests\s+4 failed \| 2 passed \(6\)/);
+    expect(run.stdout).toMatch(/Tests\s+5 failed \| 2 passed \(7\)/);
     expect(run.tests.map((t) => [t.name, t.state]).sort()).toEqual([
       ['expects no welcome mail, but one comes', 'failed'],
       ['fails in setup, naming the option', 'failed'],
+      ['hammers a deferring server', 'failed'],
       ['has a shorter timeout than the mail budget', 'failed'],
       ['passes, and its mailbox is deleted', 'passed'],
       ['passes, though deleting its mailbox fails', 'passed'],
       ['waits for an invoice that never comes', 'failed'],
     ]);
+  });
+
+  test('an SMTP matcher prints the same words as in Playwright: each misstep, then the attempt timeline', () => {
+    const { address } = reported('hammers a deferring server');
+    const block = failureBlock('hammers a deferring server');
+    const at = address.replace(/[.]/g, '\\.');
+    expect(block).toContain('expect(inbox).toHaveBackedOff()');
+    expect(block).toMatch(
+      new RegExp(
+        [
+          `Expected the sender to back off at ${at}, but:`,
+          "  - mail 1's first retry came \\d+ ms after a 451 4\\.3\\.0, before the shortest wait of 1 s",
+          '  - mail 1 was retried \\d+ ms after a 451 4\\.3\\.0, less than 1 s apart \\(try 3\\)',
+          '',
+          `SMTP attempts at ${at}: 1 mail, 3 attempts, times from the first \\(\\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\):`,
+          '   \\+0\\.000 s  mail 1, try 1  RCPT  451 4\\.3\\.0  deferred  \\(defer\\)',
+          '   \\+\\d\\.\\d{3} s  mail 1, try 2  RCPT  451 4\\.3\\.0  deferred  \\(defer\\)  waited \\d+ ms',
+          '   \\+\\d\\.\\d{3} s  mail 1, try 3  DATA  250 2\\.6\\.0  accepted  waited \\d+ ms  "Your code"',
+          '',
+          'Expected: backed off: retries at least 1 s apart, the first after 1 s, waits that grow, none after a 5xx',
+        ].join('\n'),
+      ),
+    );
   });
 
   test('a toReceiveMail timeout names the address, the filter, the budget and the rejected subjects', () => {
@@ -162,6 +187,7 @@ describe('a failing inner Vitest run', () => {
     expect(test.annotations.map((a) => [a.type, a.message, a.attachment?.contentType])).toEqual([
       ['mailroom', `${confirm}.html`, 'text/html'],
       ['mailroom', `${confirm}.txt`, 'text/plain'],
+      ['mailroom', `mail "Welcome to Acme" to ${test.address}.txt`, 'text/plain'],
     ]);
     expect(test.annotations[1]?.attachment?.body).toMatch(/Codes: \d{6}/);
   });

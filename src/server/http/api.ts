@@ -4,7 +4,7 @@
 // where an injected fault decides how (or whether) the answer reaches the wire.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Refusal } from '../../contract/refusal.js';
-import { MCP_PATH, PAGING_PARAM, WAIT_PATH } from '../../contract/routes.js';
+import { ATTEMPTS_PATH, MCP_PATH, PAGING_PARAM, RULES_PATH, WAIT_PATH } from '../../contract/routes.js';
 import type { WaitSlots } from '../../contract/wait-slots.js';
 import type { WireHealth } from '../../contract/wire.js';
 import type { Budget } from '../budgets/budget.js';
@@ -20,6 +20,8 @@ import { longPoll } from './long-poll.js';
 import { parseLimit, parseSinceId, singleParam } from './params.js';
 import { addressParamOf, route, type Route } from './routes.js';
 import { setSecurityHeaders } from './security-headers.js';
+import { answerSmtpLab, type SmtpLabContext } from './smtp-lab.js';
+import { mailIdentity } from '../smtp/mail-identity.js';
 
 const MAX_ADMIN_BODY = 64 * 1024;
 
@@ -40,6 +42,8 @@ export interface ApiContext {
   readonly counter: RequestCounter;
   readonly token: string | undefined;
   readonly faultInjection: boolean;
+  /** The SMTP deferral lab's rules and attempt log; when undefined neither is served nor advertised. */
+  readonly smtpLab: Omit<SmtpLabContext, 'reader' | 'messageBudget' | 'storedIdentity'> | undefined;
   readonly logger: Logger;
 }
 
@@ -71,7 +75,21 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
   const health: WireHealth = {
     ok: true,
     domains: ctx.domains,
-    features: { ...(ctx.waitSlots ? { wait: WAIT_PATH } : {}), mcp: MCP_PATH, paging: PAGING_PARAM },
+    features: {
+      ...(ctx.waitSlots ? { wait: WAIT_PATH } : {}),
+      mcp: MCP_PATH,
+      paging: PAGING_PARAM,
+      ...(ctx.smtpLab ? { smtp_rules: RULES_PATH, smtp_attempts: ATTEMPTS_PATH } : {}),
+    },
+  };
+  const smtpLab: SmtpLabContext | undefined = ctx.smtpLab && {
+    ...ctx.smtpLab,
+    reader: ctx.reader,
+    messageBudget: ctx.messageBudget,
+    storedIdentity: (to, storedId) => {
+      const message = ctx.store.get(to, storedId);
+      return message ? mailIdentity(message.content.raw) : undefined;
+    },
   };
   const isAuthorized = ctx.token === undefined ? undefined : bearerTokenCheck(ctx.token);
   const delayed = new Set<NodeJS.Timeout>();
@@ -129,6 +147,11 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
       if (call === 'deleteMailbox') {
         const mailbox = mailboxParam(params, 'address');
         ctx.messageBudget.spend(mailbox, 'message');
+        // The lab's rules and attempt log belong to the mailbox and go with it.
+        if (ctx.smtpLab) {
+          ctx.smtpLab.rules.clear(mailbox);
+          ctx.smtpLab.log.delete(mailbox);
+        }
         return json(200, { deleted: ctx.store.deleteMailbox(mailbox) });
       }
       const mailbox = mailboxParam(params, 'mailbox');
@@ -212,7 +235,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
     const method = req.method ?? 'GET';
     let matched: Route;
     try {
-      matched = route(method, path, ctx.faultInjection, ctx.waitSlots !== undefined);
+      matched = route(method, path, ctx.faultInjection, ctx.waitSlots !== undefined, smtpLab !== undefined);
       if (matched.kind === 'api') {
         // Counted before anything can refuse it: the stats are of requests that named the address.
         const named = params.getAll(addressParamOf(matched.call));
@@ -231,6 +254,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
     let work: Promise<{ reply: Reply; fault?: Fault }>;
     if (matched.kind === 'healthz') work = Promise.resolve({ reply: json(200, health) });
     else if (matched.kind === 'api') work = api(matched.call, matched.id, params, requestSignal(matched.call, res));
+    else if (matched.kind === 'smtpLab') work = answerSmtpLab(matched.call, params, req, smtpLab!).then((body) => ({ reply: json(200, body) }));
     else work = admin(matched, req, params).then((reply) => ({ reply }));
     work.then(
       ({ reply, fault }) => write(res, reply, fault),

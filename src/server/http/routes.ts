@@ -2,14 +2,16 @@
 // refusal (`404 not_found`, `405 method_not_allowed` with `Allow`,
 // `400 invalid_request` for a malformed message id).
 import { Refusal } from '../../contract/refusal.js';
-import { API_BASE, HEALTH_PATH, MCP_PATH, WAIT_PATH } from '../../contract/routes.js';
+import { API_BASE, ATTEMPTS_PATH, HEALTH_PATH, MCP_PATH, RULES_PATH, WAIT_PATH } from '../../contract/routes.js';
 import { isWellFormedId } from '../store/ids.js';
 import type { ApiCall } from './faults.js';
+import type { SmtpLabCall } from './smtp-lab.js';
 
 export type Route =
   | { readonly kind: 'api'; readonly call: ApiCall; readonly id?: string }
   | { readonly kind: 'healthz' }
   | { readonly kind: 'mcp' }
+  | { readonly kind: 'smtpLab'; readonly call: SmtpLabCall }
   | { readonly kind: 'faults'; readonly method: 'POST' | 'DELETE' }
   | { readonly kind: 'stats' };
 
@@ -18,7 +20,7 @@ function methodNotAllowed(method: string, path: string, allowed: readonly string
 }
 
 /** Maps method + path to a route, or throws the refusal for it. */
-export function route(method: string, path: string, faultInjection: boolean, longPollServed: boolean): Route {
+export function route(method: string, path: string, faultInjection: boolean, longPollServed: boolean, smtpRulesServed = false): Route {
   const verb = method === 'HEAD' ? 'GET' : method;
   if (path === HEALTH_PATH) {
     if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
@@ -32,6 +34,16 @@ export function route(method: string, path: string, faultInjection: boolean, lon
   if (path === WAIT_PATH && longPollServed) {
     if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
     return { kind: 'api', call: 'wait' };
+  }
+  if (path === RULES_PATH && smtpRulesServed) {
+    if (verb === 'GET') return { kind: 'smtpLab', call: 'rules' };
+    if (verb === 'POST') return { kind: 'smtpLab', call: 'addRule' };
+    if (verb === 'DELETE') return { kind: 'smtpLab', call: 'clearRules' };
+    throw methodNotAllowed(method, path, ['GET', 'POST', 'DELETE']);
+  }
+  if (path === ATTEMPTS_PATH && smtpRulesServed) {
+    if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
+    return { kind: 'smtpLab', call: 'attempts' };
   }
   if (path === `${API_BASE}/mailbox`) {
     if (verb === 'GET') return { kind: 'api', call: 'list' };
@@ -74,7 +86,7 @@ export function route(method: string, path: string, faultInjection: boolean, lon
   throw new Refusal(
     404,
     'not_found',
-    `No such route: ${method} ${path}. The API is GET|DELETE ${API_BASE}/mailbox?address=A, ${longPollServed ? `GET ${WAIT_PATH}?address=A&since_id=ID, ` : ''}GET|DELETE ${API_BASE}/message/{id}?mailbox=A, GET ${API_BASE}/message/{id}/raw?mailbox=A, POST ${MCP_PATH} and GET ${HEALTH_PATH}`,
+    `No such route: ${method} ${path}. The API is GET|DELETE ${API_BASE}/mailbox?address=A, ${longPollServed ? `GET ${WAIT_PATH}?address=A&since_id=ID, ` : ''}${smtpRulesServed ? `GET|POST|DELETE ${RULES_PATH}?address=A, GET ${ATTEMPTS_PATH}?address=A, ` : ''}GET|DELETE ${API_BASE}/message/{id}?mailbox=A, GET ${API_BASE}/message/{id}/raw?mailbox=A, POST ${MCP_PATH} and GET ${HEALTH_PATH}`,
   );
 }
 

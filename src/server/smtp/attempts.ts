@@ -4,8 +4,10 @@
 // dropped connection), so that what a sender did can be shown and checked
 // later - the per-address attempt log, and the delivery events a webhook
 // receives - without either reaching into the SMTP session.
-export type AttemptStage = 'connect' | 'mail' | 'rcpt' | 'data';
-export type AttemptOutcome = 'accepted' | 'deferred' | 'rejected' | 'dropped';
+import type { SmtpAttemptOutcome, SmtpAttemptStage, SmtpRuleKind } from '../../contract/smtp-lab.js';
+
+export type AttemptStage = SmtpAttemptStage;
+export type AttemptOutcome = SmtpAttemptOutcome;
 
 export interface SmtpAttempt {
   /** Wall-clock ms (the server's clock) when the reply was decided. */
@@ -25,6 +27,23 @@ export interface SmtpAttempt {
   readonly outcome: AttemptOutcome;
   /** The stored message's id, for an accepted attempt. */
   readonly messageId?: string | undefined;
+  /**
+   * When the sender began this transaction: its connection opened, or, on a
+   * connection already used for one, its MAIL FROM. A retry begins after
+   * the reply it answers. Known when the SMTP rules are on.
+   */
+  readonly beganAt?: number | undefined;
+  /** The test rule that decided the reply (rules/), when one did. */
+  readonly rule?: SmtpRuleKind | undefined;
+  /**
+   * The mail's own Message-ID header, for a mail refused or dropped at the
+   * end of DATA while the SMTP rules are on. An accepted mail's headers are
+   * in the stored message (`messageId`), read when needed rather than on
+   * the path of every mail.
+   */
+  readonly headerMessageId?: string | undefined;
+  /** Its Subject header, decoded, likewise. */
+  readonly headerSubject?: string | undefined;
 }
 
 export type AttemptListener = (attempt: SmtpAttempt) => void;

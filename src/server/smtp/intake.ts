@@ -7,9 +7,12 @@ import type { Socket } from 'node:net';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { parseMailboxAddress } from '../../contract/address.js';
 import type { Logger } from '../log.js';
-import { adaptConnections, isMalformedRecipient, netServerOf } from './smtp-server-private.js';
+import type { SmtpRuleKind } from '../../contract/smtp-lab.js';
+import { spokenMs, type RuleBook, type RuleDecision } from '../rules/rule-book.js';
 import type { MessageStore } from '../store/message-store.js';
-import { outcomeOfCode, splitEnhanced, type AttemptFeed, type AttemptStage } from './attempts.js';
+import { outcomeOfCode, splitEnhanced, type AttemptFeed, type AttemptOutcome, type AttemptStage } from './attempts.js';
+import { mailIdentity } from './mail-identity.js';
+import { adaptConnections, dropConnection, isConnectionOpen, isMalformedRecipient, netServerOf } from './smtp-server-private.js';
 
 export interface SmtpIntakeOptions {
   readonly domains: readonly string[];
@@ -23,13 +26,34 @@ export interface SmtpIntakeOptions {
   readonly attempts: AttemptFeed;
   /** Wall-clock ms, for the attempts' times. */
   readonly now: () => number;
+  /**
+   * The per-address test rules (rules/), when the SMTP rules are on: asked
+   * only about recipients whose address has some.
+   */
+  readonly rules?: RuleBook | undefined;
   readonly logger: Logger;
 }
 
 export interface SmtpIntake {
   readonly server: SMTPServer;
-  /** Destroys every open SMTP connection (used by close()). */
+  /** Destroys every open SMTP connection and drops replies still held by a slow rule (used by close()). */
   destroyConnections(): void;
+}
+
+/** What the intake remembers of one connection, beyond smtp-server's session. */
+interface Conversation {
+  readonly connectedAt: number;
+  /** MAIL FROM commands seen: the transaction in progress is this one. */
+  transactions: number;
+  /** When the transaction in progress began (see SmtpAttempt.beganAt). */
+  beganAt: number;
+  /** The transaction whose DATA has begun. */
+  dataOf: number;
+  /** The transaction whose recipients have been told their fate already (a rule answered or dropped them all). */
+  settledOf: number;
+  /** Why the connection is going away, when the intake knows better than "the client closed it". */
+  closing?: { readonly text: string; readonly rule: SmtpRuleKind } | undefined;
+  closed: boolean;
 }
 
 function smtpError(code: number, text: string): Error {
@@ -43,29 +67,98 @@ function tooBig(bytes: number | string, limit: number): Error {
 }
 
 export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
-  const { domains, maxMessageBytes, maxConnections, idleTimeout, store, attempts, now, logger } = options;
+  const { domains, maxMessageBytes, maxConnections, idleTimeout, store, attempts, now, rules, logger } = options;
   const served = new Set(domains);
   const sockets = new Set<Socket>();
+  const held = new Set<NodeJS.Timeout>();
+  const conversations = new WeakMap<SMTPServerSession, Conversation>();
   const mailboxOf = (address: string) => (address.toLowerCase() === 'postmaster' ? `postmaster@${domains[0]}` : address).toLowerCase();
+  const senderOf = (session: SMTPServerSession) => (session.envelope.mailFrom ? session.envelope.mailFrom.address : '');
 
-  /** Publishes the reply `code` + `reply` ("x.y.z text") given to `to` at `stage`. */
-  const attempted = (session: SMTPServerSession, to: string, stage: AttemptStage, code: number, reply: string, messageId?: string) => {
-    const mailFrom = session.envelope.mailFrom;
+  interface Extras {
+    readonly messageId?: string | undefined;
+    readonly rule?: SmtpRuleKind | undefined;
+    readonly headerMessageId?: string | undefined;
+    readonly headerSubject?: string | undefined;
+  }
+
+  /** Publishes the reply `code` + `reply` ("x.y.z text") given to `to` at `stage`; no code: the connection dropped. */
+  const attempted = (session: SMTPServerSession, to: string, stage: AttemptStage, code: number | undefined, reply: string, extras: Extras = {}) => {
+    const conversation = rules ? conversations.get(session) : undefined;
     attempts.publish({
       at: now(),
       clientIp: session.remoteAddress,
-      from: mailFrom ? mailFrom.address : '',
+      from: senderOf(session),
       to,
       stage,
       code,
-      ...splitEnhanced(reply),
-      outcome: outcomeOfCode(code),
-      messageId,
+      ...(code === undefined ? { enhancedCode: undefined, text: reply } : splitEnhanced(reply)),
+      outcome: code === undefined ? ('dropped' satisfies AttemptOutcome) : outcomeOfCode(code),
+      messageId: extras.messageId,
+      beganAt: conversation?.beganAt,
+      rule: extras.rule,
+      headerMessageId: extras.headerMessageId,
+      headerSubject: extras.headerSubject,
     });
   };
-  const refuse = (session: SMTPServerSession, to: string, stage: AttemptStage, code: number, reply: string): Error => {
-    attempted(session, to, stage, code, reply);
+  const refuse = (session: SMTPServerSession, to: string, stage: AttemptStage, code: number, reply: string, extras?: Extras): Error => {
+    attempted(session, to, stage, code, reply, extras);
     return smtpError(code, reply);
+  };
+
+  /** Runs `then` after `delayMs` (a slow rule), unless the server closes first. */
+  const holdReply = (delayMs: number, then: () => void) => {
+    const timer = setTimeout(() => {
+      held.delete(timer);
+      then();
+    }, delayMs);
+    held.add(timer);
+  };
+  const heldText = (delayMs: number, to: string) =>
+    `The client closed the connection while the reply was held for ${spokenMs(delayMs)} (mailroom test rule: slow on ${to})`;
+
+  /** A rule's drop: the attempt is logged, then the connection closes without a reply. */
+  const drop = (
+    session: SMTPServerSession,
+    decision: Extract<RuleDecision, { action: 'drop' }>,
+    recipients: readonly string[],
+    stage: AttemptStage,
+    extras: Extras = {},
+  ) => {
+    const conversation = conversations.get(session);
+    if (conversation) conversation.closing = { text: decision.text, rule: decision.rule };
+    for (const to of recipients) attempted(session, to, stage, undefined, decision.text, { ...extras, rule: decision.rule });
+    dropConnection(server, session);
+  };
+
+  /** RCPT TO for an address with rules: held by a slow rule, then answered as the first rule that has something to say. */
+  const rcptByRules = (ruleBook: RuleBook, session: SMTPServerSession, to: string, callback: (error?: Error) => void) => {
+    const decide = (heldMs: number) => {
+      if (heldMs > 0 && !isConnectionOpen(server, session)) {
+        attempted(session, to, 'rcpt', undefined, heldText(heldMs, to), { rule: 'slow' });
+        return;
+      }
+      const decision = ruleBook.decide('rcpt', { clientIp: session.remoteAddress, from: senderOf(session), to });
+      if (!decision) return callback();
+      if (decision.action === 'drop') return drop(session, decision, [to], 'rcpt');
+      // A 421 closes the connection (smtp-server does): the transaction's other recipients are lost with it.
+      const conversation = conversations.get(session);
+      if (decision.code === 421 && conversation) {
+        conversation.closing = {
+          text: `The server closed the connection after refusing ${to} with 421 (mailroom test rule: ${decision.rule} on ${to})`,
+          rule: decision.rule,
+        };
+      }
+      callback(refuse(session, to, 'rcpt', decision.code, `${decision.enhancedCode} ${decision.text}`, { rule: decision.rule }));
+    };
+    const delayMs = ruleBook.hold(to, 'rcpt');
+    if (delayMs === 0) return decide(0);
+    const conversation = conversations.get(session);
+    if (conversation) conversation.closing = { text: heldText(delayMs, to), rule: 'slow' };
+    holdReply(delayMs, () => {
+      if (conversation?.closing?.rule === 'slow') conversation.closing = undefined;
+      decide(delayMs);
+    });
   };
 
   const server: SMTPServer = new SMTPServer({
@@ -90,8 +183,30 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
     // Answered in the same tick (the stock hook defers with setImmediate): with
     // the greeting sent at once (adaptConnections), the 220 is written before a
     // byte from the client is read, so no client is ever told it talks too soon.
-    onConnect(_session, callback) {
+    onConnect(session, callback) {
+      const at = now();
+      conversations.set(session, { connectedAt: at, transactions: 0, beganAt: at, dataOf: 0, settledOf: 0, closed: false });
       callback();
+    },
+    // A transaction's recipients whose fate no reply decided (the client
+    // went away after RCPT TO, or in the middle of DATA) are dropped.
+    onClose(session) {
+      const conversation = conversations.get(session);
+      if (conversation) conversation.closed = true;
+      const recipients = session.envelope?.rcptTo;
+      if (!recipients || recipients.length === 0) return;
+      if (conversation && conversation.settledOf === conversation.transactions) return;
+      const stage: AttemptStage = conversation && conversation.dataOf === conversation.transactions ? 'data' : 'rcpt';
+      // smtp-server keeps its last refusal on the session: a 421 it sent (idle, too many bad commands) closed the connection.
+      const lastRefusal = (session as { error?: unknown }).error;
+      const text =
+        conversation?.closing?.text ??
+        (typeof lastRefusal === 'string' && lastRefusal.startsWith('421')
+          ? `The server closed the connection: ${lastRefusal}`
+          : stage === 'data'
+            ? 'The client closed the connection before the end of DATA'
+            : 'The client closed the connection before DATA');
+      for (const rcpt of recipients) attempted(session, mailboxOf(rcpt.address), stage, undefined, text, { rule: conversation?.closing?.rule });
     },
     onAuth(auth, _session, callback) {
       callback(null, { user: auth.username ?? 'anonymous' });
@@ -102,7 +217,13 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
     // one go (MAIL, RCPT, DATA, the message, MAIL, RCPT, DATA, the message)
     // it stores both and then never reads another command, so the client's
     // QUIT hangs (found by test/server/fuzz-smtp.test.ts; pinned in smtp.test.ts).
-    onMailFrom(_address, _session, callback) {
+    onMailFrom(_address, session, callback) {
+      const conversation = conversations.get(session);
+      if (conversation) {
+        conversation.transactions++;
+        // The first transaction began when the client connected; a later one on the same connection with its MAIL FROM.
+        conversation.beganAt = conversation.transactions === 1 ? conversation.connectedAt : now();
+      }
       setImmediate(callback);
     },
     onRcptTo(address: SMTPServerAddress, session, reply) {
@@ -114,9 +235,12 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
       if (!served.has(parsed.domain)) {
         return callback(refuse(session, given, 'rcpt', 550, `5.1.2 Domain ${parsed.domain} is not served here (served: ${domains.join(', ')})`));
       }
+      if (rules?.has(given)) return rcptByRules(rules, session, given, callback);
       callback();
     },
     onData(stream: SMTPServerDataStream, session, callback) {
+      const conversation = conversations.get(session);
+      if (conversation) conversation.dataOf = conversation.transactions;
       const chunks: Buffer[] = [];
       let bytes = 0;
       stream.on('data', (chunk: Buffer) => {
@@ -125,24 +249,62 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
       });
       stream.once('end', () => {
         const mailboxes = session.envelope.rcptTo.map((rcpt) => mailboxOf(rcpt.address));
-        const refuseAll = (code: number, reply: string) => {
-          for (const mailbox of mailboxes) attempted(session, mailbox, 'data', code, reply);
+        const raw = stream.sizeExceeded ? undefined : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
+        // With the rules on, a mail refused or dropped at the end of DATA is
+        // logged with its Message-ID and Subject (a retry of it can then be
+        // told from a new mail); a stored one's are read from the store when
+        // the log is read, which keeps them off the path of every mail.
+        const identify = (): Extras => {
+          if (!rules || !raw) return {};
+          const identity = mailIdentity(raw);
+          return { headerMessageId: identity.messageId, headerSubject: identity.subject };
+        };
+        const refuseAll = (code: number, reply: string, rule?: SmtpRuleKind) => {
+          const known = identify();
+          for (const mailbox of mailboxes) attempted(session, mailbox, 'data', code, reply, { ...known, rule });
           return callback(smtpError(code, reply));
         };
-        if (stream.sizeExceeded) return refuseAll(552, tooBig(bytes, maxMessageBytes).message);
-        const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
-        const mailFrom = session.envelope.mailFrom;
-        let stored;
-        try {
-          stored = store.deliver(mailboxes, raw, mailFrom ? mailFrom.address : '');
-        } catch (error) {
-          logger.error(`mailroom: could not store a message for ${mailboxes.join(', ')}: ${String(error)}`);
-          return refuseAll(451, '4.3.0 Could not store the message, try again');
-        }
-        const first = stored[0];
-        const reply = stored.length === 1 && first ? `2.6.0 Stored as ${first.id} for ${first.mailbox}` : `2.6.0 Stored for ${stored.length} mailboxes`;
-        for (const message of stored) attempted(session, message.mailbox, 'data', 250, reply, message.id);
-        callback(null, reply);
+        if (!raw) return refuseAll(552, tooBig(bytes, maxMessageBytes).message);
+        const deliver = () => {
+          let stored;
+          try {
+            stored = store.deliver(mailboxes, raw, senderOf(session));
+          } catch (error) {
+            logger.error(`mailroom: could not store a message for ${mailboxes.join(', ')}: ${String(error)}`);
+            return refuseAll(451, '4.3.0 Could not store the message, try again');
+          }
+          const first = stored[0];
+          const reply = stored.length === 1 && first ? `2.6.0 Stored as ${first.id} for ${first.mailbox}` : `2.6.0 Stored for ${stored.length} mailboxes`;
+          for (const message of stored) attempted(session, message.mailbox, 'data', 250, reply, { messageId: message.id });
+          callback(null, reply);
+        };
+        if (!rules) return deliver();
+        const ruled = mailboxes.filter((mailbox) => rules.has(mailbox));
+        if (ruled.length === 0) return deliver();
+
+        // SMTP has one reply at the end of DATA for the whole transaction: the
+        // first recipient (in RCPT order) whose rules have something to say
+        // answers for all of them, and its reply names whose rule it was.
+        const decide = () => {
+          for (const to of ruled) {
+            const decision = rules.decide('data', { clientIp: session.remoteAddress, from: senderOf(session), to });
+            if (!decision) continue;
+            if (conversation) conversation.settledOf = conversation.transactions;
+            if (decision.action === 'drop') return drop(session, decision, mailboxes, 'data', identify());
+            return refuseAll(decision.code, `${decision.enhancedCode} ${decision.text}`, decision.rule);
+          }
+          deliver();
+        };
+        const delayMs = Math.max(...ruled.map((to) => rules.hold(to, 'data')));
+        if (delayMs === 0) return decide();
+        const heldFor = ruled.find((to) => rules.list(to).some((rule) => rule.kind === 'slow')) ?? ruled[0]!;
+        if (conversation) conversation.closing = { text: heldText(delayMs, heldFor), rule: 'slow' };
+        holdReply(delayMs, () => {
+          // Gone while held: onClose has logged its recipients as dropped.
+          if (conversation?.closed || !isConnectionOpen(server, session)) return;
+          if (conversation) conversation.closing = undefined;
+          decide();
+        });
       });
     },
   });
@@ -162,6 +324,8 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
   return {
     server,
     destroyConnections() {
+      for (const timer of held) clearTimeout(timer);
+      held.clear();
       for (const socket of sockets) socket.destroy();
       sockets.clear();
     },

@@ -3,8 +3,8 @@
 // test/server/smtp.test.ts asserts every reply these wrap and the greeting's
 // promptness, so an upgrade that changes them fails loudly instead of
 // silently changing the contract or bringing the delay back.
-import type { Server as NetServer } from 'node:net';
-import type { SMTPServer, SMTPServerAddress } from 'smtp-server';
+import type { Server as NetServer, Socket } from 'node:net';
+import type { SMTPServer, SMTPServerAddress, SMTPServerSession } from 'smtp-server';
 
 /** The private members of smtp-server's SMTPConnection that mailroom adapts. */
 type Connection = {
@@ -15,6 +15,8 @@ type Connection = {
   name?: string;
   _validateMailParams?: (parsed: unknown) => { code: number; message: string } | null;
   _parseAddressCommand?: (name: string, command: unknown) => unknown;
+  session?: SMTPServerSession;
+  _socket?: Socket;
 };
 
 export interface ConnectionAdaptations {
@@ -33,6 +35,29 @@ export function netServerOf(server: SMTPServer): NetServer {
 /** True for a recipient that smtp-server could not parse at all (see `adaptConnections`). */
 export function isMalformedRecipient(address: SMTPServerAddress): boolean {
   return (address as { [MALFORMED]?: boolean })[MALFORMED] === true;
+}
+
+/**
+ * The socket of the connection `session` belongs to, or undefined once the
+ * connection is gone. A scan of the open connections: only the test rules
+ * that drop a connection or hold a reply ask, never the path of every mail.
+ */
+export function socketOf(server: SMTPServer, session: SMTPServerSession): Socket | undefined {
+  for (const connection of server.connections as Set<Connection>) {
+    if (connection.session === session) return connection._socket;
+  }
+  return undefined;
+}
+
+/** True while the connection of `session` can still be written to. */
+export function isConnectionOpen(server: SMTPServer, session: SMTPServerSession): boolean {
+  const socket = socketOf(server, session);
+  return socket !== undefined && !socket.destroyed && socket.writable;
+}
+
+/** Closes the connection of `session` at once, without a reply (a test rule's dropped connection). */
+export function dropConnection(server: SMTPServer, session: SMTPServerSession): void {
+  socketOf(server, session)?.destroy();
 }
 
 /**

@@ -7,9 +7,16 @@ import { createInbox } from 'mailroom';
 void pwExpect(42).toReceiveMail();
 // @ts-expect-error toReceiveMail takes an Inbox, not a number
 void vtExpect(42).toReceiveMail();
+// @ts-expect-error the SMTP matchers take an Inbox, not a number
+void pwExpect(42).toHaveBeenRetried();
+// @ts-expect-error the SMTP matchers take an Inbox, not a number
+void vtExpect(42).toHaveBackedOff();
 
 export async function typed(): Promise<string> {
   const inbox = await createInbox();
   const mail = await inbox.expectMail({ subject: /confirm/i, where: (m) => m.from.includes('acme') });
+  await inbox.smtp.greylist({ minDelay: 2_000 });
+  await vtExpect(inbox).toHaveBeenRetried({ atLeast: 1 });
+  await pwExpect(inbox).toHaveBackedOff();
   return mail.links[0] ?? mail.codes[0] ?? mail.subject;
 }

@@ -1,6 +1,7 @@
 // Deliberately failing tests (and two passing ones), run as a child process
 // by test/vitest/failure-output.test.ts, which asserts on what this run
 // prints. Each test is a way a mail test goes wrong in real life.
+import nodemailer from 'nodemailer';
 import { request } from 'undici';
 import { describe } from 'vitest';
 import { expect, test } from '../../../src/vitest/index.js';
@@ -42,9 +43,23 @@ describe.concurrent('deliberately failing', () => {
     });
   });
 
+  // The test sends the mail itself, retrying at once, as a careless app would.
+  test('hammers a deferring server', async ({ inbox }) => {
+    await inbox.smtp.defer({ times: 2 });
+    for (let i = 0; i < 3; i++) {
+      const transport = nodemailer.createTransport({ host: '127.0.0.1', port: Number(process.env.MAILROOM_INNER_SMTP_PORT), secure: false, ignoreTLS: true });
+      await transport.sendMail({ from: 'careless@app.example', to: inbox.address, subject: 'Your code', text: '123456' }).catch(() => undefined);
+      transport.close();
+    }
+    await expect(inbox).toHaveBackedOff();
+  });
+
   test('passes, and its mailbox is deleted', async ({ inbox }) => {
     await signup(inbox.address);
     await inbox.expectMail({ subject: 'Confirm your email' });
+    // The app sends the welcome right after the confirmation, one mail at a
+    // time; had it arrived after teardown, it would make a new mailbox.
+    await inbox.expectMail({ subject: 'Welcome to Acme' });
   });
 
   test('passes, though deleting its mailbox fails', async ({ inbox }) => {

@@ -1,0 +1,47 @@
+// The SMTP deferral lab (docs/CONTRACT.md, "SMTP rules"): what both halves
+// must agree on about rules and the attempt log - the kinds, the stages a
+// rule can act at, the codes each kind may answer with, and the bounds of
+// every number. Each half checks its own input against these and names its
+// own keys (the client `minDelay`, the wire `min_delay_ms`); only the server
+// fills in defaults.
+
+export type SmtpRuleKind = 'greylist' | 'throttle' | 'defer' | 'reject' | 'slow' | 'disconnect';
+export const SMTP_RULE_KINDS: readonly SmtpRuleKind[] = Object.freeze(['greylist', 'throttle', 'defer', 'reject', 'slow', 'disconnect']);
+
+/** Where a per-address rule can act: only from RCPT TO on does the server know the address. */
+export type SmtpRuleStage = 'rcpt' | 'data';
+export const SMTP_RULE_STAGES: readonly SmtpRuleStage[] = Object.freeze(['rcpt', 'data']);
+
+export type SmtpAttemptStage = 'connect' | 'mail' | 'rcpt' | 'data';
+export type SmtpAttemptOutcome = 'accepted' | 'deferred' | 'rejected' | 'dropped';
+export const SMTP_ATTEMPT_OUTCOMES: readonly SmtpAttemptOutcome[] = Object.freeze(['accepted', 'deferred', 'rejected', 'dropped']);
+
+export const DEFER_CODES: readonly number[] = Object.freeze([450, 451, 452]);
+export const REJECT_CODES: readonly number[] = Object.freeze([550, 551, 552, 553, 554]);
+
+/** The bounds of a rule's numbers (inclusive). Durations are milliseconds. */
+export const SMTP_RULE_LIMITS = Object.freeze({
+  /** Greylisting's window and a throttle's: up to a day. */
+  maxWindowMs: 24 * 60 * 60 * 1000,
+  /** A slow reply: up to ten minutes, longer than any client waits. */
+  maxDelayMs: 10 * 60 * 1000,
+  maxTimes: 10_000,
+  maxLimit: 100_000,
+  /** A reply text: printable ASCII, one line. */
+  maxTextLength: 200,
+  /** Rules one address may hold at once. */
+  maxRulesPerAddress: 32,
+});
+
+/** An enhanced status code (RFC 3463) `class.subject.detail`, e.g. `4.7.1`. */
+export const ENHANCED_CODE = /^[245]\.\d{1,3}\.\d{1,3}$/;
+
+/** True when `enhanced` is well-formed and of the same class as `code` (4.x.x for 4xx). */
+export function enhancedFits(code: number, enhanced: string): boolean {
+  return ENHANCED_CODE.test(enhanced) && enhanced[0] === String(code)[0];
+}
+
+/** One line of printable ASCII, as an SMTP reply's text must be. */
+export function isReplyText(text: unknown): text is string {
+  return typeof text === 'string' && text.length > 0 && text.length <= SMTP_RULE_LIMITS.maxTextLength && /^[\x20-\x7e]+$/.test(text);
+}

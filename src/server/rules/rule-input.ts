@@ -1,0 +1,147 @@
+// A rule as the HTTP API receives it, checked field by field and defaulted
+// here, in one place. Every mistake names the wire field and the value
+// (``Expected `min_delay_ms` to be …, got …``); the API answers it as
+// `400 invalid_request`. Unknown fields are refused, so a misspelt one never
+// silently falls back to a default.
+import {
+  DEFER_CODES,
+  REJECT_CODES,
+  SMTP_RULE_KINDS,
+  SMTP_RULE_LIMITS,
+  SMTP_RULE_STAGES,
+  enhancedFits,
+  isReplyText,
+  type SmtpRuleStage,
+} from '../../contract/smtp-lab.js';
+import { describeValue, expectedError } from '../../contract/validation.js';
+import type { RuleSpec } from './rules.js';
+
+/** The defaults of every rule, as the server fills them in. */
+export const RULE_DEFAULTS = Object.freeze({
+  greylist: Object.freeze({ minDelayMs: 1_000, resetOnEarlyRetry: false }),
+  throttle: Object.freeze({ perMs: 60_000 }),
+  defer: Object.freeze({ code: 451, stage: 'rcpt', times: 1 }),
+  // At DATA, so the lab has seen the mail's Message-ID and can tell a retry of the refused mail from a new one.
+  reject: Object.freeze({ code: 550, stage: 'data', times: 1 }),
+  slow: Object.freeze({ stage: 'rcpt', times: null }),
+  disconnect: Object.freeze({ stage: 'rcpt', times: 1 }),
+});
+
+/** The enhanced code a defer or reject answers with when none is given, by reply code. */
+export const DEFAULT_ENHANCED: Readonly<Record<number, string>> = Object.freeze({
+  450: '4.2.0', // mailbox unavailable
+  451: '4.3.0', // local error in processing
+  452: '4.2.2', // mailbox full
+  550: '5.1.1', // no such mailbox
+  551: '5.1.6', // mailbox moved
+  552: '5.2.2', // mailbox full, for good
+  553: '5.1.3', // bad address syntax
+  554: '5.7.1', // refused by policy
+});
+
+const FIELDS: Readonly<Record<RuleSpec['kind'], readonly string[]>> = {
+  greylist: ['min_delay_ms', 'reset_on_early_retry'],
+  throttle: ['limit', 'per_ms'],
+  defer: ['code', 'enhanced_code', 'text', 'stage', 'times'],
+  reject: ['code', 'enhanced_code', 'text', 'stage', 'times'],
+  slow: ['delay_ms', 'stage', 'times'],
+  disconnect: ['stage', 'times'],
+};
+
+function wholeNumber(body: Record<string, unknown>, field: string, min: number, max: number, what: string): number | undefined {
+  const value = body[field];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw expectedError(field, `${what} from ${min} to ${max}`, value);
+  }
+  return value;
+}
+
+function required<T>(value: T | undefined, field: string, kind: string, what: string): T {
+  if (value === undefined) throw new TypeError(`A ${kind} rule needs \`${field}\` (${what})`);
+  return value;
+}
+
+function stageOf(body: Record<string, unknown>, fallback: SmtpRuleStage): SmtpRuleStage {
+  const stage = body.stage ?? fallback;
+  if (!SMTP_RULE_STAGES.includes(stage as SmtpRuleStage)) throw expectedError('stage', '"rcpt" or "data"', stage);
+  return stage as SmtpRuleStage;
+}
+
+function timesOf(body: Record<string, unknown>, fallback: number): number {
+  return wholeNumber(body, 'times', 1, SMTP_RULE_LIMITS.maxTimes, 'a whole number of attempts') ?? fallback;
+}
+
+function replyOf(body: Record<string, unknown>, codes: readonly number[], fallback: number): { code: number; enhancedCode: string; text: string | null } {
+  const code = body.code ?? fallback;
+  if (typeof code !== 'number' || !codes.includes(code)) throw expectedError('code', codes.join(', ').replace(/, (\d+)$/, ' or $1'), code);
+  const enhanced = body.enhanced_code ?? DEFAULT_ENHANCED[code]!;
+  if (typeof enhanced !== 'string' || !enhancedFits(code, enhanced)) {
+    throw expectedError('enhanced_code', `an enhanced status code of the same class as ${code}, like "${DEFAULT_ENHANCED[code]}"`, enhanced);
+  }
+  const text = body.text;
+  if (text !== undefined && !isReplyText(text)) {
+    throw expectedError('text', `one line of printable ASCII, 1 to ${SMTP_RULE_LIMITS.maxTextLength} characters`, text);
+  }
+  return { code, enhancedCode: enhanced, text: text ?? null };
+}
+
+/** Checks a rule as the API received it and fills in its defaults; throws a TypeError naming the field. */
+export function parseRuleInput(input: unknown): RuleSpec {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw new TypeError(`Expected the rule to be a JSON object like {"kind": "greylist", "min_delay_ms": 2000}, got ${describeValue(input)}`);
+  }
+  const body = input as Record<string, unknown>;
+  const kind = body.kind;
+  if (!SMTP_RULE_KINDS.includes(kind as RuleSpec['kind'])) {
+    throw expectedError('kind', SMTP_RULE_KINDS.map((k) => `"${k}"`).join(', '), kind);
+  }
+  const fields = FIELDS[kind as RuleSpec['kind']];
+  for (const key of Object.keys(body)) {
+    if (key !== 'kind' && !fields.includes(key)) {
+      throw new TypeError(`Unknown field \`${key}\` for a ${String(kind)} rule; it takes ${fields.map((f) => `\`${f}\``).join(', ')}`);
+    }
+  }
+  const { maxWindowMs, maxDelayMs, maxLimit } = SMTP_RULE_LIMITS;
+  switch (kind as RuleSpec['kind']) {
+    case 'greylist': {
+      const reset = body.reset_on_early_retry ?? RULE_DEFAULTS.greylist.resetOnEarlyRetry;
+      if (typeof reset !== 'boolean') throw expectedError('reset_on_early_retry', 'true or false', reset);
+      return Object.freeze({
+        kind: 'greylist',
+        minDelayMs: wholeNumber(body, 'min_delay_ms', 0, maxWindowMs, 'a whole number of milliseconds') ?? RULE_DEFAULTS.greylist.minDelayMs,
+        resetOnEarlyRetry: reset,
+      });
+    }
+    case 'throttle':
+      return Object.freeze({
+        kind: 'throttle',
+        limit: required(wholeNumber(body, 'limit', 0, maxLimit, 'a whole number of messages'), 'limit', 'throttle', 'messages allowed per window'),
+        perMs: wholeNumber(body, 'per_ms', 1, maxWindowMs, 'a whole number of milliseconds') ?? RULE_DEFAULTS.throttle.perMs,
+      });
+    case 'defer':
+    case 'reject': {
+      const k = kind as 'defer' | 'reject';
+      const defaults = RULE_DEFAULTS[k];
+      const reply = replyOf(body, k === 'defer' ? DEFER_CODES : REJECT_CODES, defaults.code);
+      return Object.freeze({ kind: k, ...reply, stage: stageOf(body, defaults.stage), times: timesOf(body, defaults.times) });
+    }
+    case 'slow': {
+      // Silent throttling lasts until cleared, unless `times` says otherwise.
+      const times = body.times === undefined || body.times === null ? RULE_DEFAULTS.slow.times : timesOf(body, 1);
+      return Object.freeze({
+        kind: 'slow',
+        delayMs: required(
+          wholeNumber(body, 'delay_ms', 0, maxDelayMs, 'a whole number of milliseconds'),
+          'delay_ms',
+          'slow',
+          'how long the reply is held, in ms',
+        ),
+        stage: stageOf(body, RULE_DEFAULTS.slow.stage),
+        times,
+      });
+    }
+    case 'disconnect':
+      return Object.freeze({ kind: 'disconnect', stage: stageOf(body, RULE_DEFAULTS.disconnect.stage), times: timesOf(body, RULE_DEFAULTS.disconnect.times) });
+  }
+}
