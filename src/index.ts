@@ -41,5 +41,11 @@ export type { InboxSmtp, WatchOptions, WatchOutcome } from './inbox/smtp.js';
 export type { GreylistOptions, ThrottleOptions, ReplyRuleOptions, SlowOptions, DisconnectOptions } from './inbox/smtp-rule-options.js';
 export type { SmtpAttempt, SmtpRule, SmtpAttemptOutcome, SmtpAttemptStage, SmtpRuleKind, SmtpRuleStage } from './client/smtp-lab.js';
 
+// Webhooks (embedded server): verify what your handler receives
+export { verifyWebhookSignature } from './client/verify-webhook.js';
+export type { VerifyWebhookOptions, WebhookEvent, WebhookHeaders } from './client/verify-webhook.js';
+export type { WebhookEventType } from './contract/webhooks.js';
+export type { WireMessageReceived as WebhookMessageReceived, WireDeliveryOutcome as WebhookDeliveryOutcome } from './contract/webhook-wire.js';
+
 // Injected time, to drive an inbox's waits from a test's own clock
 export type { Clock, RandomSource } from './wait/clock.js';

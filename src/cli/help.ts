@@ -25,10 +25,15 @@ Options (each also read from the environment variable shown):
   --wait-slots <n>          concurrent long-polls, 0 = off    MAILROOM_WAIT_SLOTS  (default ${DEFAULTS.waitSlots}; MCP waits have their own ${MCP_WAIT_SLOTS})
   --enable-faults           serve the test fault switch       MAILROOM_ENABLE_FAULTS=1
   --no-smtp-rules           no SMTP rules, no attempt log     MAILROOM_SMTP_RULES=0 (default on)
+  --webhook <url>           post every event there, repeatable MAILROOM_WEBHOOK    (comma-separated in the variable; default retry policy)
+  --webhook-secret <secret> sign those posts with it          MAILROOM_WEBHOOK_SECRET (default: made up and printed at start)
+  --no-webhooks             no webhooks, no /metrics          MAILROOM_WEBHOOKS=0  (default on)
   -h, --help                show this help
   -v, --version             show the version
 
 API: GET|DELETE /api/v1/mailbox?address=A, GET /api/v1/mailbox/wait?address=A&since_id=ID,
      GET|POST|DELETE /api/v1/mailbox/rules?address=A, GET /api/v1/mailbox/attempts?address=A,
      GET|DELETE /api/v1/message/{id}?mailbox=A, GET /api/v1/message/{id}/raw?mailbox=A,
-     GET /healthz; MCP (streamable HTTP): POST /mcp`;
+     GET|POST /api/v1/webhooks, GET|DELETE /api/v1/webhooks/{id}, GET /api/v1/webhooks/{id}/deliveries,
+     GET /api/v1/webhooks/{id}/dead-letters, POST /api/v1/webhooks/{id}/dead-letters/{event_id}/replay,
+     GET /metrics, GET /healthz; MCP (streamable HTTP): POST /mcp`;

@@ -35,6 +35,9 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
         'wait-slots': { type: 'string' },
         'enable-faults': { type: 'boolean' },
         'no-smtp-rules': { type: 'boolean' },
+        webhook: { type: 'string', multiple: true },
+        'webhook-secret': { type: 'string' },
+        'no-webhooks': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -103,6 +106,33 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
     throw new UsageError(`mailroom serve: MAILROOM_SMTP_RULES must be 1 (on, the default) or 0 (off), got ${JSON.stringify(rules)}`);
   }
   if (v['no-smtp-rules'] === true || (rules !== undefined && /^(0|false|no)$/i.test(rules.trim()))) options.smtpRules = false;
+
+  const hooks =
+    v.webhook ??
+    env.MAILROOM_WEBHOOK?.split(',')
+      .map((u) => u.trim())
+      .filter(Boolean);
+  const secret = pick('webhook-secret', 'MAILROOM_WEBHOOK_SECRET');
+  if (secret !== undefined && !(hooks && hooks.length > 0)) {
+    throw new UsageError(
+      'mailroom serve: --webhook-secret (or MAILROOM_WEBHOOK_SECRET) signs the --webhook URLs, but no --webhook (or MAILROOM_WEBHOOK) was given',
+    );
+  }
+  if (hooks && hooks.length > 0) {
+    for (const url of hooks) {
+      if (!/^https?:\/\/[^/]/.test(url))
+        throw new UsageError(`mailroom serve: --webhook (or MAILROOM_WEBHOOK) must be an http(s) URL, got ${JSON.stringify(url)}`);
+    }
+    options.staticWebhooks = hooks.map((url) => ({ url, secret }));
+  }
+  const webhooksOff = blankToUndefined(env.MAILROOM_WEBHOOKS);
+  if (webhooksOff !== undefined && !/^(0|1|true|false|yes|no)$/i.test(webhooksOff.trim())) {
+    throw new UsageError(`mailroom serve: MAILROOM_WEBHOOKS must be 1 (on, the default) or 0 (off), got ${JSON.stringify(webhooksOff)}`);
+  }
+  if (v['no-webhooks'] === true || (webhooksOff !== undefined && /^(0|false|no)$/i.test(webhooksOff.trim()))) {
+    if (options.staticWebhooks) throw new UsageError('mailroom serve: --webhook needs the webhooks on; drop --no-webhooks (or MAILROOM_WEBHOOKS=0)');
+    options.webhooks = false;
+  }
 
   return { options, help: v.help === true, version: v.version === true };
 }

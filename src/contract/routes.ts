@@ -18,3 +18,12 @@ export const PAGING_PARAM = 'before_id';
  */
 export const RULES_PATH = `${API_BASE}/mailbox/rules`;
 export const ATTEMPTS_PATH = `${API_BASE}/mailbox/attempts`;
+/**
+ * Webhooks (an embedded-server extension): registrations at
+ * `.../webhooks` and `.../webhooks/{id}`, each one's delivery log at
+ * `.../{id}/deliveries` and dead letters at `.../{id}/dead-letters`;
+ * advertised as `features.webhooks`.
+ */
+export const WEBHOOKS_PATH = `${API_BASE}/webhooks`;
+/** Prometheus metrics (text format); advertised as `features.metrics`. */
+export const METRICS_PATH = '/metrics';

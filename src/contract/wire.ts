@@ -67,7 +67,9 @@ export interface WireHealth {
   /**
    * `wait`: the long-poll's path; `mcp`: the MCP endpoint's; `paging`: the
    * list's paging parameter (`before_id`); `smtp_rules` and `smtp_attempts`:
-   * the SMTP deferral lab's paths (embedded server).
+   * the SMTP deferral lab's paths (embedded server); `webhooks` and
+   * `metrics`: the webhooks' registrations and the Prometheus metrics
+   * (embedded server).
    */
   readonly features: {
     readonly wait?: string;
@@ -75,6 +77,8 @@ export interface WireHealth {
     readonly paging?: string;
     readonly smtp_rules?: string;
     readonly smtp_attempts?: string;
+    readonly webhooks?: string;
+    readonly metrics?: string;
   };
 }
 

@@ -4,6 +4,8 @@ import { isIP } from 'node:net';
 import { isDomainName } from '../contract/address.js';
 import { DEFAULT_DOMAIN, DEFAULT_HOST, DEFAULT_HTTP_PORT, DEFAULT_SMTP_PORT } from '../contract/defaults.js';
 import { MAX_WAIT_SECONDS } from '../contract/limits.js';
+import type { RandomSource } from '../contract/random.js';
+import type { WebhookEventType } from '../contract/webhooks.js';
 import { assertMs, expectedError } from '../contract/validation.js';
 import { defaultLogger, type Logger } from './log.js';
 
@@ -70,10 +72,33 @@ export interface ServerOptions {
    * no address had rules.
    */
   smtpRules?: boolean;
+  /**
+   * Webhooks: registrations over HTTP (`/api/v1/webhooks`), the events
+   * `message.received`, `delivery.deferred` and `delivery.rejected` posted
+   * to them with retries, and `/metrics`. Default true; `false` serves
+   * none of it and the SMTP path asks nothing of webhooks.
+   */
+  webhooks?: boolean;
+  /**
+   * Webhooks registered at start, for every address, with the default
+   * retry policy (`mailroom serve --webhook URL --webhook-secret S`).
+   */
+  staticWebhooks?: readonly StaticWebhook[];
   /** Wall clock for received_at, retention and budgets. Default `Date`. */
   clock?: WallClock;
+  /** Where webhook retries draw their jitter. Default `Math.random`. */
+  random?: RandomSource;
   /** Where evictions and internal errors are reported. Default: warnings and errors to the console. */
   logger?: Logger;
+}
+
+/** A webhook registered when the server starts. */
+export interface StaticWebhook {
+  readonly url: string;
+  /** Signs every attempt; made up (and logged) when not given. */
+  readonly secret?: string | undefined;
+  /** Default: every event type. */
+  readonly events?: readonly WebhookEventType[] | undefined;
 }
 
 export interface ResolvedServerOptions {
@@ -95,7 +120,10 @@ export interface ResolvedServerOptions {
   readonly token: string | undefined;
   readonly faultInjection: boolean;
   readonly smtpRules: boolean;
+  readonly webhooks: boolean;
+  readonly staticWebhooks: readonly StaticWebhook[];
   readonly clock: WallClock;
+  readonly random: RandomSource;
   readonly logger: Logger;
 }
 
@@ -138,7 +166,10 @@ const KNOWN_OPTIONS = new Set<string>([
   'token',
   'faultInjection',
   'smtpRules',
+  'webhooks',
+  'staticWebhooks',
   'clock',
+  'random',
   'logger',
 ]);
 
@@ -184,7 +215,10 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
   o.httpRequestTimeout ??= DEFAULTS.httpRequestTimeout;
   o.faultInjection ??= false;
   o.smtpRules ??= true;
+  o.webhooks ??= true;
+  o.staticWebhooks ??= [];
   o.clock ??= systemClock;
+  o.random ??= Math.random;
   o.logger ??= defaultLogger;
 
   expect(typeof o.host === 'string' && (isIP(o.host) !== 0 || isDomainName(o.host)), 'host', 'an IP address or host name such as "127.0.0.1"', o.host);
@@ -240,6 +274,15 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
   );
   expect(typeof o.faultInjection === 'boolean', 'faultInjection', 'a boolean', o.faultInjection);
   expect(typeof o.smtpRules === 'boolean', 'smtpRules', 'a boolean', o.smtpRules);
+  expect(typeof o.webhooks === 'boolean', 'webhooks', 'a boolean', o.webhooks);
+  expect(
+    Array.isArray(o.staticWebhooks) && o.staticWebhooks.every((w) => w !== null && typeof w === 'object' && typeof (w as StaticWebhook).url === 'string'),
+    'staticWebhooks',
+    'an array of { url, secret?, events? }',
+    o.staticWebhooks,
+  );
+  expect(o.webhooks || o.staticWebhooks.length === 0, 'staticWebhooks', 'empty when `webhooks` is false', o.staticWebhooks);
+  expect(typeof o.random === 'function', 'random', 'a function returning numbers in [0, 1), like Math.random', o.random);
   expect(
     typeof o.clock === 'object' && o.clock !== null && typeof o.clock.now === 'function',
     'clock',
@@ -275,7 +318,10 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     token: o.token,
     faultInjection: o.faultInjection,
     smtpRules: o.smtpRules,
+    webhooks: o.webhooks,
+    staticWebhooks: Object.freeze([...o.staticWebhooks]),
     clock: o.clock,
+    random: o.random,
     logger: o.logger,
   });
 }

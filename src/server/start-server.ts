@@ -22,6 +22,8 @@ import { RuleBook } from './rules/rule-book.js';
 import { MemoryRuleStore } from './rules/rule-store.js';
 import { EvictionReporter } from './store/eviction.js';
 import { MessageStore } from './store/message-store.js';
+import { API_BASE } from '../contract/routes.js';
+import { createWebhookService, type WebhookService } from './webhooks/webhook-service.js';
 
 export interface MailroomServer {
   /** The bound SMTP port (the real one when 0 was asked). */
@@ -114,6 +116,20 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     ? { rules: new RuleBook({ store: new MemoryRuleStore(), clock }), log: new AttemptLog({ clock, retention: config.retention }) }
     : undefined;
   if (smtpLab) attempts.subscribe((attempt) => smtpLab.log.record(attempt));
+  // The API's base is known once the HTTP port is bound; only a delivery, later, reads it.
+  let apiURL = '';
+  const webhooks = config.webhooks
+    ? createWebhookService({
+        attempts,
+        messages: store,
+        wireMessage: (message) => reader.wireMessage(message),
+        rawUrl: (message) => `${apiURL}${API_BASE}/message/${message.id}/raw?mailbox=${encodeURIComponent(message.mailbox)}`,
+        mailboxKey: (address) => reader.mailboxKey(address, 'address'),
+        now: () => clock.now(),
+        random: config.random,
+        logger,
+      })
+    : undefined;
   const mcp = createMcpEndpoint({
     tools: createEmbeddedTools({ store, reader, listBudget, messageBudget, slots: mcpSlots, holdCap: config.holdCap }),
     domains: config.domains,
@@ -134,6 +150,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     token: config.token,
     faultInjection: config.faultInjection,
     smtpLab,
+    webhooks,
     logger,
   });
   const http = createServer(
@@ -168,8 +185,19 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     httpPort = await listen(http, config.httpPort, config.host, 'HTTP');
   } catch (error) {
     smtp.destroyConnections();
-    await Promise.all([closeServer(smtpNet), closeServer(http)]);
+    await Promise.all([closeServer(smtpNet), closeServer(http), webhooks?.close()]);
     throw error;
+  }
+  apiURL = `http://${hostForURL(config.host)}:${httpPort}`;
+  for (const given of config.staticWebhooks) {
+    try {
+      const webhook = webhooks!.register({ url: given.url, secret: given.secret, events: given.events });
+      if (given.secret === undefined) logger.warn(`mailroom: webhook ${webhook.id} posts to ${webhook.url}, signed with the secret ${webhook.secret}`);
+    } catch (error) {
+      smtp.destroyConnections();
+      await Promise.all([closeServer(smtpNet), closeServer(http), webhooks?.close()]);
+      throw new TypeError(`Invalid static webhook ${JSON.stringify(given.url)}: ${(error as Error).message}`, { cause: error });
+    }
   }
 
   const exposed = exposureWarning(config.host, config.token);
@@ -182,7 +210,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
   const server: MailroomServer = {
     smtpPort,
     httpPort,
-    apiURL: `http://${hostForURL(config.host)}:${httpPort}`,
+    apiURL,
     domains: config.domains,
     faults: {
       inject: (injection) => faults.inject(injection),
@@ -198,12 +226,12 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
         smtp.destroyConnections();
         http.closeAllConnections();
         refused.destroyAll();
-        await closed;
+        await Promise.all([closed, webhooks?.close()]);
       })();
       return closing;
     },
   };
-  internals.set(server, Object.freeze({ store, attempts, smtpLab, listBudget, messageBudget, waitSlots, mcpSlots, options: config }));
+  internals.set(server, Object.freeze({ store, attempts, smtpLab, webhooks, listBudget, messageBudget, waitSlots, mcpSlots, options: config }));
   return Object.freeze(server);
 }
 
@@ -214,6 +242,8 @@ export interface ServerInternals {
   readonly attempts: AttemptFeed;
   /** The SMTP deferral lab's rules and attempt log (undefined when `smtpRules` is off). */
   readonly smtpLab: { readonly rules: RuleBook; readonly log: AttemptLog } | undefined;
+  /** The webhooks (undefined when `webhooks` is off). */
+  readonly webhooks: WebhookService | undefined;
   /** A server-side wait draws on the same per-address list budget as list calls. */
   readonly listBudget: Budget;
   readonly messageBudget: Budget;

@@ -5,6 +5,7 @@
 // machine that corrects its wall time mid-wait cannot stretch or shrink a
 // deadline (rule 3 of docs/CONTRACT.md, "The client's nine rules").
 import { setTimeout as delay } from 'node:timers/promises';
+import type { RandomSource } from '../contract/random.js';
 
 export interface Clock {
   /** Monotonic milliseconds; only differences are meaningful. */
@@ -16,8 +17,8 @@ export interface Clock {
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-/** A source of uniformly distributed numbers in [0, 1), like `Math.random`. */
-export type RandomSource = () => number;
+/** A source of uniformly distributed numbers in [0, 1), like `Math.random` (contract/random.ts). */
+export type { RandomSource } from '../contract/random.js';
 
 export const systemClock: Clock = Object.freeze({
   now: () => performance.now(),

@@ -8,6 +8,7 @@
 // a signup mail that takes twelve seconds is still seen within a second of
 // arriving. Jitter is only ever added: the list endpoint allows one call per
 // second per address, so a delay below the step would be refused (rule 4).
+import { withJitter } from '../contract/backoff.js';
 import { LIST_INTERVAL_MS } from '../contract/limits.js';
 import type { RandomSource } from './clock.js';
 /** Rounds spent at the floor before the interval starts to widen. */
@@ -29,10 +30,6 @@ export function scheduleStep(round: number): number {
  * step plus a one-sided jitter of up to half a step, never less than the step.
  */
 export function scheduleDelay(round: number, random: RandomSource): number {
-  const step = scheduleStep(round);
-  const draw = random();
-  if (!(draw >= 0 && draw < 1)) {
-    throw new RangeError(`Expected the random source to return a number in [0, 1), got ${String(draw)}`);
-  }
-  return step + draw * (step / 2);
+  // The jitter is the one the webhook retries use too (contract/backoff.ts).
+  return withJitter(scheduleStep(round), random);
 }

@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 import nodemailer from 'nodemailer';
 import { request } from 'undici';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { verifyWebhookSignature } from '../../src/client/verify-webhook.js';
 import { start } from '../server/helpers.js';
+import { closeReceivers, startReceiver } from '../support/webhook-receiver.js';
 
 const BIN = fileURLToPath(new URL('../../dist/cli/index.js', import.meta.url));
 const children: ChildProcess[] = [];
@@ -14,8 +16,9 @@ beforeAll(() => {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` first (npm test does)`);
 });
 
-afterEach(() => {
+afterEach(async () => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  await closeReceivers();
 });
 
 interface Run {
@@ -134,6 +137,30 @@ describe('mailroom serve', () => {
     const bad = run(['serve'], { MAILROOM_SMTP_RULES: 'maybe' });
     expect(await bad.exit).toBe(2);
     expect(bad.stderr()).toContain('MAILROOM_SMTP_RULES must be 1 (on, the default) or 0 (off), got "maybe"');
+  });
+
+  it('--webhook URL --webhook-secret S posts every event there, signed; --no-webhooks turns them off', async () => {
+    const receiver = await startReceiver();
+    const hooked = run(['serve', '--smtp-port', '0', '--http-port', '0', '--webhook', receiver.url, '--webhook-secret', 'cli-secret']);
+    const off = run(['serve', '--smtp-port', '0', '--http-port', '0', '--no-webhooks']);
+    const { smtpPort, apiURL } = await ready(hooked);
+    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true });
+    await transport.sendMail({ from: 'app@example.com', to: 'cli-hook@mailroom.test', subject: 'via the cli', text: 'x' });
+    transport.close();
+    await receiver.waitFor(1);
+    const event = verifyWebhookSignature({ body: receiver.received[0]!.body, headers: receiver.received[0]!.headers, secret: 'cli-secret' });
+    expect(event).toMatchObject({ type: 'message.received', address: 'cli-hook@mailroom.test' });
+    expect(((await (await request(`${apiURL}/healthz`)).body.json()) as { features: object }).features).toHaveProperty('webhooks');
+    const offURL = (await ready(off)).apiURL;
+    expect(((await (await request(`${offURL}/healthz`)).body.json()) as { features: object }).features).not.toHaveProperty('webhooks');
+    for (const r of [hooked, off]) r.child.kill('SIGTERM');
+    await Promise.all([hooked.exit, off.exit]);
+    const secretAlone = run(['serve', '--webhook-secret', 'x']);
+    const badURL = run(['serve', '--webhook', 'localhost:3000/hook']);
+    expect(await secretAlone.exit).toBe(2);
+    expect(secretAlone.stderr()).toContain('--webhook-secret (or MAILROOM_WEBHOOK_SECRET) signs the --webhook URLs, but no --webhook');
+    expect(await badURL.exit).toBe(2);
+    expect(badURL.stderr()).toContain('--webhook (or MAILROOM_WEBHOOK) must be an http(s) URL, got "localhost:3000/hook"');
   });
 
   it('exits 1 with a clear message when a port is taken', async () => {

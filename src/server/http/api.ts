@@ -4,7 +4,7 @@
 // where an injected fault decides how (or whether) the answer reaches the wire.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Refusal } from '../../contract/refusal.js';
-import { ATTEMPTS_PATH, MCP_PATH, PAGING_PARAM, RULES_PATH, WAIT_PATH } from '../../contract/routes.js';
+import { ATTEMPTS_PATH, MCP_PATH, METRICS_PATH, PAGING_PARAM, RULES_PATH, WAIT_PATH, WEBHOOKS_PATH } from '../../contract/routes.js';
 import type { WaitSlots } from '../../contract/wait-slots.js';
 import type { WireHealth } from '../../contract/wire.js';
 import type { Budget } from '../budgets/budget.js';
@@ -21,6 +21,8 @@ import { parseLimit, parseSinceId, singleParam } from './params.js';
 import { addressParamOf, route, type Route } from './routes.js';
 import { setSecurityHeaders } from './security-headers.js';
 import { answerSmtpLab, type SmtpLabContext } from './smtp-lab.js';
+import { answerWebhooks } from './webhooks.js';
+import type { WebhookService } from '../webhooks/webhook-service.js';
 import { mailIdentity } from '../smtp/mail-identity.js';
 
 const MAX_ADMIN_BODY = 64 * 1024;
@@ -44,6 +46,8 @@ export interface ApiContext {
   readonly faultInjection: boolean;
   /** The SMTP deferral lab's rules and attempt log; when undefined neither is served nor advertised. */
   readonly smtpLab: Omit<SmtpLabContext, 'reader' | 'messageBudget' | 'storedIdentity'> | undefined;
+  /** The webhooks; when undefined they are neither served nor advertised. */
+  readonly webhooks: WebhookService | undefined;
   readonly logger: Logger;
 }
 
@@ -80,6 +84,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
       mcp: MCP_PATH,
       paging: PAGING_PARAM,
       ...(ctx.smtpLab ? { smtp_rules: RULES_PATH, smtp_attempts: ATTEMPTS_PATH } : {}),
+      ...(ctx.webhooks ? { webhooks: WEBHOOKS_PATH, metrics: METRICS_PATH } : {}),
     },
   };
   const smtpLab: SmtpLabContext | undefined = ctx.smtpLab && {
@@ -147,11 +152,12 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
       if (call === 'deleteMailbox') {
         const mailbox = mailboxParam(params, 'address');
         ctx.messageBudget.spend(mailbox, 'message');
-        // The lab's rules and attempt log belong to the mailbox and go with it.
+        // The lab's rules and attempt log belong to the mailbox and go with it, and so do the webhooks scoped to it.
         if (ctx.smtpLab) {
           ctx.smtpLab.rules.clear(mailbox);
           ctx.smtpLab.log.delete(mailbox);
         }
+        ctx.webhooks?.removeScopedTo(mailbox);
         return json(200, { deleted: ctx.store.deleteMailbox(mailbox) });
       }
       const mailbox = mailboxParam(params, 'mailbox');
@@ -235,7 +241,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
     const method = req.method ?? 'GET';
     let matched: Route;
     try {
-      matched = route(method, path, ctx.faultInjection, ctx.waitSlots !== undefined, smtpLab !== undefined);
+      matched = route(method, path, ctx.faultInjection, ctx.waitSlots !== undefined, smtpLab !== undefined, ctx.webhooks !== undefined);
       if (matched.kind === 'api') {
         // Counted before anything can refuse it: the stats are of requests that named the address.
         const named = params.getAll(addressParamOf(matched.call));
@@ -255,7 +261,13 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
     if (matched.kind === 'healthz') work = Promise.resolve({ reply: json(200, health) });
     else if (matched.kind === 'api') work = api(matched.call, matched.id, params, requestSignal(matched.call, res));
     else if (matched.kind === 'smtpLab') work = answerSmtpLab(matched.call, params, req, smtpLab!).then((body) => ({ reply: json(200, body) }));
-    else work = admin(matched, req, params).then((reply) => ({ reply }));
+    else if (matched.kind === 'webhooks') {
+      const webhooks = { webhooks: ctx.webhooks!, reader: ctx.reader };
+      work = answerWebhooks(matched.call, matched, params, req, webhooks).then(({ status, body }) => ({ reply: json(status, body) }));
+    } else if (matched.kind === 'metrics') {
+      const metrics = ctx.webhooks!.metrics;
+      work = metrics.text().then((body) => ({ reply: { status: 200, headers: { 'content-type': metrics.contentType, 'cache-control': 'no-store' }, body } }));
+    } else work = admin(matched, req, params).then((reply) => ({ reply }));
     work.then(
       ({ reply, fault }) => write(res, reply, fault),
       (error: unknown) => write(res, error instanceof Refusal ? refusalReply(error) : internalError(error)),

@@ -1,0 +1,305 @@
+// The delivery worker: takes queued events to their endpoints, at least
+// once, with the seed's retry strategy (seed 002):
+//
+// - each answer classified (classify.ts): delivered, retried, or
+//   dead-lettered at once with its reason;
+// - a retry after an exponential backoff with a cap, jitter added on top
+//   (contract/backoff.ts, the same jitter as the client's wait schedule),
+//   or after exactly the receiver's `Retry-After`;
+// - a cap on attempts that stops exactly there (the first one counts);
+// - one endpoint's events one at a time, in order (`ordered`, the
+//   default): a failing event holds back the ones after it, as a queue
+//   that keeps order must; `ordered: false` sends each on its own;
+// - every attempt signed (contract/webhook-signature.ts);
+// - the test controls: `duplicates`, `out_of_order`, `first_attempt_delay_ms`.
+//
+// Time and randomness are injected (`DispatchTimers`, `RandomSource`), so
+// the schedule is tested exactly, without sleeping.
+import { backoffStep, withJitter } from '../../contract/backoff.js';
+import type { RandomSource } from '../../contract/random.js';
+import { signatureHeader, WEBHOOK_HEADERS } from '../../contract/webhook-signature.js';
+import type { Logger } from '../log.js';
+import { classify } from './classify.js';
+import type { WebhookEvent } from './events.js';
+import type { WebhookMetrics } from './metrics.js';
+import type { Webhook } from './registration.js';
+import type { WebhookSender } from './sender.js';
+import type { Delivery, DeliveryAttempt, WebhookStore } from './webhook-store.js';
+
+export interface DispatchTimers {
+  /** Wall-clock ms (the server's clock). */
+  now(): number;
+  /** Runs `run` after `ms`; returns the cancel function. */
+  after(ms: number, run: () => void): () => void;
+  /** Runs `run` soon, after the current I/O (the SMTP reply that caused the event goes out first). */
+  soon(run: () => void): void;
+}
+
+export const systemTimers = (now: () => number): DispatchTimers => ({
+  now,
+  after(ms, run) {
+    const timer = setTimeout(run, Math.max(0, ms));
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+  soon: (run) => void setImmediate(run),
+});
+
+/** How long `out_of_order` holds an event for a second one to swap it with. */
+export const OUT_OF_ORDER_HOLD_MS = 1_000;
+/** A dead letter keeps this much of the body it could not deliver. */
+export const EXCERPT_CHARS = 512;
+const USER_AGENT = 'mailroom-webhooks/0.1';
+
+export interface DispatcherOptions {
+  readonly store: WebhookStore;
+  readonly sender: WebhookSender;
+  readonly timers: DispatchTimers;
+  readonly random: RandomSource;
+  readonly metrics: WebhookMetrics;
+  readonly logger: Logger;
+}
+
+/** What the dispatcher keeps of one webhook while it runs: the order of its pending events and its timers. */
+interface Lane {
+  readonly webhook: Webhook;
+  readonly abort: AbortController;
+  /** Pending deliveries in the order they go (ordered lanes); for unordered ones, those not yet finished. */
+  readonly queue: Delivery[];
+  readonly inFlight: Set<Delivery>;
+  readonly timers: Map<Delivery | Lane, () => void>;
+  /** `out_of_order`: the event held for a second one to overtake it. */
+  held: { readonly delivery: Delivery; readonly cancel: () => void } | undefined;
+  pumpQueued: boolean;
+  removed: boolean;
+}
+
+export class WebhookDispatcher {
+  readonly #o: DispatcherOptions;
+  readonly #lanes = new Map<string, Lane>();
+  #closed = false;
+
+  constructor(options: DispatcherOptions) {
+    this.#o = options;
+  }
+
+  /** Registers a webhook with the store and starts its lane. */
+  add(webhook: Webhook): void {
+    this.#o.store.add(webhook);
+    this.#laneOf(webhook);
+  }
+
+  /** Queues `event` for `webhook`. Cheap: the body is built when the first attempt goes. */
+  enqueue(webhook: Webhook, event: WebhookEvent): void {
+    if (this.#closed) return;
+    const lane = this.#laneOf(webhook);
+    const now = this.#o.timers.now();
+    const delivery: Delivery = {
+      webhookId: webhook.id,
+      event,
+      state: 'pending',
+      attempts: [],
+      copy: 1,
+      cycleAttempts: 0,
+      nextAttemptAt: now + webhook.firstAttemptDelayMs,
+      deadAt: undefined,
+      excerpt: undefined,
+    };
+    if (!this.#o.store.enqueue(delivery)) {
+      this.#o.metrics.dropped();
+      this.#o.logger.warn(`mailroom: webhook ${webhook.id} has its log full of pending events; ${event.type} ${event.id} for ${event.address} was dropped`);
+      return;
+    }
+    if (!webhook.outOfOrder) return this.#release(lane, [delivery]);
+    // Swapped pairs: the first of two waits for the second, which then goes first.
+    const held = lane.held;
+    if (held) {
+      held.cancel();
+      lane.held = undefined;
+      return this.#release(lane, [delivery, held.delivery]);
+    }
+    lane.held = {
+      delivery,
+      cancel: this.#o.timers.after(OUT_OF_ORDER_HOLD_MS, () => {
+        if (lane.held?.delivery !== delivery) return;
+        lane.held = undefined;
+        this.#release(lane, [delivery]);
+      }),
+    };
+  }
+
+  /** Stops a webhook: its pending events are cancelled and an attempt in flight is aborted. */
+  remove(id: string): Webhook | undefined {
+    const lane = this.#lanes.get(id);
+    if (lane) this.#stop(lane);
+    this.#lanes.delete(id);
+    return this.#o.store.remove(id);
+  }
+
+  /** Sends a dead letter again with a fresh budget of attempts; undefined when there is no such dead letter. */
+  replay(webhookId: string, eventId: string): Delivery | undefined {
+    const lane = this.#lanes.get(webhookId);
+    const delivery = this.#o.store.delivery(webhookId, eventId);
+    if (!lane || !delivery || delivery.state !== 'dead_lettered') return undefined;
+    delivery.state = 'pending';
+    delivery.cycleAttempts = 0;
+    delivery.deadAt = undefined;
+    delivery.nextAttemptAt = this.#o.timers.now();
+    this.#o.store.saved(delivery);
+    this.#release(lane, [delivery]);
+    return delivery;
+  }
+
+  /** Events queued or between attempts, over every webhook. */
+  get pending(): number {
+    let n = 0;
+    for (const lane of this.#lanes.values()) n += lane.queue.length + (lane.held ? 1 : 0);
+    return n;
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const lane of this.#lanes.values()) this.#stop(lane);
+    this.#lanes.clear();
+  }
+
+  #laneOf(webhook: Webhook): Lane {
+    let lane = this.#lanes.get(webhook.id);
+    if (!lane) {
+      lane = { webhook, abort: new AbortController(), queue: [], inFlight: new Set(), timers: new Map(), held: undefined, pumpQueued: false, removed: false };
+      this.#lanes.set(webhook.id, lane);
+    }
+    return lane;
+  }
+
+  #stop(lane: Lane): void {
+    lane.removed = true;
+    lane.abort.abort();
+    lane.held?.cancel();
+    for (const cancel of lane.timers.values()) cancel();
+    lane.timers.clear();
+    for (const delivery of [...lane.queue, ...(lane.held ? [lane.held.delivery] : [])]) {
+      if (delivery.state === 'pending') {
+        delivery.state = 'cancelled';
+        delivery.nextAttemptAt = undefined;
+      }
+    }
+    lane.queue.length = 0;
+    lane.held = undefined;
+  }
+
+  /** Puts deliveries in line, then looks at the lane after the current I/O. */
+  #release(lane: Lane, deliveries: readonly Delivery[]): void {
+    if (lane.removed) return;
+    lane.queue.push(...deliveries);
+    if (!lane.webhook.ordered) {
+      for (const delivery of deliveries) this.#schedule(lane, delivery, delivery);
+      return;
+    }
+    if (lane.pumpQueued) return;
+    lane.pumpQueued = true;
+    this.#o.timers.soon(() => {
+      lane.pumpQueued = false;
+      this.#pump(lane);
+    });
+  }
+
+  /** Ordered lanes: the head of the queue goes when it is due, and only when nothing is in flight. */
+  #pump(lane: Lane): void {
+    if (lane.removed || lane.inFlight.size > 0) return;
+    const head = lane.queue[0];
+    if (!head) return;
+    this.#schedule(lane, head, lane);
+  }
+
+  /** Runs `delivery`'s next attempt when it is due; `key` names the one timer (the lane's, or the delivery's own). */
+  #schedule(lane: Lane, delivery: Delivery, key: Delivery | Lane): void {
+    lane.timers.get(key)?.();
+    const wait = (delivery.nextAttemptAt ?? 0) - this.#o.timers.now();
+    const go = () => {
+      lane.timers.delete(key);
+      void this.#attempt(lane, delivery).then(() => {
+        if (lane.removed) return;
+        if (delivery.state !== 'pending') {
+          const at = lane.queue.indexOf(delivery);
+          if (at !== -1) lane.queue.splice(at, 1);
+        }
+        if (lane.webhook.ordered) this.#pump(lane);
+        else if (delivery.state === 'pending') this.#schedule(lane, delivery, delivery);
+      });
+    };
+    if (wait <= 0) return go();
+    lane.timers.set(key, this.#o.timers.after(wait, go));
+  }
+
+  async #attempt(lane: Lane, delivery: Delivery): Promise<void> {
+    const { webhook } = lane;
+    const { timers, sender, store, metrics, random, logger } = this.#o;
+    lane.inFlight.add(delivery);
+    try {
+      let body: string;
+      try {
+        body = await delivery.event.body();
+      } catch (error) {
+        logger.error(`mailroom: could not build the body of ${delivery.event.type} ${delivery.event.id}: ${String(error)}`);
+        body = JSON.stringify({ id: delivery.event.id, type: delivery.event.type, address: delivery.event.address, data: null });
+      }
+      if (lane.removed) return;
+      const attempt = delivery.attempts.filter((a) => a.copy === delivery.copy).length + 1;
+      const at = timers.now();
+      const headers = {
+        'content-type': 'application/json; charset=utf-8',
+        'user-agent': USER_AGENT,
+        [WEBHOOK_HEADERS.eventId]: delivery.event.id,
+        [WEBHOOK_HEADERS.eventType]: delivery.event.type,
+        [WEBHOOK_HEADERS.attempt]: String(attempt),
+        [WEBHOOK_HEADERS.signature]: signatureHeader(webhook.secret, Math.floor(at / 1000), body),
+      };
+      const posted = await sender.post({ url: webhook.url, body, headers, timeoutMs: webhook.timeoutMs, signal: lane.abort.signal });
+      const now = timers.now();
+      const verdict = classify(posted.result, now);
+      delivery.cycleAttempts++;
+      const record: Omit<DeliveryAttempt, 'outcome' | 'nextDelayMs'> = {
+        attempt,
+        copy: delivery.copy,
+        at,
+        status: posted.result.kind === 'answer' ? posted.result.status : undefined,
+        latencyMs: Math.round(posted.latencyMs * 100) / 100,
+        reason: verdict.reason,
+      };
+      let finished: DeliveryAttempt;
+      if (verdict.delivered) {
+        finished = { ...record, outcome: 'delivered', nextDelayMs: undefined };
+        if (delivery.copy < webhook.duplicates) {
+          // The next copy of the same event goes at once, with the same id: a handler must count it once.
+          delivery.copy++;
+          delivery.cycleAttempts = 0;
+          delivery.nextAttemptAt = now;
+        } else {
+          delivery.state = 'delivered';
+          delivery.nextAttemptAt = undefined;
+        }
+      } else if (verdict.retry && delivery.cycleAttempts < webhook.retry.maxAttempts) {
+        const wait = verdict.retryAfterMs ?? withJitter(backoffStep(webhook.retry, delivery.cycleAttempts), random);
+        const nextDelayMs = Math.round(wait);
+        finished = { ...record, outcome: 'retrying', nextDelayMs };
+        delivery.nextAttemptAt = now + nextDelayMs;
+      } else {
+        if (verdict.reason === 'cancelled') delivery.state = 'cancelled';
+        else {
+          delivery.state = 'dead_lettered';
+          delivery.deadAt = now;
+          delivery.excerpt = body.slice(0, EXCERPT_CHARS);
+        }
+        finished = { ...record, outcome: 'failed', nextDelayMs: undefined };
+        delivery.nextAttemptAt = undefined;
+      }
+      delivery.attempts.push(finished);
+      store.saved(delivery);
+      metrics.attempted(delivery, finished);
+      if (delivery.state !== 'pending') metrics.settled(delivery);
+    } finally {
+      lane.inFlight.delete(delivery);
+    }
+  }
+}

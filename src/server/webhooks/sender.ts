@@ -1,0 +1,93 @@
+// The HTTP side of a delivery: one keep-alive undici Pool per endpoint
+// origin, so an endpoint's events go out over warm connections (no TCP
+// handshake per event), and one POST per attempt with its own timeout.
+// Redirects are never followed (classify.ts).
+import { Pool } from 'undici';
+import type { AttemptResult } from './classify.js';
+
+export interface PostRequest {
+  readonly url: string;
+  readonly body: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+  /** Aborts the attempt (the webhook was removed, the server closes): a `cancelled` failure. */
+  readonly signal: AbortSignal;
+}
+
+export interface Posted {
+  readonly result: AttemptResult;
+  /** From the request going out to the answer's head, or to the failure, in ms (performance.now). */
+  readonly latencyMs: number;
+}
+
+/** The most of an answer's body read (and thrown away) so the connection can carry the next attempt. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+function failureOf(error: unknown, timedOut: boolean, cancelled: boolean): AttemptResult {
+  const detail = error instanceof Error ? error.message : String(error);
+  if (cancelled) return { kind: 'failure', reason: 'cancelled', detail };
+  if (timedOut) return { kind: 'failure', reason: 'timeout', detail };
+  const codes = [(error as { code?: unknown }).code, ((error as { cause?: { code?: unknown } }).cause ?? {}).code];
+  if (codes.includes('ECONNREFUSED')) return { kind: 'failure', reason: 'refused', detail };
+  if (codes.some((code) => code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE')) return { kind: 'failure', reason: 'reset', detail };
+  if (codes.includes('UND_ERR_HEADERS_TIMEOUT') || codes.includes('UND_ERR_BODY_TIMEOUT')) return { kind: 'failure', reason: 'timeout', detail };
+  return { kind: 'failure', reason: 'network', detail };
+}
+
+export class WebhookSender {
+  readonly #pools = new Map<string, Pool>();
+
+  #poolFor(origin: string): Pool {
+    let pool = this.#pools.get(origin);
+    if (!pool) {
+      // A handful of connections: an ordered endpoint uses one, an unordered one a few side by side.
+      pool = new Pool(origin, { connections: 8, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
+      this.#pools.set(origin, pool);
+    }
+    return pool;
+  }
+
+  async post(request: PostRequest): Promise<Posted> {
+    const url = new URL(request.url);
+    const pool = this.#poolFor(url.origin);
+    const timer = new AbortController();
+    const timeout = setTimeout(() => timer.abort(new Error(`no answer within ${request.timeoutMs} ms`)), request.timeoutMs);
+    const signal = AbortSignal.any([timer.signal, request.signal]);
+    const started = performance.now();
+    try {
+      const answer = await pool.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers: request.headers,
+        body: request.body,
+        signal,
+        headersTimeout: request.timeoutMs,
+        bodyTimeout: request.timeoutMs,
+      });
+      const latencyMs = performance.now() - started;
+      const header = answer.headers['retry-after'];
+      // The answer's body is read and dropped (bounded) so the connection stays usable for the next attempt.
+      await answer.body.dump({ limit: MAX_ANSWER_BYTES, signal }).catch(() => undefined);
+      return { result: { kind: 'answer', status: answer.statusCode, retryAfter: Array.isArray(header) ? header[0] : header }, latencyMs };
+    } catch (error) {
+      return { result: failureOf(error, timer.signal.aborted, request.signal.aborted), latencyMs: performance.now() - started };
+    } finally {
+      clearTimeout(timeout);
+    }
+  }
+
+  /** Closes one endpoint's connections (its webhook was removed and no other uses the origin). */
+  async forget(origin: string): Promise<void> {
+    const pool = this.#pools.get(origin);
+    if (!pool) return;
+    this.#pools.delete(origin);
+    await pool.destroy().catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    const pools = [...this.#pools.values()];
+    this.#pools.clear();
+    await Promise.all(pools.map((pool) => pool.destroy().catch(() => undefined)));
+  }
+}

@@ -1,0 +1,130 @@
+// The webhooks of one server, wired together: registrations kept in a
+// store, events made from the SMTP intake's attempt feed (fan-out below),
+// the dispatcher that delivers them, the sender's connections and the
+// metrics. The HTTP API (http/webhooks.ts) and `startServer`'s static
+// registrations (`mailroom serve --webhook`) both go through `register`.
+import { randomBytes } from 'node:crypto';
+import type { RandomSource } from '../../contract/random.js';
+import { WEBHOOK_LIMITS, type WebhookEventType } from '../../contract/webhooks.js';
+import type { WireMessage } from '../../contract/wire.js';
+import type { Logger } from '../log.js';
+import type { AttemptFeed, SmtpAttempt } from '../smtp/attempts.js';
+import type { MessageStore, StoredMessage } from '../store/message-store.js';
+import { systemTimers, WebhookDispatcher, type DispatchTimers } from './dispatcher.js';
+import { deliveryOutcome, messageReceived, type EventSources } from './events.js';
+import { WebhookMetrics } from './metrics.js';
+import { parseWebhookInput, type Webhook } from './registration.js';
+import { WebhookSender } from './sender.js';
+import { MemoryWebhookStore, type Delivery, type WebhookStore } from './webhook-store.js';
+
+/** Registration refused: too many already. */
+export class TooManyWebhooksError extends Error {}
+
+export interface WebhookServiceOptions {
+  readonly attempts: AttemptFeed;
+  readonly messages: MessageStore;
+  readonly wireMessage: (message: StoredMessage) => Promise<WireMessage>;
+  /** The raw source's URL (the API's base is known once the HTTP port is bound). */
+  readonly rawUrl: (message: StoredMessage) => string;
+  /** The mailbox key of a registration's `address`, or its refusal. */
+  readonly mailboxKey: (address: string) => string;
+  readonly now: () => number;
+  readonly random: RandomSource;
+  readonly logger: Logger;
+  /** Injected in tests of the schedule; real timers otherwise. */
+  readonly timers?: DispatchTimers | undefined;
+  readonly store?: WebhookStore | undefined;
+}
+
+export interface WebhookService {
+  /** Checks and stores a registration (a TypeError names a bad field), and starts delivering to it. */
+  register(input: unknown): Webhook;
+  get(id: string): Webhook | undefined;
+  /** Oldest first; with `address`, only those scoped to that mailbox. */
+  list(address?: string): readonly Webhook[];
+  remove(id: string): Webhook | undefined;
+  /** Removes the webhooks scoped to a mailbox (it was deleted); how many. */
+  removeScopedTo(address: string): number;
+  deliveries(id: string): readonly Delivery[];
+  replay(id: string, eventId: string): Delivery | undefined;
+  readonly metrics: WebhookMetrics;
+  close(): Promise<void>;
+}
+
+function webhookId(): string {
+  return `wh_${randomBytes(12).toString('hex')}`;
+}
+
+const typeOf = (attempt: SmtpAttempt): WebhookEventType | undefined =>
+  attempt.outcome === 'accepted'
+    ? 'message.received'
+    : attempt.outcome === 'deferred'
+      ? 'delivery.deferred'
+      : attempt.outcome === 'rejected'
+        ? 'delivery.rejected'
+        : undefined;
+
+export function createWebhookService(options: WebhookServiceOptions): WebhookService {
+  const store = options.store ?? new MemoryWebhookStore();
+  const sender = new WebhookSender();
+  let dispatcher: WebhookDispatcher | undefined = undefined;
+  const metrics = new WebhookMetrics(() => dispatcher?.pending ?? 0);
+  dispatcher = new WebhookDispatcher({
+    store,
+    sender,
+    timers: options.timers ?? systemTimers(options.now),
+    random: options.random,
+    metrics,
+    logger: options.logger,
+  });
+  const sources: EventSources = { wireMessage: options.wireMessage, rawUrl: options.rawUrl };
+  const working = dispatcher;
+
+  // The fan-out, on the SMTP path of every mail: with no registration it
+  // costs one comparison; with some, a lookup and, per subscriber, a queued
+  // reference. Nothing is parsed or serialised here (events.ts).
+  const unsubscribe = options.attempts.subscribe((attempt) => {
+    if (store.size === 0) return;
+    const type = typeOf(attempt);
+    if (type === undefined) return;
+    const subscribers = store.subscribers(type, attempt.to);
+    if (subscribers.length === 0) return;
+    let event;
+    if (type === 'message.received') {
+      const message = attempt.messageId === undefined ? undefined : options.messages.get(attempt.to, attempt.messageId);
+      if (!message) return;
+      event = messageReceived(message, sources);
+    } else {
+      if (attempt.code === undefined) return;
+      event = deliveryOutcome({ ...attempt, code: attempt.code });
+    }
+    for (const webhook of subscribers) working.enqueue(webhook, event);
+  });
+
+  return {
+    register(input) {
+      if (store.size >= WEBHOOK_LIMITS.maxWebhooks) {
+        throw new TooManyWebhooksError(`This server holds ${WEBHOOK_LIMITS.maxWebhooks} webhooks already; remove some first (DELETE /api/v1/webhooks/{id})`);
+      }
+      const webhook = parseWebhookInput(input, { id: webhookId(), now: options.now(), mailboxKey: options.mailboxKey });
+      working.add(webhook);
+      return webhook;
+    },
+    get: (id) => store.get(id),
+    list: (address) => (address === undefined ? store.list() : store.scopedTo(address)),
+    remove: (id) => working.remove(id),
+    removeScopedTo(address) {
+      const scoped = [...store.scopedTo(address)];
+      for (const webhook of scoped) working.remove(webhook.id);
+      return scoped.length;
+    },
+    deliveries: (id) => store.deliveries(id),
+    replay: (id, eventId) => working.replay(id, eventId),
+    metrics,
+    async close() {
+      unsubscribe();
+      working.close();
+      await sender.close();
+    },
+  };
+}
