@@ -41,7 +41,18 @@ export type { InboxSmtp, WatchOptions, WatchOutcome } from './inbox/smtp.js';
 export type { GreylistOptions, ThrottleOptions, ReplyRuleOptions, SlowOptions, DisconnectOptions } from './inbox/smtp-rule-options.js';
 export type { SmtpAttempt, SmtpRule, SmtpAttemptOutcome, SmtpAttemptStage, SmtpRuleKind, SmtpRuleStage } from './client/smtp-lab.js';
 
-// Webhooks (embedded server): verify what your handler receives
+// Webhooks (embedded server): inbox.webhooks, and verifying what your handler receives
+export { isWebhook } from './inbox/webhooks.js';
+export type { InboxWebhooks, Webhook, AddWebhookOptions, WebhookRetryOptions, WebhookWatchOptions, WebhookWatchOutcome } from './inbox/webhooks.js';
+export type {
+  WebhookRegistration,
+  WebhookDelivery,
+  WebhookAttempt,
+  WebhookDeadLetter,
+  WebhookRetry,
+  WebhookAttemptOutcome,
+  WebhookDeliveryState,
+} from './client/webhooks.js';
 export { verifyWebhookSignature } from './client/verify-webhook.js';
 export type { VerifyWebhookOptions, WebhookEvent, WebhookHeaders } from './client/verify-webhook.js';
 export type { WebhookEventType } from './contract/webhooks.js';

@@ -11,9 +11,21 @@ import { MAX_LIST_LIMIT, MAX_WAIT_SECONDS } from '../contract/limits.js';
 import { API_BASE, HEALTH_PATH, PAGING_PARAM } from '../contract/routes.js';
 import { assertMs, expectedError } from '../contract/validation.js';
 import type { WireSmtpRuleInput } from '../contract/wire.js';
+import type { WireWebhookInput } from '../contract/webhook-wire.js';
 import { MailroomApiError, MailroomError, MailroomNetworkError, isTransient } from './errors.js';
 import type { MailSummary, MessageDetail, ServiceFeatures } from './messages.js';
 import type { SmtpAttempt, SmtpRule } from './smtp-lab.js';
+import {
+  WebhookAnswer,
+  WebhookDeadLetters,
+  WebhookDeliveries,
+  WebhookList,
+  WebhookRemoved,
+  WebhookReplayed,
+  type WebhookDeadLetter,
+  type WebhookDelivery,
+  type WebhookRegistration,
+} from './webhooks.js';
 import {
   Deleted,
   Detail,
@@ -187,35 +199,73 @@ export class MailroomClient {
 
   /** The SMTP rules of `address`, in the order they act (`GET {features.smtp_rules}?address=A`; embedded server). */
   async smtpRules(address: string, options: CallOptions = {}): Promise<SmtpRule[]> {
-    const path = await this.#labPath('smtpRules', options);
+    const path = await this.#featurePath('smtpRules', options);
     return [...parseBody(await this.#send('GET', path, { address }, address, options), SmtpRules).rules];
   }
 
   /** Adds a rule after the address's others (`POST {features.smtp_rules}?address=A`): the rule as stored, and all of them. */
   async addSmtpRule(address: string, rule: WireSmtpRuleInput, options: CallOptions = {}): Promise<{ rule: SmtpRule; rules: SmtpRule[] }> {
-    const path = await this.#labPath('smtpRules', options);
+    const path = await this.#featurePath('smtpRules', options);
     const added = parseBody(await this.#send('POST', path, { address }, address, options, 'application/json', JSON.stringify(rule)), SmtpRuleAdded);
     return { rule: added.rule, rules: [...added.rules] };
   }
 
   /** Clears the address's rules and what they remembered (`DELETE {features.smtp_rules}?address=A`); how many there were. */
   async clearSmtpRules(address: string, options: CallOptions = {}): Promise<number> {
-    const path = await this.#labPath('smtpRules', options);
+    const path = await this.#featurePath('smtpRules', options);
     return parseBody(await this.#send('DELETE', path, { address }, address, options), SmtpRulesCleared).cleared;
   }
 
   /** The address's SMTP attempt log, oldest first (`GET {features.smtp_attempts}?address=A`). */
   async smtpAttempts(address: string, options: CallOptions = {}): Promise<SmtpAttempt[]> {
-    const path = await this.#labPath('smtpAttempts', options);
+    const path = await this.#featurePath('smtpAttempts', options);
     return [...parseBody(await this.#send('GET', path, { address }, address, options), SmtpAttempts).attempts];
   }
 
+  /** Registers a webhook (`POST {features.webhooks}`); the registration as stored, its secret included. */
+  async addWebhook(input: WireWebhookInput, options: CallOptions = {}): Promise<WebhookRegistration> {
+    const path = await this.#featurePath('webhooks', options);
+    const answer = await this.#send('POST', path, {}, input.address ?? undefined, options, 'application/json', JSON.stringify(input));
+    return parseBody(answer, WebhookAnswer).webhook;
+  }
+
+  /** The registrations (`GET {features.webhooks}`), oldest first; with `address`, those scoped to it. */
+  async webhooks(address?: string, options: CallOptions = {}): Promise<WebhookRegistration[]> {
+    const path = await this.#featurePath('webhooks', options);
+    return [...parseBody(await this.#send('GET', path, address === undefined ? {} : { address }, address, options), WebhookList).webhooks];
+  }
+
+  /** Removes a webhook (`DELETE .../{id}`): idempotent; false when it was already gone. */
+  async removeWebhook(id: string, options: CallOptions = {}): Promise<boolean> {
+    const path = await this.#featurePath('webhooks', options);
+    return parseBody(await this.#send('DELETE', `${path}/${encodeURIComponent(id)}`, {}, undefined, options), WebhookRemoved).deleted;
+  }
+
+  /** Every event the webhook was sent, with its attempts, oldest first (`GET .../{id}/deliveries`). */
+  async webhookDeliveries(id: string, options: CallOptions = {}): Promise<WebhookDelivery[]> {
+    const path = await this.#featurePath('webhooks', options);
+    return [...parseBody(await this.#send('GET', `${path}/${encodeURIComponent(id)}/deliveries`, {}, undefined, options), WebhookDeliveries).deliveries];
+  }
+
+  /** The webhook's dead letters, oldest first (`GET .../{id}/dead-letters`). */
+  async webhookDeadLetters(id: string, options: CallOptions = {}): Promise<WebhookDeadLetter[]> {
+    const path = await this.#featurePath('webhooks', options);
+    return [...parseBody(await this.#send('GET', `${path}/${encodeURIComponent(id)}/dead-letters`, {}, undefined, options), WebhookDeadLetters).dead_letters];
+  }
+
+  /** Sends a dead letter again with a fresh budget of attempts (`POST .../{id}/dead-letters/{event}/replay`). */
+  async replayDeadLetter(id: string, eventId: string, options: CallOptions = {}): Promise<WebhookDelivery> {
+    const path = await this.#featurePath('webhooks', options);
+    const where = `${path}/${encodeURIComponent(id)}/dead-letters/${encodeURIComponent(eventId)}/replay`;
+    return parseBody(await this.#send('POST', where, {}, undefined, options, 'application/json', '{}'), WebhookReplayed).delivery;
+  }
+
   /**
-   * Where the lab's calls are. `features()` says "none" on trouble as well,
-   * so before calling it unsupported the service is asked once more, and
-   * trouble then throws (transient: a caller retries it).
+   * Where an extension's calls are. `features()` says "none" on trouble as
+   * well, so before calling it unsupported the service is asked once more,
+   * and trouble then throws (transient: a caller retries it).
    */
-  async #labPath(feature: 'smtpRules' | 'smtpAttempts', options: CallOptions): Promise<string> {
+  async #featurePath(feature: 'smtpRules' | 'smtpAttempts' | 'webhooks', options: CallOptions): Promise<string> {
     const known = (await this.features(options))[feature];
     if (known !== undefined) return known;
     const fresh = featuresOf((await this.#send('GET', HEALTH_PATH, {}, undefined, options)).text);
@@ -223,6 +273,12 @@ export class MailroomClient {
     if (path !== undefined) {
       this.#features = Promise.resolve(fresh);
       return path;
+    }
+    if (feature === 'webhooks') {
+      throw new MailroomError(
+        `${this.apiURL} does not offer webhooks (its GET ${HEALTH_PATH} advertises no features.webhooks): they are an extension of mailroom's embedded server, which serves them unless started with \`webhooks: false\` (--no-webhooks)`,
+        { slug: 'unsupported' },
+      );
     }
     throw new MailroomError(
       `${this.apiURL} does not offer SMTP rules (its GET ${HEALTH_PATH} advertises no features.${feature === 'smtpRules' ? 'smtp_rules' : 'smtp_attempts'}): they are an extension of mailroom's embedded server, which serves them unless started with \`smtpRules: false\``,

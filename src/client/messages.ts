@@ -51,4 +51,6 @@ export interface ServiceFeatures {
   readonly smtpRules: string | undefined;
   /** Its attempt log's path (`features.smtp_attempts`). */
   readonly smtpAttempts: string | undefined;
+  /** The webhooks' registrations path (`features.webhooks`), when the service offers them. */
+  readonly webhooks: string | undefined;
 }

@@ -93,7 +93,13 @@ export const Health = z.object({
   ok: z.unknown().optional(),
   domains: z.array(z.string()).nullish().catch(undefined),
   features: z
-    .object({ wait: z.unknown().optional(), paging: z.unknown().optional(), smtp_rules: z.unknown().optional(), smtp_attempts: z.unknown().optional() })
+    .object({
+      wait: z.unknown().optional(),
+      paging: z.unknown().optional(),
+      smtp_rules: z.unknown().optional(),
+      smtp_attempts: z.unknown().optional(),
+      webhooks: z.unknown().optional(),
+    })
     .nullish(),
 });
 export const NO_FEATURES: ServiceFeatures = Object.freeze({
@@ -102,6 +108,7 @@ export const NO_FEATURES: ServiceFeatures = Object.freeze({
   paging: false,
   smtpRules: undefined,
   smtpAttempts: undefined,
+  webhooks: undefined,
 });
 
 const pathOf = (value: unknown): string | undefined => (typeof value === 'string' && value.startsWith('/') ? value : undefined);
@@ -118,6 +125,7 @@ export function featuresOf(text: string): ServiceFeatures {
     paging: features?.paging === PAGING_PARAM,
     smtpRules: pathOf(features?.smtp_rules),
     smtpAttempts: pathOf(features?.smtp_attempts),
+    webhooks: pathOf(features?.webhooks),
   });
 }
 

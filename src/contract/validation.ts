@@ -11,7 +11,7 @@ export function describeValue(value: unknown): string {
   if (value !== null && typeof value === 'object') {
     // A class instance by its class: `got a Page` says more than `got an object`.
     const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
-    return typeof name === 'string' && name !== '' && name !== 'Object' ? `a ${name}` : 'an object';
+    return typeof name === 'string' && name !== '' && name !== 'Object' ? `${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name}` : 'an object';
   }
   return String(value);
 }

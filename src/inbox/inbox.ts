@@ -39,6 +39,7 @@ import { Mail } from './mail.js';
 import { UnexpectedMailError } from './wait-errors.js';
 import { checkService } from './service-check.js';
 import { createInboxSmtp, type InboxSmtp } from './smtp.js';
+import { createInboxWebhooks, type InboxWebhooks } from './webhooks.js';
 import { aboveWatermark, readWatermark, type Watermark } from './watermark.js';
 
 /** Setup calls (watermark read, delete, listing) give up after this long. */
@@ -112,6 +113,12 @@ export class Inbox {
    * `await inbox.smtp.attempts()`.
    */
   readonly smtp: InboxSmtp;
+  /**
+   * Webhooks scoped to this address (the embedded server's): `const hook =
+   * await inbox.webhooks.add({ url, retry: { maxAttempts: 5, initialDelayMs: 200 } })`,
+   * then `await hook.deliveries()`; removed at the test's teardown.
+   */
+  readonly webhooks: InboxWebhooks;
   readonly #options: ResolvedInboxOptions;
   readonly #watermark: Watermark | null;
   readonly #ledger: InboxLedger;
@@ -136,6 +143,14 @@ export class Inbox {
       client: state.client,
       clock: state.options.clock,
       requestTimeout: state.options.requestTimeout,
+      stopFor: (signal) => this.#stopFor(signal).signal,
+    });
+    this.webhooks = createInboxWebhooks({
+      address: state.address,
+      client: state.client,
+      clock: state.options.clock,
+      requestTimeout: state.options.requestTimeout,
+      timeout: state.options.timeout,
       stopFor: (signal) => this.#stopFor(signal).signal,
     });
   }

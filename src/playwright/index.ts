@@ -8,13 +8,13 @@ import { mailroomMatchers } from './matchers.js';
 /** Playwright's `test` with the `mailroom` option and the `inbox` fixture. */
 export const test = base.extend<MailroomFixtures & MailroomOptions>(mailroomFixtures);
 
-/** Playwright's `expect` with `toReceiveMail`, `toHaveBeenRetried` and `toHaveBackedOff`. */
+/** Playwright's `expect` with `toReceiveMail`, `toHaveBeenRetried`, `toHaveBackedOff`, `toHaveDelivered` and `toHaveDeadLettered`. */
 export const expect = baseExpect.extend(mailroomMatchers);
 
 export { mailroomFixtures } from './fixtures.js';
 export type { MailroomFixtures, MailroomOptions } from './fixtures.js';
 export { mailroomMatchers } from './matchers.js';
-export type { ToReceiveMailOptions, ToHaveBeenRetriedOptions, ToHaveBackedOffOptions } from './matchers.js';
+export type { ToReceiveMailOptions, ToHaveBeenRetriedOptions, ToHaveBackedOffOptions, ToHaveDeliveredOptions, ToHaveDeadLetteredOptions } from './matchers.js';
 export { mailroomWebServer } from './web-server.js';
 export type { MailroomWebServerOptions } from './web-server.js';
 
@@ -25,6 +25,8 @@ export type { MailAttachment, MailSummary } from '../client/messages.js';
 export type { MailFilter, TextMatcher } from '../inbox/filter.js';
 export type { InboxSmtp } from '../inbox/smtp.js';
 export type { SmtpAttempt, SmtpRule } from '../client/smtp-lab.js';
+export type { InboxWebhooks, Webhook, AddWebhookOptions } from '../inbox/webhooks.js';
+export type { WebhookDelivery, WebhookAttempt, WebhookDeadLetter, WebhookEventType } from '../client/webhooks.js';
 export type { MailroomTestOptions } from '../runner/test-options.js';
 export { MailTimeoutError, UnexpectedMailError } from '../inbox/wait-errors.js';
 export { MailroomError } from '../client/errors.js';

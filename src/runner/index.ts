@@ -17,6 +17,9 @@ export type { RetriedOptions, BackedOffOptions, SmtpMatcherResult, SmtpMatcherNa
 export { readLog } from './deliveries.js';
 export type { ReadLog, Delivery, DeliveryState, TimelineEntry } from './deliveries.js';
 export { formatTimeline } from './timeline.js';
+export { matchDelivered, matchDeadLettered, webhookMatcherFailure } from './webhook-matchers.js';
+export type { DeliveredOptions, DeadLetteredOptions, WebhookMatcherResult, WebhookMatcherName } from './webhook-matchers.js';
+export { formatWebhookTimeline } from './webhook-timeline.js';
 export { ANNOTATION_TYPE } from './report.js';
 export { describeWait } from '../inbox/describe.js';
 export type { DescribeWaitOptions, WaitKind } from '../inbox/describe.js';

@@ -12,6 +12,7 @@ import { DEFAULT_TIMEOUT_MS } from '../inbox/inbox-options.js';
 import { deadlineCut, teardownBudget } from './deadlines.js';
 import { reportEvent, type ReportAttachment } from './report.js';
 import { formatTimeline } from './timeline.js';
+import { formatWebhookTimeline } from './webhook-timeline.js';
 import { validateTestOptions, type MailroomTestOptions } from './test-options.js';
 
 /** How a runner shows things: an adapter implements this with its own API. */
@@ -119,6 +120,27 @@ export async function openTestInbox(options: MailroomTestOptions | undefined, br
           });
         } catch (error) {
           await note(`mailroom could not attach the SMTP attempts of ${inbox.address}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+      // Webhooks the test registered: their timelines in the report, then removed, kept mailbox or not.
+      if (inbox.webhooks.used) {
+        for (const webhook of inbox.webhooks.list()) {
+          if (!attach) break;
+          try {
+            const deliveries = await webhook.deliveries();
+            await bridge.attach({
+              name: `webhook ${webhook.id} deliveries.txt`,
+              contentType: 'text/plain',
+              body: `${formatWebhookTimeline(webhook, deliveries)}\n`,
+            });
+          } catch (error) {
+            await note(`mailroom could not attach the deliveries of webhook ${webhook.id}: ${error instanceof Error ? error.message : String(error)}`);
+          }
+        }
+        try {
+          await inbox.webhooks.removeAll();
+        } catch (error) {
+          await note(`mailroom could not remove the webhooks of ${inbox.address} after the test: ${error instanceof Error ? error.message : String(error)}`);
         }
       }
       if (failed && settings.keepOnFailure) {

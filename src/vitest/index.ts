@@ -10,6 +10,9 @@ export type {
   ToHaveBeenRetriedOptions,
   ToHaveBackedOffOptions,
   SmtpMatchersExpectAnInbox,
+  ToHaveDeliveredOptions,
+  ToHaveDeadLetteredOptions,
+  WebhookMatchersExpectAWebhook,
 } from './matchers.js';
 
 // The types a test touches, so one import is enough.
@@ -19,6 +22,8 @@ export type { MailAttachment, MailSummary } from '../client/messages.js';
 export type { MailFilter, TextMatcher } from '../inbox/filter.js';
 export type { InboxSmtp } from '../inbox/smtp.js';
 export type { SmtpAttempt, SmtpRule } from '../client/smtp-lab.js';
+export type { InboxWebhooks, Webhook, AddWebhookOptions } from '../inbox/webhooks.js';
+export type { WebhookDelivery, WebhookAttempt, WebhookDeadLetter, WebhookEventType } from '../client/webhooks.js';
 export type { MailroomTestOptions } from '../runner/test-options.js';
 export { MailTimeoutError, UnexpectedMailError } from '../inbox/wait-errors.js';
 export { MailroomError } from '../client/errors.js';

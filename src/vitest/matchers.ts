@@ -1,12 +1,16 @@
-// `expect(inbox).toReceiveMail()`, `toHaveBeenRetried()` and
-// `toHaveBackedOff()` for Vitest. What the matchers do and every word of
-// their failure text come from the core (runner/matcher.ts, runner/smtp-matchers.ts).
+// `expect(inbox).toReceiveMail()`, `toHaveBeenRetried()`, `toHaveBackedOff()`,
+// and `expect(webhook).toHaveDelivered()` and `toHaveDeadLettered()` for
+// Vitest. What the matchers do and every word of their failure text come
+// from the core (runner/matcher.ts, runner/smtp-matchers.ts, runner/webhook-matchers.ts).
 import { expect, type MatcherState } from 'vitest';
 import type { MailFilter } from '../inbox/filter.js';
 import type { Inbox } from '../inbox/inbox.js';
+import type { Webhook } from '../inbox/webhooks.js';
+import type { WebhookEventType } from '../client/webhooks.js';
 import { matchReceiveMail, receiveMailFailure, type ReceiveMailOptions } from '../runner/matcher.js';
 import { matchBackedOff, matchRetried, smtpMatcherFailure, type BackedOffOptions, type RetriedOptions } from '../runner/smtp-matchers.js';
 import type { MailroomTestOptions } from '../runner/test-options.js';
+import { matchDeadLettered, matchDelivered, webhookMatcherFailure, type DeadLetteredOptions, type DeliveredOptions } from '../runner/webhook-matchers.js';
 
 /** Options of `toReceiveMail`: `timeout` for the positive form, `within` for `.not`. */
 export type ToReceiveMailOptions = ReceiveMailOptions;
@@ -40,7 +44,24 @@ async function toHaveBackedOff(this: MatcherState, received: unknown, options?: 
   return { pass: result.pass, message: () => smtpMatcherFailure(this, result) };
 }
 
-expect.extend({ toReceiveMail, toHaveBeenRetried, toHaveBackedOff });
+/** Options of `toHaveDelivered`: `attempts`, `count`, `within`. */
+export type ToHaveDeliveredOptions = DeliveredOptions;
+/** Options of `toHaveDeadLettered`: `type`, `reason`, `attempts`, `within`. */
+export type ToHaveDeadLetteredOptions = DeadLetteredOptions;
+
+/** The webhook delivered an event of `type` (in exactly `attempts` attempts); the failure prints the attempt timeline. */
+async function toHaveDelivered(this: MatcherState, received: unknown, type?: WebhookEventType, options?: ToHaveDeliveredOptions) {
+  const result = await matchDelivered(received, type, options, { isNot: this.isNot });
+  return { pass: result.pass, message: () => webhookMatcherFailure(this, result, type) };
+}
+
+/** The webhook gave up on an event (of `type`, for `reason`, after `attempts`); the failure prints the attempt timeline. */
+async function toHaveDeadLettered(this: MatcherState, received: unknown, options?: ToHaveDeadLetteredOptions) {
+  const result = await matchDeadLettered(received, options, { isNot: this.isNot });
+  return { pass: result.pass, message: () => webhookMatcherFailure(this, result) };
+}
+
+expect.extend({ toReceiveMail, toHaveBeenRetried, toHaveBackedOff, toHaveDelivered, toHaveDeadLettered });
 
 export { expect };
 
@@ -70,6 +91,16 @@ export interface SmtpMatchersExpectAnInbox {
 type ToHaveBeenRetriedOnSomethingElse = (this: SmtpMatchersExpectAnInbox, options?: ToHaveBeenRetriedOptions) => Promise<void>;
 type ToHaveBackedOffOnSomethingElse = (this: SmtpMatchersExpectAnInbox, options?: ToHaveBackedOffOptions) => Promise<void>;
 
+/**
+ * Named by the compiler when a webhook matcher is called on something that
+ * is not a `Webhook`, the same way as `ToReceiveMailExpectsAnInbox`.
+ */
+export interface WebhookMatchersExpectAWebhook {
+  readonly 'toHaveDelivered and toHaveDeadLettered are only for a Webhook: what inbox.webhooks.add() returns': never;
+}
+type ToHaveDeliveredOnSomethingElse = (this: WebhookMatchersExpectAWebhook, type?: WebhookEventType, options?: ToHaveDeliveredOptions) => Promise<void>;
+type ToHaveDeadLetteredOnSomethingElse = (this: WebhookMatchersExpectAWebhook, options?: ToHaveDeadLetteredOptions) => Promise<void>;
+
 declare module 'vitest' {
   // The parameter must be declared as Vitest declares it (`T = any`).
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -91,6 +122,14 @@ declare module 'vitest' {
      * waits grew, nothing came back after a 5xx, and a 421 slowed it all down.
      */
     toHaveBackedOff: [T] extends [Inbox] ? (options?: ToHaveBackedOffOptions) => Promise<void> : ToHaveBackedOffOnSomethingElse;
+    /**
+     * The webhook delivered an event of `type` (any type when omitted), in
+     * exactly `attempts` attempts when given, watching its log up to
+     * `within` ms; `.not` watches all of `within` (5 s).
+     */
+    toHaveDelivered: [T] extends [Webhook] ? (type?: WebhookEventType, options?: ToHaveDeliveredOptions) => Promise<void> : ToHaveDeliveredOnSomethingElse;
+    /** The webhook gave up on an event (of `type`, for `reason`, after exactly `attempts`). */
+    toHaveDeadLettered: [T] extends [Webhook] ? (options?: ToHaveDeadLetteredOptions) => Promise<void> : ToHaveDeadLetteredOnSomethingElse;
   }
   interface TaskMeta {
     /** Set by the `inbox` fixture. */

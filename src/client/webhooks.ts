@@ -1,0 +1,197 @@
+// Webhooks as the client returns them (an embedded-server extension,
+// docs/CONTRACT.md "Webhooks"): camel-cased, times as `Date`, durations in
+// ms - and the wire checked at the edge (zod), as for every other answer.
+import { z } from 'zod';
+import { WEBHOOK_EVENT_TYPES, type WebhookAttemptOutcome, type WebhookDeliveryState, type WebhookEventType } from '../contract/webhooks.js';
+
+export type { WebhookAttemptOutcome, WebhookDeliveryState, WebhookEventType } from '../contract/webhooks.js';
+
+export interface WebhookRetry {
+  /** Attempts in all, the first included. */
+  readonly maxAttempts: number;
+  readonly initialDelayMs: number;
+  readonly factor: number;
+  readonly maxDelayMs: number;
+}
+
+/** A registration as the service stored it: every field filled in. */
+export interface WebhookRegistration {
+  readonly id: string;
+  readonly url: string;
+  /** Signs every attempt: give it to `verifyWebhookSignature` in the handler. */
+  readonly secret: string;
+  readonly events: readonly WebhookEventType[];
+  /** The address it is scoped to, or null for every address. */
+  readonly address: string | null;
+  readonly retry: WebhookRetry;
+  readonly timeoutMs: number;
+  readonly ordered: boolean;
+  readonly duplicates: number;
+  readonly outOfOrder: boolean;
+  readonly firstAttemptDelayMs: number;
+  readonly createdAt: Date;
+}
+
+/** One attempt of one event at the endpoint. */
+export interface WebhookAttempt {
+  /** 1 for a copy's first attempt; a replay goes on counting. */
+  readonly attempt: number;
+  /** When the request went out. */
+  readonly at: Date;
+  /** The answer's status; null when there was none (timeout, refused, reset). */
+  readonly status: number | null;
+  readonly latencyMs: number;
+  readonly outcome: WebhookAttemptOutcome;
+  /** One word: the status (`503`), or `timeout`, `refused`, `reset`, `network`, `signature`, `4xx-not-retried`, `cancelled`. */
+  readonly reason: string;
+  /** For `retrying`: the wait chosen before the next attempt. */
+  readonly nextDelayMs: number | null;
+  /** Which copy of the event (`duplicates`), 1-based. */
+  readonly copy: number;
+}
+
+/** One event on its way to the endpoint, with every attempt so far. */
+export interface WebhookDelivery {
+  readonly eventId: string;
+  readonly eventType: WebhookEventType;
+  readonly address: string;
+  readonly createdAt: Date;
+  readonly state: WebhookDeliveryState;
+  readonly nextAttemptAt: Date | null;
+  readonly attempts: readonly WebhookAttempt[];
+}
+
+export interface WebhookDeadLetter {
+  readonly eventId: string;
+  readonly eventType: WebhookEventType;
+  readonly address: string;
+  readonly deadAt: Date;
+  /** The last attempt's reason: the error category. */
+  readonly reason: string;
+  /** The start of the body that could not be delivered. */
+  readonly payloadExcerpt: string;
+  readonly attempts: readonly WebhookAttempt[];
+}
+
+const Timestamp = z.string().transform((s, ctx) => {
+  const date = new Date(s);
+  if (Number.isNaN(date.getTime())) {
+    ctx.addIssue({ code: 'custom', message: `not an RFC 3339 timestamp: ${JSON.stringify(s)}` });
+    return z.NEVER;
+  }
+  return date;
+});
+const EventType = z.enum(WEBHOOK_EVENT_TYPES as [WebhookEventType, ...WebhookEventType[]]);
+const Whole = z.number().int().min(0);
+
+const Registration = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    secret: z.string(),
+    events: z.array(EventType),
+    address: z.string().nullable(),
+    retry: z.object({ max_attempts: Whole, initial_delay_ms: Whole, factor: z.number(), max_delay_ms: Whole }),
+    timeout_ms: Whole,
+    ordered: z.boolean(),
+    duplicates: Whole,
+    out_of_order: z.boolean(),
+    first_attempt_delay_ms: Whole,
+    created_at: Timestamp,
+  })
+  .transform((w): WebhookRegistration =>
+    Object.freeze({
+      id: w.id,
+      url: w.url,
+      secret: w.secret,
+      events: Object.freeze(w.events),
+      address: w.address,
+      retry: Object.freeze({
+        maxAttempts: w.retry.max_attempts,
+        initialDelayMs: w.retry.initial_delay_ms,
+        factor: w.retry.factor,
+        maxDelayMs: w.retry.max_delay_ms,
+      }),
+      timeoutMs: w.timeout_ms,
+      ordered: w.ordered,
+      duplicates: w.duplicates,
+      outOfOrder: w.out_of_order,
+      firstAttemptDelayMs: w.first_attempt_delay_ms,
+      createdAt: w.created_at,
+    }),
+  );
+
+const Attempt = z
+  .object({
+    attempt: Whole,
+    at: Timestamp,
+    status: z.number().int().nullable(),
+    latency_ms: z.number().min(0),
+    outcome: z.enum(['delivered', 'retrying', 'failed']),
+    reason: z.string(),
+    next_delay_ms: z.number().nullable(),
+    copy: Whole,
+  })
+  .transform((a): WebhookAttempt =>
+    Object.freeze({
+      attempt: a.attempt,
+      at: a.at,
+      status: a.status,
+      latencyMs: a.latency_ms,
+      outcome: a.outcome,
+      reason: a.reason,
+      nextDelayMs: a.next_delay_ms,
+      copy: a.copy,
+    }),
+  );
+
+const Delivery = z
+  .object({
+    event_id: z.string(),
+    event_type: EventType,
+    address: z.string(),
+    created_at: Timestamp,
+    state: z.enum(['pending', 'delivered', 'dead_lettered', 'cancelled']),
+    next_attempt_at: z.union([Timestamp, z.null()]),
+    attempts: z.array(Attempt),
+  })
+  .transform((d): WebhookDelivery =>
+    Object.freeze({
+      eventId: d.event_id,
+      eventType: d.event_type,
+      address: d.address,
+      createdAt: d.created_at,
+      state: d.state,
+      nextAttemptAt: d.next_attempt_at,
+      attempts: Object.freeze(d.attempts),
+    }),
+  );
+
+const DeadLetter = z
+  .object({
+    event_id: z.string(),
+    event_type: EventType,
+    address: z.string(),
+    dead_at: Timestamp,
+    reason: z.string(),
+    payload_excerpt: z.string(),
+    attempts: z.array(Attempt),
+  })
+  .transform((d): WebhookDeadLetter =>
+    Object.freeze({
+      eventId: d.event_id,
+      eventType: d.event_type,
+      address: d.address,
+      deadAt: d.dead_at,
+      reason: d.reason,
+      payloadExcerpt: d.payload_excerpt,
+      attempts: Object.freeze(d.attempts),
+    }),
+  );
+
+export const WebhookAnswer = z.object({ webhook: Registration });
+export const WebhookList = z.object({ webhooks: z.array(Registration) });
+export const WebhookRemoved = z.object({ deleted: z.boolean() });
+export const WebhookDeliveries = z.object({ deliveries: z.array(Delivery) });
+export const WebhookDeadLetters = z.object({ dead_letters: z.array(DeadLetter) });
+export const WebhookReplayed = z.object({ delivery: Delivery });
