@@ -8,6 +8,7 @@ import { serverWaitBench } from './server-wait.js';
 import { smtpRulesBench } from './smtp-rules.js';
 import { suiteBench } from './suite.js';
 import { waitBench } from './wait.js';
+import { webhooksBench } from './webhooks.js';
 
 export interface BenchSection {
   readonly name: string;
@@ -15,7 +16,7 @@ export interface BenchSection {
   run(): Promise<void>;
 }
 
-const sections: readonly BenchSection[] = [serverBench, smtpRulesBench, perTestBench, waitBench, serverWaitBench, fixtureBench, suiteBench];
+const sections: readonly BenchSection[] = [serverBench, smtpRulesBench, webhooksBench, perTestBench, waitBench, serverWaitBench, fixtureBench, suiteBench];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((name) => !sections.some((s) => s.name === name));

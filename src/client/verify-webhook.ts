@@ -29,7 +29,7 @@ export interface VerifyWebhookOptions {
 }
 
 /** The event an endpoint received (`message.received`, `delivery.deferred`, `delivery.rejected`). */
-export type WebhookEvent = WireWebhookEvent;
+export type WebhookEvent<T extends WebhookEventType = WebhookEventType> = WireWebhookEvent<T>;
 
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 

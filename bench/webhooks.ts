@@ -1,0 +1,144 @@
+// What webhooks cost and how fast they are (`npm run bench -- webhooks`):
+//
+// 1. Fan-out latency: one mail at a time over SMTP into `mailroom serve`
+//    (its own process) with one webhook registered, from the SMTP `250`
+//    to the first byte of the POST at a receiver in this process (both
+//    timestamps on this process's clock), over 1,000 mails. Target p50
+//    at most 10 ms.
+// 2. SMTP ingest with one webhook registered against none, in the same
+//    run: two servers, each `mailroom serve` in its own process, the same
+//    mail (nodemailer, a pool of 4 connections, to 1,000 addresses) in
+//    interleaved rounds whose order alternates; the webhook posts every
+//    message.received to a receiver in a third process. After each round
+//    the bench waits for the webhook's queue to drain (so no round pays
+//    for the one before) and prints how long that took. Target: with one
+//    webhook at least 85% of the rate with none.
+import { createServer, type IncomingMessage } from 'node:http';
+import nodemailer from 'nodemailer';
+import { request } from 'undici';
+import type { BenchSection } from './run.js';
+import { sendBatch, type SendMode } from './server.js';
+import { describe, formatMs, freePort, median, percentile, sleep, startChild, verdict, waitFor, type Child } from './support.js';
+
+const LATENCY_MAILS = Number(process.env.BENCH_WEBHOOK_MAILS ?? 1000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const MESSAGES_PER_ROUND = Number(process.env.BENCH_MESSAGES ?? 2000);
+const WARMUP_MESSAGES = Number(process.env.BENCH_WARMUP ?? 2000);
+const PRODUCTION = { ...process.env, NODE_ENV: 'production' };
+
+async function serve(name: string, args: readonly string[]): Promise<{ port: number; apiURL: string; child: Child }> {
+  const [port, http] = [await freePort(), await freePort()];
+  const child = startChild(
+    process.execPath,
+    ['dist/cli/index.js', 'serve', '--smtp-port', String(port), '--http-port', String(http), '--max-messages', 'unlimited', ...args],
+    PRODUCTION,
+  );
+  await waitFor(name, child, () => /HTTP API listening/.test(child.output()));
+  return { port, apiURL: `http://127.0.0.1:${http}`, child };
+}
+
+async function pending(apiURL: string): Promise<number> {
+  const answer = await request(`${apiURL}/metrics`);
+  const text = await answer.body.text();
+  const match = /^mailroom_webhook_pending (\d+)/m.exec(text);
+  return match ? Number(match[1]) : Number.NaN;
+}
+
+async function fanOutLatency(): Promise<number[]> {
+  // The receiver notes the moment a request's head arrives. One mail is in flight at a time, so the next POST is that mail's.
+  let next: ((at: number) => void) | undefined;
+  const receiver = createServer((req: IncomingMessage, res) => {
+    const at = performance.now();
+    req.resume();
+    req.on('end', () => res.writeHead(204).end());
+    next?.(at);
+    next = undefined;
+  });
+  const receiverPort = await freePort();
+  await new Promise<void>((resolve) => receiver.listen(receiverPort, '127.0.0.1', () => resolve()));
+  const server = await serve('mailroom with one webhook', ['--webhook', `http://127.0.0.1:${receiverPort}/hook`, '--webhook-secret', 'bench']);
+  const transport = nodemailer.createTransport({ host: '127.0.0.1', port: server.port, secure: false, ignoreTLS: true, pool: true, maxConnections: 1 });
+  const latencies: number[] = [];
+  try {
+    for (let i = -50; i < LATENCY_MAILS; i++) {
+      const first = new Promise<number>((resolve) => (next = resolve));
+      const answered = await transport
+        .sendMail({ from: 'Acme <noreply@acme.example>', to: `fan-out-${i}@mailroom.test`, subject: `Ticket ${i}`, text: 'Hello, a ticket for you.' })
+        .then(() => performance.now());
+      const at = await first;
+      // The first 50 warm the server, the pool and the JIT.
+      if (i >= 0) latencies.push(at - answered);
+    }
+  } finally {
+    transport.close();
+    await server.child.stop();
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  }
+  return latencies;
+}
+
+export const webhooksBench: BenchSection = {
+  name: 'webhooks',
+  description: 'webhook fan-out latency (SMTP 250 to the receiver), and SMTP ingest with one webhook registered against none',
+  async run() {
+    console.log(`fan-out: ${LATENCY_MAILS} mails one at a time after 50 warm-up (BENCH_WEBHOOK_MAILS adjusts)`);
+    const latencies = await fanOutLatency();
+    // A 250 is written before the event's body is built (the body waits for the next turn of the loop), so the POST can reach the receiver a hair before nodemailer has read the 250.
+    const early = latencies.filter((ms) => ms < 0).length;
+    console.log(
+      `  SMTP 250 to the receiver's first byte: ${describe(latencies, formatMs(2))}${early ? ` (${early} arrived before the sender had read its 250)` : ''}`,
+    );
+    console.log(`  target p50 <= 10 ms: ${verdict(percentile(latencies, 50) <= 10)}`);
+
+    console.log(
+      `\ningest: ${ROUNDS} rounds x ${MESSAGES_PER_ROUND} messages per server and send mode after ${WARMUP_MESSAGES} warm-up, nodemailer pool of 4, each server in its own process, the receiver in a third (BENCH_ROUNDS, BENCH_MESSAGES, BENCH_WARMUP adjust)`,
+    );
+    const sinkPort = await freePort();
+    const sink = startChild(process.execPath, ['bench/webhook-sink.mjs', String(sinkPort)], PRODUCTION);
+    await waitFor('webhook sink', sink, () => /listening/.test(sink.output()));
+    const targets = [
+      { name: 'no webhook', ...(await serve('mailroom, no webhook', [])) },
+      { name: 'one webhook', ...(await serve('mailroom, one webhook', ['--webhook', `http://127.0.0.1:${sinkPort}/hook`, '--webhook-secret', 'bench'])) },
+    ];
+    const hooked = targets[1]!;
+    const drain = async () => {
+      const started = performance.now();
+      while ((await pending(hooked.apiURL)) > 0) await sleep(20);
+      return performance.now() - started;
+    };
+    const rates = new Map<string, number[]>();
+    const drains: number[] = [];
+    try {
+      for (const target of targets) await sendBatch(target.port, WARMUP_MESSAGES, 1_000_000, 'composed');
+      await drain();
+      let offset = 0;
+      for (const mode of ['composed', 'precomposed'] as const satisfies readonly SendMode[]) {
+        for (let round = 0; round < ROUNDS; round++) {
+          for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
+            const rate = await sendBatch(target.port, MESSAGES_PER_ROUND, offset, mode);
+            offset += MESSAGES_PER_ROUND + 4;
+            const drained = target === hooked ? await drain() : undefined;
+            if (drained !== undefined) drains.push(drained);
+            rates.set(`${mode} ${target.name}`, [...(rates.get(`${mode} ${target.name}`) ?? []), rate]);
+            console.log(
+              `  ${mode.padEnd(11)} round ${round + 1}: ${target.name.padEnd(12)} ${rate.toFixed(0).padStart(6)} msgs/s${drained === undefined ? '' : `   queue drained ${formatMs(0)(drained)} after the last 250`}`,
+            );
+          }
+        }
+      }
+      const delivered = Number(await (await request(`http://127.0.0.1:${sinkPort}/count`)).body.text());
+      console.log(`  the receiver had ${delivered} webhook posts`);
+    } finally {
+      await Promise.all([...targets.map((t) => t.child.stop()), sink.stop()]);
+    }
+    for (const mode of ['composed', 'precomposed'] as const) {
+      const none = median(rates.get(`${mode} no webhook`)!);
+      const one = median(rates.get(`${mode} one webhook`)!);
+      const ratio = one / none;
+      console.log(
+        `\n  median msgs/s, ${mode === 'composed' ? 'nodemailer composing each message (what an app does)' : 'nodemailer sending a pre-composed source (the server is the bottleneck)'}: no webhook ${none.toFixed(0)}, one webhook ${one.toFixed(0)}: ${(100 * ratio).toFixed(1)}% (target >= 85%: ${verdict(ratio >= 0.85)})`,
+      );
+    }
+    console.log(`  the queue drained ${describe(drains, formatMs(0), [50])} after a round's last 250`);
+  },
+};
