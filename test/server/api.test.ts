@@ -195,6 +195,8 @@ describe('budgets', () => {
           paging: 'before_id',
           smtp_rules: '/api/v1/mailbox/rules',
           smtp_attempts: '/api/v1/mailbox/attempts',
+          webhooks: '/api/v1/webhooks',
+          metrics: '/metrics',
         },
       });
     }

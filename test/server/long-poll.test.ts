@@ -204,6 +204,8 @@ describe('discovery', () => {
         paging: 'before_id',
         smtp_rules: '/api/v1/mailbox/rules',
         smtp_attempts: '/api/v1/mailbox/attempts',
+        webhooks: '/api/v1/webhooks',
+        metrics: '/metrics',
       },
     });
 
@@ -211,7 +213,14 @@ describe('discovery', () => {
     expect((await call(off, '/healthz')).json).toEqual({
       ok: true,
       domains: ['mailroom.test'],
-      features: { mcp: '/mcp', paging: 'before_id', smtp_rules: '/api/v1/mailbox/rules', smtp_attempts: '/api/v1/mailbox/attempts' },
+      features: {
+        mcp: '/mcp',
+        paging: 'before_id',
+        smtp_rules: '/api/v1/mailbox/rules',
+        smtp_attempts: '/api/v1/mailbox/attempts',
+        webhooks: '/api/v1/webhooks',
+        metrics: '/metrics',
+      },
     });
     const answer = await call(off, waitPath({ address: freshAddress() }));
     expect(answer.status).toBe(404);
