@@ -78,6 +78,8 @@ export class MemoryWebhookStore implements WebhookStore {
   #everywhere: readonly Webhook[] = NONE;
   readonly #byAddress = new Map<string, readonly Webhook[]>();
   readonly #deliveries = new Map<string, Map<string, Delivery>>();
+  /** Per webhook, the ids of its finished deliveries in the order they finished: the first to go when its log is full. */
+  readonly #finished = new Map<string, string[]>();
   readonly #maxPerWebhook: number;
 
   constructor(options: { readonly maxDeliveriesPerWebhook?: number } = {}) {
@@ -91,6 +93,7 @@ export class MemoryWebhookStore implements WebhookStore {
   add(webhook: Webhook): void {
     this.#webhooks.set(webhook.id, webhook);
     this.#deliveries.set(webhook.id, new Map());
+    this.#finished.set(webhook.id, []);
     if (webhook.address === undefined) this.#everywhere = [...this.#everywhere, webhook];
     else this.#byAddress.set(webhook.address, [...(this.#byAddress.get(webhook.address) ?? NONE), webhook]);
   }
@@ -108,6 +111,7 @@ export class MemoryWebhookStore implements WebhookStore {
     if (!webhook) return undefined;
     this.#webhooks.delete(id);
     this.#deliveries.delete(id);
+    this.#finished.delete(id);
     if (webhook.address === undefined) this.#everywhere = this.#everywhere.filter((w) => w !== webhook);
     else {
       const left = (this.#byAddress.get(webhook.address) ?? NONE).filter((w) => w !== webhook);
@@ -134,14 +138,13 @@ export class MemoryWebhookStore implements WebhookStore {
     const kept = this.#deliveries.get(delivery.webhookId);
     if (!kept) return false;
     if (kept.size >= this.#maxPerWebhook) {
-      // Finished deliveries go first, oldest first; pending ones are never dropped for a newer event.
+      // The delivery that finished first goes; pending ones are never dropped for a newer event.
+      const finished = this.#finished.get(delivery.webhookId) ?? [];
       let dropped = false;
-      for (const [id, old] of kept) {
-        if (old.state !== 'pending') {
-          kept.delete(id);
-          dropped = true;
-          break;
-        }
+      while (!dropped && finished.length > 0) {
+        const id = finished.shift()!;
+        // A replayed one is pending again (its id comes back here when it finishes anew).
+        if (kept.get(id)?.state !== 'pending') dropped = kept.delete(id);
       }
       if (!dropped) return false;
     }
@@ -157,7 +160,8 @@ export class MemoryWebhookStore implements WebhookStore {
     return this.#deliveries.get(webhookId)?.get(eventId);
   }
 
-  saved(): void {
-    // The memory store holds the dispatcher's own objects: nothing to write back.
+  saved(delivery: Delivery): void {
+    // The memory store holds the dispatcher's own objects: nothing to write back, only the order deliveries finished in.
+    if (delivery.state !== 'pending') this.#finished.get(delivery.webhookId)?.push(delivery.event.id);
   }
 }

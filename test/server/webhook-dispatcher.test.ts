@@ -1,0 +1,119 @@
+// The delivery worker on an injected clock: its timers and its random
+// source are the test's, so the default schedule (a minute, then five, then
+// 25) is checked exactly without waiting for it, and nothing is attempted a
+// millisecond before it is due. The attempts themselves still go through a
+// real socket to a real receiver.
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebhookDispatcher, type DispatchTimers } from '../../src/server/webhooks/dispatcher.js';
+import type { WebhookEvent } from '../../src/server/webhooks/events.js';
+import { WebhookMetrics } from '../../src/server/webhooks/metrics.js';
+import { parseWebhookInput } from '../../src/server/webhooks/registration.js';
+import { WebhookSender } from '../../src/server/webhooks/sender.js';
+import { MemoryWebhookStore } from '../../src/server/webhooks/webhook-store.js';
+import { closeReceivers, startReceiver } from '../support/webhook-receiver.js';
+
+afterEach(closeReceivers);
+
+/** Timers that fire only when the test moves time on. */
+class ManualTimers implements DispatchTimers {
+  #now = Date.UTC(2030, 0, 1);
+  #timers: { at: number; run: () => void }[] = [];
+  readonly waits: number[] = [];
+  now = () => this.#now;
+  after(ms: number, run: () => void): () => void {
+    this.waits.push(ms);
+    const timer = { at: this.#now + ms, run };
+    this.#timers.push(timer);
+    return () => void (this.#timers = this.#timers.filter((t) => t !== timer));
+  }
+  soon(run: () => void): void {
+    this.after(0, run);
+  }
+  /** How long until the next timer falls due, or undefined when none is set. */
+  nextDueIn(): number | undefined {
+    const next = Math.min(...this.#timers.map((t) => t.at));
+    return Number.isFinite(next) ? next - this.#now : undefined;
+  }
+  /** Moves time on by `ms`, running every timer that falls due, in order. */
+  advance(ms: number): void {
+    this.#now += ms;
+    for (;;) {
+      const due = this.#timers.filter((t) => t.at <= this.#now).sort((a, b) => a.at - b.at)[0];
+      if (!due) return;
+      this.#timers = this.#timers.filter((t) => t !== due);
+      due.run();
+    }
+  }
+}
+
+const quiet = { info() {}, warn() {}, error() {} };
+let n = 0;
+function event(): WebhookEvent {
+  const k = ++n;
+  const id = `evt_${String(k).padStart(32, '0')}`;
+  return { id, type: 'message.received', address: 'a@mailroom.test', createdAt: 0, body: () => Promise.resolve(JSON.stringify({ id, n: k })) };
+}
+
+async function setUp(input: Record<string, unknown>, draws: number[] = []) {
+  const receiver = await startReceiver();
+  const timers = new ManualTimers();
+  const store = new MemoryWebhookStore();
+  const sender = new WebhookSender();
+  const dispatcher = new WebhookDispatcher({ store, sender, timers, random: () => draws.shift() ?? 0, metrics: new WebhookMetrics(() => 0), logger: quiet });
+  const webhook = parseWebhookInput({ url: receiver.url, ...input }, { id: 'wh_test', now: timers.now(), mailboxKey: (a) => a });
+  dispatcher.add(webhook);
+  /** Lets the attempt in flight reach the receiver and its answer come back (real sockets), until the log shows `attempts`. */
+  const settle = async (attempts: number) => {
+    const deadline = performance.now() + 5_000;
+    while (store.deliveries(webhook.id).reduce((sum, d) => sum + d.attempts.length, 0) < attempts) {
+      if (performance.now() > deadline) throw new Error('no attempt came');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
+  return { receiver, timers, store, dispatcher, webhook, settle, close: () => (dispatcher.close(), sender.close()) };
+}
+
+describe('the dispatcher on an injected clock', () => {
+  it('keeps to the default schedule exactly: nothing a millisecond early, each retry at its step plus the drawn jitter', async () => {
+    const { receiver, timers, store, webhook, dispatcher, settle, close } = await setUp({}, [0, 0.5, 0.2]);
+    receiver.otherwise = { status: 503 };
+    dispatcher.enqueue(webhook, event());
+    timers.advance(0);
+    await settle(1);
+    // Retry 1: the 60 s step, jitter drawn 0.
+    timers.advance(59_999);
+    // Nothing ran: the retry's timer falls due in exactly one more millisecond.
+    expect(timers.nextDueIn()).toBe(1);
+    expect(receiver.received).toHaveLength(1);
+    timers.advance(1);
+    await settle(2);
+    // Retry 2: the 5 min step plus half of a half (draw 0.5): 375 s.
+    timers.advance(374_999);
+    expect(timers.nextDueIn()).toBe(1);
+    expect(receiver.received).toHaveLength(2);
+    timers.advance(1);
+    await settle(3);
+    const [delivery] = store.deliveries(webhook.id);
+    // Retry 3: the 25 min step plus a tenth of it (draw 0.2).
+    expect(delivery!.attempts.map((a) => a.nextDelayMs)).toEqual([60_000, 375_000, 1_650_000]);
+    expect(delivery!.nextAttemptAt! - delivery!.attempts[2]!.at).toBe(1_650_000);
+    await close();
+  });
+
+  it('in order: the second event waits behind the first one retrying', async () => {
+    const { receiver, timers, store, webhook, dispatcher, settle, close } = await setUp({ retry: { initial_delay_ms: 1_000 } });
+    receiver.script.push({ status: 500 });
+    dispatcher.enqueue(webhook, event());
+    dispatcher.enqueue(webhook, event());
+    timers.advance(0);
+    await settle(1);
+    // The second is held while the first waits for its retry: the one timer set is that retry's.
+    expect(timers.nextDueIn()).toBe(1_000);
+    expect(store.deliveries(webhook.id).map((d) => d.attempts.length)).toEqual([1, 0]);
+    timers.advance(1_000);
+    await settle(3);
+    expect(store.deliveries(webhook.id).map((d) => d.state)).toEqual(['delivered', 'delivered']);
+    expect(receiver.received.map((r) => JSON.parse(r.body).n)).toEqual([n - 1, n - 1, n]);
+    await close();
+  });
+});
