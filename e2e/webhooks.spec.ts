@@ -4,6 +4,7 @@
 // support page shows what it recorded. Each test's webhook is scoped to its
 // own address and removed at teardown, and the desk's test control fails
 // only that address's events, so the workers run these side by side.
+import { stripVTControlCharacters } from 'node:util';
 import { test, expect } from 'mailroom/playwright';
 import { DEMO_WEBHOOK_SECRET } from '../fixtures/demo-app/support-desk.js';
 import { APP_URL } from './servers.js';
@@ -69,6 +70,17 @@ test('a handler answering 400 is dead-lettered at once; a replay delivers it', a
 
   await page.goto(`/support?address=${encodeURIComponent(inbox.address)}`);
   await expect(page.getByRole('status')).toHaveText('0 tickets');
+  // The matcher's failure names what happened and prints the attempt timeline, as in Vitest.
+  const failure = await expect(hook)
+    .toHaveDelivered('message.received', { within: 0 })
+    .then(
+      () => 'passed',
+      (error: Error) => stripVTControlCharacters(error.message),
+    );
+  expect(failure).toContain(
+    `Expected webhook ${hook.id} at ${inbox.address} to have delivered message.received, but event 1 (message.received) dead-lettered after 1 attempt (4xx-not-retried)`,
+  );
+  expect(failure).toMatch(/try 1 +400 4xx-not-retried .* failed +→ dead letter/);
 
   // The handler is fixed; the operator replays the dead letter.
   const [letter] = await hook.deadLetters();
