@@ -98,7 +98,6 @@ function fanOutWorkPerMessage(): { none: number; one: number } {
     const service = createWebhookService({
       attempts,
       messages,
-      wireMessage: () => Promise.reject(new Error('not built in this bench')),
       rawUrl: () => '',
       mailboxKey: (address) => address,
       now: clock.now,

@@ -24,21 +24,40 @@ export interface MailboxReader {
   wireMessage(message: StoredMessage): Promise<WireMessage>;
 }
 
+/** What a message's views are made of: plain fields and its content (a delivery thread rebuilds one from the source). */
+export type MessageFields = Pick<StoredMessage, 'id' | 'receivedAt' | 'size' | 'content'>;
+
+const summaryOf = (message: MessageFields): Promise<ParsedSummary> =>
+  message.content.summaryIfKnown ? Promise.resolve(message.content.summaryIfKnown) : message.content.summary();
+
+const wire = (message: MessageFields, parsed: ParsedSummary): WireSummary => ({
+  id: message.id,
+  from: parsed.from,
+  to: parsed.to,
+  subject: parsed.subject,
+  preview: parsed.preview,
+  received_at: new Date(message.receivedAt).toISOString(),
+  size: message.size,
+});
+
+/** The full message as `GET /api/v1/message/{id}` shows it; the webhooks' `message.received` carries the same. */
+export async function wireMessageOf(message: MessageFields): Promise<WireMessage> {
+  // The summary fields come from the same place as the list's, so they always agree.
+  const [summary, parsed] = await Promise.all([message.content.summary(), message.content.parsed()]);
+  return {
+    ...wire(message, summary),
+    message_id: parsed.messageId,
+    cc: parsed.cc,
+    date: parsed.date,
+    headers: parsed.headers,
+    text: parsed.text,
+    html: parsed.html,
+    attachments: parsed.attachments,
+  };
+}
+
 export function createMailboxReader(store: MessageStore, domains: readonly string[]): MailboxReader {
   const served = new Set(domains);
-
-  const summaryOf = (message: StoredMessage): Promise<ParsedSummary> =>
-    message.content.summaryIfKnown ? Promise.resolve(message.content.summaryIfKnown) : message.content.summary();
-
-  const wire = (message: StoredMessage, parsed: ParsedSummary): WireSummary => ({
-    id: message.id,
-    from: parsed.from,
-    to: parsed.to,
-    subject: parsed.subject,
-    preview: parsed.preview,
-    received_at: new Date(message.receivedAt).toISOString(),
-    size: message.size,
-  });
 
   return {
     mailboxKey(value, name) {
@@ -64,19 +83,6 @@ export function createMailboxReader(store: MessageStore, domains: readonly strin
     async wireSummary(message) {
       return wire(message, await summaryOf(message));
     },
-    async wireMessage(message) {
-      // The summary fields come from the same place as the list's, so they always agree.
-      const [summary, parsed] = await Promise.all([message.content.summary(), message.content.parsed()]);
-      return {
-        ...wire(message, summary),
-        message_id: parsed.messageId,
-        cc: parsed.cc,
-        date: parsed.date,
-        headers: parsed.headers,
-        text: parsed.text,
-        html: parsed.html,
-        attachments: parsed.attachments,
-      };
-    },
+    wireMessage: wireMessageOf,
   };
 }

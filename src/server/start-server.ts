@@ -122,7 +122,6 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     ? createWebhookService({
         attempts,
         messages: store,
-        wireMessage: (message) => reader.wireMessage(message),
         rawUrl: (message) => `${apiURL}${API_BASE}/message/${message.id}/raw?mailbox=${encodeURIComponent(message.mailbox)}`,
         mailboxKey: (address) => reader.mailboxKey(address, 'address'),
         now: () => clock.now(),

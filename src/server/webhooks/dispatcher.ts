@@ -10,20 +10,21 @@
 // - one endpoint's events one at a time, in order (`ordered`, the
 //   default): a failing event holds back the ones after it, as a queue
 //   that keeps order must; `ordered: false` sends each on its own;
-// - every attempt signed (contract/webhook-signature.ts);
+// - every attempt signed (contract/webhook-signature.ts), built and sent by
+//   a `DeliverySender`: in the server, the delivery thread (threaded-sender.ts);
 // - the test controls: `duplicates`, `out_of_order`, `first_attempt_delay_ms`.
 //
 // Time and randomness are injected (`DispatchTimers`, `RandomSource`), so
 // the schedule is tested exactly, without sleeping.
 import { backoffStep, withJitter } from '../../contract/backoff.js';
 import type { RandomSource } from '../../contract/random.js';
-import { signatureHeader, WEBHOOK_HEADERS } from '../../contract/webhook-signature.js';
+import { WEBHOOK_HEADERS } from '../../contract/webhook-signature.js';
 import type { Logger } from '../log.js';
 import { classify } from './classify.js';
 import type { WebhookEvent } from './events.js';
 import type { WebhookMetrics } from './metrics.js';
 import type { Webhook } from './registration.js';
-import type { WebhookSender } from './sender.js';
+import type { DeliverySender } from './delivery-job.js';
 import type { Delivery, DeliveryAttempt, WebhookStore } from './webhook-store.js';
 
 export interface DispatchTimers {
@@ -47,13 +48,11 @@ export const systemTimers = (now: () => number): DispatchTimers => ({
 
 /** How long `out_of_order` holds an event for a second one to swap it with. */
 export const OUT_OF_ORDER_HOLD_MS = 1_000;
-/** A dead letter keeps this much of the body it could not deliver. */
-export const EXCERPT_CHARS = 512;
 const USER_AGENT = 'mailroom-webhooks/0.1';
 
 export interface DispatcherOptions {
   readonly store: WebhookStore;
-  readonly sender: WebhookSender;
+  readonly sender: DeliverySender;
   readonly timers: DispatchTimers;
   readonly random: RandomSource;
   readonly metrics: WebhookMetrics;
@@ -234,17 +233,9 @@ export class WebhookDispatcher {
 
   async #attempt(lane: Lane, delivery: Delivery): Promise<void> {
     const { webhook } = lane;
-    const { timers, sender, store, metrics, random, logger } = this.#o;
+    const { timers, sender, store, metrics, random } = this.#o;
     lane.inFlight.add(delivery);
     try {
-      let body: string;
-      try {
-        body = await delivery.event.body();
-      } catch (error) {
-        logger.error(`mailroom: could not build the body of ${delivery.event.type} ${delivery.event.id}: ${String(error)}`);
-        body = JSON.stringify({ id: delivery.event.id, type: delivery.event.type, address: delivery.event.address, data: null });
-      }
-      if (lane.removed) return;
       const attempt = delivery.attempts.filter((a) => a.copy === delivery.copy).length + 1;
       const at = timers.now();
       const headers = {
@@ -253,9 +244,20 @@ export class WebhookDispatcher {
         [WEBHOOK_HEADERS.eventId]: delivery.event.id,
         [WEBHOOK_HEADERS.eventType]: delivery.event.type,
         [WEBHOOK_HEADERS.attempt]: String(attempt),
-        [WEBHOOK_HEADERS.signature]: signatureHeader(webhook.secret, Math.floor(at / 1000), body),
       };
-      const posted = await sender.post({ url: webhook.url, body, headers, timeoutMs: webhook.timeoutMs, signal: lane.abort.signal });
+      const posted = await sender.post(
+        {
+          eventId: delivery.event.id,
+          payload: delivery.event.payload(),
+          url: webhook.url,
+          headers,
+          secret: webhook.secret,
+          timestampSeconds: Math.floor(at / 1000),
+          timeoutMs: webhook.timeoutMs,
+        },
+        lane.abort.signal,
+      );
+      if (lane.removed) return;
       const now = timers.now();
       const verdict = classify(posted.result, now);
       delivery.cycleAttempts++;
@@ -289,7 +291,7 @@ export class WebhookDispatcher {
         else {
           delivery.state = 'dead_lettered';
           delivery.deadAt = now;
-          delivery.excerpt = body.slice(0, EXCERPT_CHARS);
+          delivery.excerpt = posted.excerpt;
         }
         finished = { ...record, outcome: 'failed', nextDelayMs: undefined };
         delivery.nextAttemptAt = undefined;

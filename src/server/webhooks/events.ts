@@ -3,18 +3,19 @@
 // `delivery.deferred` and `delivery.rejected` for a 4xx or 5xx reply at an
 // address.
 //
-// Making an event costs the SMTP path almost nothing: it keeps a reference
-// to the stored message (or the attempt) and an id. The body - the parsed
-// message as the API shows it, serialised - is built once, when a delivery
-// worker first needs it, off the path of the mail; every attempt, every
-// duplicate and every endpoint that wants the event reuse that one string,
-// so the bytes signed are the bytes sent, every time.
+// Making an event costs the SMTP path almost nothing: an id and a reference
+// to the stored message (or the attempt). What is sent is made later, when
+// a delivery goes: the payload (delivery-job.ts) is read from the message
+// then, and the body - the parsed message as the API shows it, serialised -
+// is built from it once, in the delivery thread (threaded-sender.ts), and
+// reused by every attempt and duplicate, so the bytes signed are the bytes
+// sent, every time.
 import { randomUUID } from 'node:crypto';
 import type { WebhookEventType } from '../../contract/webhooks.js';
-import type { WireDeliveryOutcome, WireMessageReceived, WireWebhookEvent } from '../../contract/webhook-wire.js';
-import type { WireMessage } from '../../contract/wire.js';
+import type { WireDeliveryOutcome, WireWebhookEvent } from '../../contract/webhook-wire.js';
 import type { SmtpAttempt } from '../smtp/attempts.js';
 import type { StoredMessage } from '../store/message-store.js';
+import type { EventEnvelope, EventPayload } from './delivery-job.js';
 
 export interface WebhookEvent {
   readonly id: string;
@@ -23,15 +24,8 @@ export interface WebhookEvent {
   readonly address: string;
   /** Wall-clock ms. */
   readonly createdAt: number;
-  /** The JSON body, built on first call and then the same string every time. */
-  body(): Promise<string>;
-}
-
-export interface EventSources {
-  /** The message as `GET /api/v1/message/{id}` shows it. */
-  readonly wireMessage: (message: StoredMessage) => Promise<WireMessage>;
-  /** Where its raw source is served. */
-  readonly rawUrl: (message: StoredMessage) => string;
+  /** What the sender builds the body from: plain data, made on first call and then the same. */
+  payload(): EventPayload;
 }
 
 /** `evt_` and 32 hex digits: unique across servers and restarts, so a receiver can deduplicate on it alone. */
@@ -39,33 +33,39 @@ export function eventId(): string {
   return `evt_${randomUUID().replaceAll('-', '')}`;
 }
 
-function once(build: () => Promise<string>): () => Promise<string> {
-  let built: Promise<string> | undefined;
-  return () => (built ??= build());
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
 }
 
-function envelope<T extends WebhookEventType>(id: string, type: T, address: string, createdAt: number, data: WireWebhookEvent<T>['data']): string {
-  const event: WireWebhookEvent<T> = { id, type, created_at: new Date(createdAt).toISOString(), address, data };
-  return JSON.stringify(event);
+function envelope(id: string, type: WebhookEventType, address: string, createdAt: number): EventEnvelope {
+  return { id, type, created_at: new Date(createdAt).toISOString(), address };
 }
 
-/** `message.received` for a stored message. */
-export function messageReceived(message: StoredMessage, sources: EventSources): WebhookEvent {
+/** `message.received` for a stored message; `rawUrl` is where its source is served. */
+export function messageReceived(message: StoredMessage, rawUrl: (message: StoredMessage) => string): WebhookEvent {
   const id = eventId();
-  const createdAt = message.receivedAt;
   return {
     id,
     type: 'message.received',
     address: message.mailbox,
-    createdAt,
-    body: once(async () => {
-      const data: WireMessageReceived = { message: await sources.wireMessage(message), raw_url: sources.rawUrl(message) };
-      return envelope(id, 'message.received', message.mailbox, createdAt, data);
-    }),
+    createdAt: message.receivedAt,
+    payload: once(() => ({
+      kind: 'message',
+      envelope: envelope(id, 'message.received', message.mailbox, message.receivedAt),
+      message: {
+        id: message.id,
+        receivedAt: message.receivedAt,
+        size: message.size,
+        envelopeFrom: message.content.envelopeFrom,
+        source: message.content.raw.toString('latin1'),
+      },
+      rawUrl: rawUrl(message),
+    })),
   };
 }
 
-/** `delivery.deferred` (4xx) or `delivery.rejected` (5xx) for an SMTP refusal at an address. */
+/** `delivery.deferred` (4xx) or `delivery.rejected` (5xx) for an SMTP refusal at an address: a small body, built here. */
 export function deliveryOutcome(attempt: SmtpAttempt & { readonly code: number }): WebhookEvent {
   const id = eventId();
   const type = attempt.outcome === 'rejected' ? 'delivery.rejected' : 'delivery.deferred';
@@ -74,7 +74,7 @@ export function deliveryOutcome(attempt: SmtpAttempt & { readonly code: number }
     type,
     address: attempt.to,
     createdAt: attempt.at,
-    body: once(() => {
+    payload: once(() => {
       const data: WireDeliveryOutcome = {
         from: attempt.from,
         to: attempt.to,
@@ -88,7 +88,8 @@ export function deliveryOutcome(attempt: SmtpAttempt & { readonly code: number }
         message_id: attempt.headerMessageId ?? null,
         subject: attempt.headerSubject ?? null,
       };
-      return Promise.resolve(envelope(id, type, attempt.to, attempt.at, data));
+      const event = { ...envelope(id, type, attempt.to, attempt.at), data } as WireWebhookEvent;
+      return { kind: 'json', body: JSON.stringify(event) };
     }),
   };
 }

@@ -1,9 +1,14 @@
-// The HTTP side of a delivery: one keep-alive undici Pool per endpoint
-// origin, so an endpoint's events go out over warm connections (no TCP
-// handshake per event), and one POST per attempt with its own timeout.
-// Redirects are never followed (classify.ts).
+// The HTTP side of a delivery: the body built (once per event) and signed,
+// one keep-alive undici Pool per endpoint origin, so an endpoint's events go
+// out over warm connections (no TCP handshake per event), and one POST per
+// attempt with its own timeout. Redirects are never followed (classify.ts).
+// The server runs this in its delivery thread (thread.ts); tests of the
+// dispatcher run it in their own.
 import { Pool } from 'undici';
+import { signatureHeader, WEBHOOK_HEADERS } from '../../contract/webhook-signature.js';
 import type { AttemptResult } from './classify.js';
+import { EXCERPT_CHARS, type DeliveryJob, type DeliveryOutcome, type DeliverySender } from './delivery-job.js';
+import { BodyCache } from './event-body.js';
 
 export interface PostRequest {
   readonly url: string;
@@ -34,8 +39,22 @@ function failureOf(error: unknown, timedOut: boolean, cancelled: boolean): Attem
   return { kind: 'failure', reason: 'network', detail };
 }
 
-export class WebhookSender {
+export class WebhookSender implements DeliverySender {
   readonly #pools = new Map<string, Pool>();
+  readonly #bodies = new BodyCache();
+
+  /** Builds (or reuses) the event's body, signs it with the job's timestamp, and posts it. */
+  async post(job: DeliveryJob, signal: AbortSignal): Promise<DeliveryOutcome> {
+    let body: string;
+    try {
+      body = await this.#bodies.get(job.eventId, job.payload);
+    } catch (error) {
+      return { result: { kind: 'failure', reason: 'network', detail: `could not build the event's body: ${String(error)}` }, latencyMs: 0, excerpt: '' };
+    }
+    const headers = { ...job.headers, [WEBHOOK_HEADERS.signature]: signatureHeader(job.secret, job.timestampSeconds, body) };
+    const posted = await this.send({ url: job.url, body, headers, timeoutMs: job.timeoutMs, signal });
+    return { ...posted, excerpt: body.slice(0, EXCERPT_CHARS) };
+  }
 
   #poolFor(origin: string): Pool {
     let pool = this.#pools.get(origin);
@@ -47,7 +66,8 @@ export class WebhookSender {
     return pool;
   }
 
-  async post(request: PostRequest): Promise<Posted> {
+  /** One POST of a body as it is. */
+  async send(request: PostRequest): Promise<Posted> {
     const url = new URL(request.url);
     const pool = this.#poolFor(url.origin);
     const timer = new AbortController();

@@ -6,15 +6,15 @@
 import { randomBytes } from 'node:crypto';
 import type { RandomSource } from '../../contract/random.js';
 import { WEBHOOK_LIMITS, type WebhookEventType } from '../../contract/webhooks.js';
-import type { WireMessage } from '../../contract/wire.js';
 import type { Logger } from '../log.js';
 import type { AttemptFeed, SmtpAttempt } from '../smtp/attempts.js';
 import type { MessageStore, StoredMessage } from '../store/message-store.js';
 import { systemTimers, WebhookDispatcher, type DispatchTimers } from './dispatcher.js';
-import { deliveryOutcome, messageReceived, type EventSources } from './events.js';
+import type { DeliverySender } from './delivery-job.js';
+import { deliveryOutcome, messageReceived } from './events.js';
 import { WebhookMetrics } from './metrics.js';
 import { parseWebhookInput, type Webhook } from './registration.js';
-import { WebhookSender } from './sender.js';
+import { ThreadedSender } from './threaded-sender.js';
 import { MemoryWebhookStore, type Delivery, type WebhookStore } from './webhook-store.js';
 
 /** Registration refused: too many already. */
@@ -23,7 +23,6 @@ export class TooManyWebhooksError extends Error {}
 export interface WebhookServiceOptions {
   readonly attempts: AttemptFeed;
   readonly messages: MessageStore;
-  readonly wireMessage: (message: StoredMessage) => Promise<WireMessage>;
   /** The raw source's URL (the API's base is known once the HTTP port is bound). */
   readonly rawUrl: (message: StoredMessage) => string;
   /** The mailbox key of a registration's `address`, or its refusal. */
@@ -34,6 +33,8 @@ export interface WebhookServiceOptions {
   /** Injected in tests of the schedule; real timers otherwise. */
   readonly timers?: DispatchTimers | undefined;
   readonly store?: WebhookStore | undefined;
+  /** Where attempts are built and sent: the delivery thread unless a test says otherwise. */
+  readonly sender?: DeliverySender | undefined;
 }
 
 export interface WebhookService {
@@ -66,7 +67,7 @@ const typeOf = (attempt: SmtpAttempt): WebhookEventType | undefined =>
 
 export function createWebhookService(options: WebhookServiceOptions): WebhookService {
   const store = options.store ?? new MemoryWebhookStore();
-  const sender = new WebhookSender();
+  const sender = options.sender ?? new ThreadedSender();
   let dispatcher: WebhookDispatcher | undefined = undefined;
   const metrics = new WebhookMetrics(() => dispatcher?.pending ?? 0);
   dispatcher = new WebhookDispatcher({
@@ -77,12 +78,11 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
     metrics,
     logger: options.logger,
   });
-  const sources: EventSources = { wireMessage: options.wireMessage, rawUrl: options.rawUrl };
   const working = dispatcher;
 
   // The fan-out, on the SMTP path of every mail: with no registration it
   // costs one comparison; with some, a lookup and, per subscriber, a queued
-  // reference. Nothing is parsed or serialised here (events.ts).
+  // reference. Nothing is parsed or serialised here, nor in this thread (events.ts).
   const unsubscribe = options.attempts.subscribe((attempt) => {
     if (store.size === 0) return;
     const type = typeOf(attempt);
@@ -93,7 +93,7 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
     if (type === 'message.received') {
       const message = attempt.messageId === undefined ? undefined : options.messages.get(attempt.to, attempt.messageId);
       if (!message) return;
-      event = messageReceived(message, sources);
+      event = messageReceived(message, options.rawUrl);
     } else {
       if (attempt.code === undefined) return;
       event = deliveryOutcome({ ...attempt, code: attempt.code });
