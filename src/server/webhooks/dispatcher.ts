@@ -192,7 +192,11 @@ export class WebhookDispatcher {
     if (lane.removed) return;
     lane.queue.push(...deliveries);
     if (!lane.webhook.ordered) {
-      for (const delivery of deliveries) this.#schedule(lane, delivery, delivery);
+      // After the current I/O too: the SMTP reply that caused the event goes out first.
+      this.#o.timers.soon(() => {
+        if (lane.removed) return;
+        for (const delivery of deliveries) this.#schedule(lane, delivery, delivery);
+      });
       return;
     }
     if (lane.pumpQueued) return;
