@@ -9,6 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../src/client/verify-webhook.js';
 import type { MailroomServer } from '../../src/server/index.js';
+import { internalsOf } from '../../src/server/start-server.js';
 import { closeReceivers, startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { call, freshAddress, sendMail, start } from './helpers.js';
 
@@ -399,6 +400,15 @@ describe('the events', () => {
     const raw = await call(server, new URL(event.data.raw_url).pathname + new URL(event.data.raw_url).search);
     expect(raw.status).toBe(200);
     expect(raw.text).toContain('Subject: Parsed for you');
+  });
+
+  it("is built in the delivery thread: the server's own thread never parses the message for it", async () => {
+    const { server, receiver, webhook, send, address } = await hookAndMail();
+    await send('Parsed elsewhere');
+    await until(server, webhook.id, settled());
+    expect(JSON.parse(receiver.received[0]!.body).data.message.subject).toBe('Parsed elsewhere');
+    const [stored] = internalsOf(server).store.list(address, 1);
+    expect(stored!.content.summaryIfKnown).toBeUndefined();
   });
 
   it('delivery.deferred and delivery.rejected come from the SMTP replies at the address (the deferral lab)', async () => {
