@@ -67,19 +67,24 @@ describe.concurrent('inbox.webhooks', () => {
   it('toHaveDelivered passes once the endpoint is up again, in exactly the attempts it took', async () => {
     const inbox = await inboxFor('down-then-up');
     const receiver = await startReceiver();
-    // Retries 500 ms and then 1.5 s after the first attempt: the endpoint comes up between them.
-    const hook = await inbox.webhooks.add({ url: receiver.url, events: ['message.received'], retry: { ...FAST, initialDelayMs: 400, maxDelayMs: 2_000 } });
+    // Retries 500 ms and then 2 s after the first two attempts: the endpoint comes up between them,
+    // as soon as the log shows the second refusal (the watch reads it every 250 ms).
+    const hook = await inbox.webhooks.add({
+      url: receiver.url,
+      events: ['message.received'],
+      retry: { ...FAST, initialDelayMs: 400, factor: 4, maxDelayMs: 2_000 },
+    });
     await receiver.down();
     await send(server, inbox.address, { subject: 'Ticket #1' });
-    const firstRefused = await hook.watch((d) => ((d[0]?.attempts.length ?? 0) >= 2 ? true : undefined), { within: 5_000 });
-    expect(firstRefused.settled).toBe(true);
+    const refusedTwice = await hook.watch((d) => ((d[0]?.attempts.length ?? 0) >= 2 ? true : undefined), { within: 30_000 });
+    expect(refusedTwice.settled).toBe(true);
     await receiver.up();
     const passed = await matchDelivered(hook, 'message.received', { attempts: 3 });
     expect(passed.pass, passed.message()).toBe(true);
     const [delivery] = await hook.deliveries();
     expect(delivery!.attempts.map((a) => a.reason)).toEqual(['refused', 'refused', '204']);
     // The gaps grow: the backoff's steps, each with its jitter (0.5: a quarter more).
-    expect(delivery!.attempts.map((a) => a.nextDelayMs)).toEqual([500, 1000, null]);
+    expect(delivery!.attempts.map((a) => a.nextDelayMs)).toEqual([500, 2000, null]);
     const wrong = await matchDelivered(hook, 'message.received', { attempts: 1, within: 0 });
     expect(wrong.pass).toBe(false);
     expect(wrong.message()).toContain(

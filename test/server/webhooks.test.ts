@@ -289,7 +289,10 @@ describe('order and the test controls', () => {
   });
 
   it('ordered: false lets later events overtake a failing one', async () => {
-    const { server, receiver, webhook, send } = await hookAndMail({ hook: { ordered: false, retry: { ...FAST, initial_delay_ms: 300 } } });
+    // The retry of "one" is due 1.25 s after its first attempt: "two" is sent long before.
+    const { server, receiver, webhook, send } = await hookAndMail({
+      hook: { ordered: false, retry: { ...FAST, initial_delay_ms: 1_000, max_delay_ms: 2_000 } },
+    });
     receiver.otherwise = (request) => (JSON.parse(request.body).data.message.subject === 'one' && request.attempt === 1 ? { status: 503 } : { status: 204 });
     await send('one');
     await send('two');
@@ -352,10 +355,11 @@ describe('dead letters, replay and removal', () => {
   });
 
   it('removing a webhook stops its retries: no attempt after the delete', async () => {
-    const { server, receiver, webhook, send, address } = await hookAndMail({ hook: { retry: { ...FAST, initial_delay_ms: 200 } } });
-    // A witness on the same address retries later (300 ms * 1.25) than the removed one would have (200 ms * 1.25).
+    // Retries far enough apart that a loaded machine still removes the webhook before its retry is due.
+    const { server, receiver, webhook, send, address } = await hookAndMail({ hook: { retry: { ...FAST, initial_delay_ms: 2_000, max_delay_ms: 4_000 } } });
+    // A witness on the same address retries later (3 s * 1.25) than the removed one would have (2 s * 1.25).
     const witness = await startReceiver();
-    await register(server, { url: witness.url, address, events: ['message.received'], retry: { ...FAST, initial_delay_ms: 300 } });
+    await register(server, { url: witness.url, address, events: ['message.received'], retry: { ...FAST, initial_delay_ms: 3_000, max_delay_ms: 4_000 } });
     receiver.otherwise = { status: 503 };
     witness.script.push({ status: 503 });
     await send();
