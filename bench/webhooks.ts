@@ -13,6 +13,7 @@
 //    the bench waits for the webhook's queue to drain (so no round pays
 //    for the one before) and prints how long that took. Target: with one
 //    webhook at least 85% of the rate with none.
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import nodemailer from 'nodemailer';
 import { request } from 'undici';
@@ -40,11 +41,20 @@ async function serve(name: string, args: readonly string[]): Promise<{ port: num
   return { port, apiURL: `http://127.0.0.1:${http}`, child };
 }
 
-async function pending(apiURL: string): Promise<number> {
-  const answer = await request(`${apiURL}/metrics`);
-  const text = await answer.body.text();
-  const match = /^mailroom_webhook_pending (\d+)/m.exec(text);
-  return match ? Number(match[1]) : Number.NaN;
+/**
+ * Nanoseconds a server process has run on a CPU (Linux, /proc): its main
+ * thread alone (the one that runs SMTP) and all its threads together (the
+ * delivery thread too). Load on a shared machine moves the rates; it moves
+ * the CPU a message costs much less.
+ */
+function cpuNs(pid: number | undefined): { main: number; all: number } | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const of = (task: string) => Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    return { main: of(String(pid)), all: readdirSync(`/proc/${pid}/task`).reduce((sum, task) => sum + of(task), 0) };
+  } catch {
+    return undefined;
+  }
 }
 
 async function fanOutLatency(): Promise<number[]> {
@@ -154,33 +164,44 @@ export const webhooksBench: BenchSection = {
       { name: 'one webhook', ...(await serve('mailroom, one webhook', ['--webhook', `http://127.0.0.1:${sinkPort}/hook`, '--webhook-secret', 'bench'])) },
     ];
     const hooked = targets[1]!;
-    const drain = async () => {
+    // Drained when the receiver has had a post for every message so far: asking the receiver, not the
+    // server, keeps the polling off the server's CPU that the round measures.
+    let posts = 0;
+    const drain = async (sent: number) => {
       const started = performance.now();
-      while ((await pending(hooked.apiURL)) > 0) await sleep(20);
+      posts += sent;
+      while (Number(await (await request(`http://127.0.0.1:${sinkPort}/count`)).body.text()) < posts) await sleep(20);
       return performance.now() - started;
     };
     const rates = new Map<string, number[]>();
+    const cpus = new Map<string, { main: number; all: number }[]>();
     const drains: number[] = [];
     try {
       for (const target of targets) await sendBatch(target.port, WARMUP_MESSAGES, 1_000_000, 'composed');
-      await drain();
+      // The warm-up and the 4 messages that open each batch's pool are posted too.
+      await drain(WARMUP_MESSAGES + 4);
       let offset = 0;
       for (const mode of ['composed', 'precomposed'] as const satisfies readonly SendMode[]) {
         for (let round = 0; round < ROUNDS; round++) {
           for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
+            const before = cpuNs(target.child.child.pid);
             const rate = await sendBatch(target.port, MESSAGES_PER_ROUND, offset, mode);
             offset += MESSAGES_PER_ROUND + 4;
-            const drained = target === hooked ? await drain() : undefined;
+            const drained = target === hooked ? await drain(MESSAGES_PER_ROUND + 4) : undefined;
+            // After the drain: the delivery thread's work for the round is counted in full.
+            const after = cpuNs(target.child.child.pid);
+            const perMessage = (a: number, b: number) => (a - b) / 1000 / (MESSAGES_PER_ROUND + 4);
+            const cpu = before && after ? { main: perMessage(after.main, before.main), all: perMessage(after.all, before.all) } : undefined;
+            if (cpu) cpus.set(`${mode} ${target.name}`, [...(cpus.get(`${mode} ${target.name}`) ?? []), cpu]);
             if (drained !== undefined) drains.push(drained);
             rates.set(`${mode} ${target.name}`, [...(rates.get(`${mode} ${target.name}`) ?? []), rate]);
             console.log(
-              `  ${mode.padEnd(11)} round ${round + 1}: ${target.name.padEnd(12)} ${rate.toFixed(0).padStart(6)} msgs/s${drained === undefined ? '' : `   queue drained ${formatMs(0)(drained)} after the last 250`}`,
+              `  ${mode.padEnd(11)} round ${round + 1}: ${target.name.padEnd(12)} ${rate.toFixed(0).padStart(6)} msgs/s${cpu ? `  CPU/msg: SMTP thread ${cpu.main.toFixed(0).padStart(4)} us, all threads ${cpu.all.toFixed(0).padStart(4)} us` : ''}${drained === undefined ? '' : `   queue drained ${formatMs(0)(drained)} after the last 250`}`,
             );
           }
         }
       }
-      const delivered = Number(await (await request(`http://127.0.0.1:${sinkPort}/count`)).body.text());
-      console.log(`  the receiver had ${delivered} webhook posts`);
+      console.log(`  the receiver had ${posts} webhook posts, one per message`);
     } finally {
       await Promise.all([...targets.map((t) => t.child.stop()), sink.stop()]);
     }
@@ -188,9 +209,17 @@ export const webhooksBench: BenchSection = {
       const none = median(rates.get(`${mode} no webhook`)!);
       const one = median(rates.get(`${mode} one webhook`)!);
       const ratio = one / none;
+      const cpuOf = (name: string, which: 'main' | 'all') => median((cpus.get(`${mode} ${name}`) ?? []).map((c) => c[which]));
+      const mainNone = cpuOf('no webhook', 'main');
+      const mainOne = cpuOf('one webhook', 'main');
       console.log(
         `\n  median msgs/s, ${mode === 'composed' ? 'nodemailer composing each message (what an app does)' : 'nodemailer sending a pre-composed source (the server is the bottleneck)'}: no webhook ${none.toFixed(0)}, one webhook ${one.toFixed(0)}: ${(100 * ratio).toFixed(1)}% (target >= 85%: ${verdict(ratio >= 0.85)})`,
       );
+      if (Number.isFinite(mainNone)) {
+        console.log(
+          `    server CPU per message, the SMTP thread: no webhook ${mainNone.toFixed(0)} us, one webhook ${mainOne.toFixed(0)} us (${((100 * mainOne) / mainNone).toFixed(0)}%); all threads with one webhook ${cpuOf('one webhook', 'all').toFixed(0)} us`,
+        );
+      }
     }
     console.log(`  the queue drained ${describe(drains, formatMs(0), [50])} after a round's last 250`);
     const work = fanOutWorkPerMessage();

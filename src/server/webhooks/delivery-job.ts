@@ -48,7 +48,7 @@ export interface DeliveryOutcome {
   readonly result: AttemptResult;
   /** From the request going out to the answer's head (or the failure), ms. */
   readonly latencyMs: number;
-  /** The start of the body that was sent (a dead letter keeps it). */
+  /** The start of the body that was sent, for an attempt that did not deliver (a dead letter keeps it); empty otherwise. */
   readonly excerpt: string;
 }
 

@@ -53,7 +53,9 @@ export class WebhookSender implements DeliverySender {
     }
     const headers = { ...job.headers, [WEBHOOK_HEADERS.signature]: signatureHeader(job.secret, job.timestampSeconds, body) };
     const posted = await this.send({ url: job.url, body, headers, timeoutMs: job.timeoutMs, signal });
-    return { ...posted, excerpt: body.slice(0, EXCERPT_CHARS) };
+    // Only an attempt that did not deliver can end in a dead letter: a delivered one carries no excerpt back.
+    const delivered = posted.result.kind === 'answer' && posted.result.status >= 200 && posted.result.status < 300;
+    return { ...posted, excerpt: delivered ? '' : body.slice(0, EXCERPT_CHARS) };
   }
 
   #poolFor(origin: string): Pool {
