@@ -7,12 +7,12 @@ import { Refusal } from '../../contract/refusal.js';
 import { ATTEMPTS_PATH, MCP_PATH, PAGING_PARAM, RULES_PATH, WAIT_PATH } from '../../contract/routes.js';
 import type { WaitSlots } from '../../contract/wait-slots.js';
 import type { WireHealth } from '../../contract/wire.js';
-import type { Budget } from '../budgets/budget.js';
+import type { RequestBudget } from '../budgets/budget.js';
 import type { PageWalks } from '../budgets/page-walks.js';
 import type { Logger } from '../log.js';
 import type { MailboxReader } from '../mailbox-reader.js';
 import type { McpEndpoint } from '../mcp/endpoint.js';
-import type { MessageStore } from '../store/message-store.js';
+import type { MailStore } from '../store/mail-store.js';
 import { bearerTokenCheck } from './bearer-token.js';
 import { readBodyUpTo } from './body.js';
 import { normalizeInjection, spoilReply, type ApiCall, type Fault, type FaultSwitch, type RequestCounter } from './faults.js';
@@ -26,7 +26,7 @@ import { mailIdentity } from '../smtp/mail-identity.js';
 const MAX_ADMIN_BODY = 64 * 1024;
 
 export interface ApiContext {
-  readonly store: MessageStore;
+  readonly store: MailStore;
   readonly reader: MailboxReader;
   readonly domains: readonly string[];
   /** The long-poll's slots; when undefined the long-poll is neither served nor advertised. */
@@ -34,10 +34,10 @@ export interface ApiContext {
   /** The longest a long-poll is held, in ms (the server's `holdCap`). */
   readonly holdCap: number;
   readonly mcp: McpEndpoint;
-  readonly listBudget: Budget;
+  readonly listBudget: RequestBudget;
   /** Which pages continue a listing, and so are not charged. */
   readonly pageWalks: PageWalks;
-  readonly messageBudget: Budget;
+  readonly messageBudget: RequestBudget;
   readonly faults: FaultSwitch;
   readonly counter: RequestCounter;
   readonly token: string | undefined;
@@ -86,9 +86,9 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
     ...ctx.smtpLab,
     reader: ctx.reader,
     messageBudget: ctx.messageBudget,
-    storedIdentity: (to, storedId) => {
-      const message = ctx.store.get(to, storedId);
-      return message ? mailIdentity(message.content.raw) : undefined;
+    storedIdentity: async (to, storedId) => {
+      const message = await ctx.store.get(to, storedId);
+      return message ? mailIdentity(await message.content.source()) : undefined;
     },
   };
   const isAuthorized = ctx.token === undefined ? undefined : bearerTokenCheck(ctx.token);
@@ -135,34 +135,34 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
         const beforeId = parseSinceId(singleParam(params, PAGING_PARAM), PAGING_PARAM);
         const mailbox = mailboxParam(params, 'address');
         // A page continuing the latest listing is free (page-walks.ts).
-        if (beforeId === undefined || !ctx.pageWalks.isFree(mailbox, beforeId)) ctx.listBudget.spend(mailbox, 'list');
+        if (beforeId === undefined || !ctx.pageWalks.isFree(mailbox, beforeId)) await ctx.listBudget.spend(mailbox, 'list');
         const messages = await ctx.reader.listing(mailbox, limit, beforeId);
         ctx.pageWalks.served(mailbox, messages);
         // The address is echoed as the caller wrote it (the contract's A); the mailbox itself is case-insensitive.
-        return json(200, { address: params.get('address'), messages, ...ctx.reader.evictedField(mailbox) });
+        return json(200, { address: params.get('address'), messages, ...(await ctx.reader.evictedField(mailbox)) });
       }
       if (call === 'wait') {
         return json(200, await longPoll({ ...ctx, slots: ctx.waitSlots! }, params, signal));
       }
       if (call === 'deleteMailbox') {
         const mailbox = mailboxParam(params, 'address');
-        ctx.messageBudget.spend(mailbox, 'message');
+        await ctx.messageBudget.spend(mailbox, 'message');
         // The lab's rules and attempt log belong to the mailbox and go with it.
         if (ctx.smtpLab) {
           ctx.smtpLab.rules.clear(mailbox);
           ctx.smtpLab.log.delete(mailbox);
         }
-        return json(200, { deleted: ctx.store.deleteMailbox(mailbox) });
+        return json(200, { deleted: await ctx.store.deleteMailbox(mailbox) });
       }
       const mailbox = mailboxParam(params, 'mailbox');
-      ctx.messageBudget.spend(mailbox, 'message');
-      if (call === 'deleteMessage') return json(200, { deleted: ctx.store.delete(mailbox, id!) });
-      const message = ctx.store.get(mailbox, id!);
+      await ctx.messageBudget.spend(mailbox, 'message');
+      if (call === 'deleteMessage') return json(200, { deleted: await ctx.store.delete(mailbox, id!) });
+      const message = await ctx.store.get(mailbox, id!);
       if (!message) {
         throw new Refusal(404, 'not_found', `No message ${id} in ${mailbox}: it expired, was deleted, or never existed there`);
       }
       if (call === 'raw') {
-        return { status: 200, headers: { 'content-type': 'message/rfc822', 'cache-control': 'no-store' }, body: message.content.raw };
+        return { status: 200, headers: { 'content-type': 'message/rfc822', 'cache-control': 'no-store' }, body: await message.content.source() };
       }
       return json(200, await ctx.reader.wireMessage(message));
     } catch (error) {

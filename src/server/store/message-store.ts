@@ -10,24 +10,13 @@
 // outnumber live entries, which keeps every operation amortised O(1) per message.
 import type { WallClock } from '../server-options.js';
 import { createIdSource, type IdSource } from './ids.js';
+import type { ArrivalListener, EvictionRecord, MailStore, StoredMessage } from './mail-store.js';
 import { MessageContent, ParseCache } from './message-content.js';
+
+export type { ArrivalListener, RemovalReason, StoredMessage } from './mail-store.js';
 
 // Eviction records are kept for this many mailboxes, the most recent ones.
 const MAX_EVICTION_RECORDS = 100_000;
-
-export interface StoredMessage {
-  readonly id: string;
-  /** The mailbox key (lower-cased address). */
-  readonly mailbox: string;
-  /** Wall-clock ms when the message was stored. */
-  readonly receivedAt: number;
-  readonly size: number;
-  readonly content: MessageContent;
-  removed: boolean;
-}
-
-export type RemovalReason = 'expired' | 'evicted' | 'deleted';
-export type ArrivalListener = (message: StoredMessage) => void;
 
 export interface StoreOptions {
   readonly clock: WallClock;
@@ -109,7 +98,8 @@ class MessageQueue {
   }
 }
 
-export class MessageStore {
+export class MessageStore implements MailStore {
+  readonly description = 'memory';
   readonly #options: StoreOptions;
   readonly #nextId: IdSource;
   readonly #arrivals = new MessageQueue();
@@ -130,6 +120,12 @@ export class MessageStore {
     this.expire();
     return this.#arrivals.live;
   }
+
+  count(): number {
+    return this.size;
+  }
+
+  async close(): Promise<void> {}
 
   /**
    * Stores one copy per mailbox key (keys must be validated and lower-cased;
@@ -226,7 +222,7 @@ export class MessageStore {
   }
 
   /** What the global cap evicted from `mailbox`, if anything (ids sort by arrival, so `newestId` is the last one). */
-  evictedFrom(mailbox: string): { readonly count: number; readonly newestId: string } | undefined {
+  evictedFrom(mailbox: string): EvictionRecord | undefined {
     const entry = this.#evicted.get(mailbox);
     return entry && { ...entry };
   }
