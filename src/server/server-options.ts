@@ -6,6 +6,7 @@ import { DEFAULT_DOMAIN, DEFAULT_HOST, DEFAULT_HTTP_PORT, DEFAULT_SMTP_PORT } fr
 import { MAX_WAIT_SECONDS } from '../contract/limits.js';
 import { assertMs, expectedError } from '../contract/validation.js';
 import { defaultLogger, type Logger } from './log.js';
+import { parseStoreLocation, type StoreLocation } from './store/store-location.js';
 
 /** Wall-clock milliseconds, injectable so retention and budgets are testable without sleeping. */
 export interface WallClock {
@@ -70,6 +71,14 @@ export interface ServerOptions {
    * no address had rules.
    */
   smtpRules?: boolean;
+  /**
+   * Where the mail lives: `memory` (the default, this process only) or a
+   * Redis URL (`redis://host:port/db`, `rediss://` for TLS, `?prefix=name`
+   * for another key prefix than `mailroom`). Every server given the same
+   * Redis URL shares mailboxes, the list and message budgets, the global
+   * cap and wake-ups (README, "Running one mailroom for many CI machines").
+   */
+  store?: string;
   /** Wall clock for received_at, retention and budgets. Default `Date`. */
   clock?: WallClock;
   /** Where evictions and internal errors are reported. Default: warnings and errors to the console. */
@@ -95,6 +104,7 @@ export interface ResolvedServerOptions {
   readonly token: string | undefined;
   readonly faultInjection: boolean;
   readonly smtpRules: boolean;
+  readonly store: StoreLocation;
   readonly clock: WallClock;
   readonly logger: Logger;
 }
@@ -138,6 +148,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'token',
   'faultInjection',
   'smtpRules',
+  'store',
   'clock',
   'logger',
 ]);
@@ -246,6 +257,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     'an object with a now() method returning milliseconds',
     o.clock,
   );
+  const store = parseStoreLocation(o.store);
   const logger = o.logger;
   expect(
     typeof logger === 'object' &&
@@ -275,6 +287,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     token: o.token,
     faultInjection: o.faultInjection,
     smtpRules: o.smtpRules,
+    store,
     clock: o.clock,
     logger: o.logger,
   });

@@ -1,0 +1,132 @@
+// One connection to the Redis a store lives in, through node-redis
+// (@redis/client, the client Redis maintains; see the README for why).
+//
+// Commands are never queued while the connection is down
+// (`disableOfflineQueue`), and each has a deadline: a request answers
+// `503 unavailable` (store-unavailable.ts) at once instead of hanging, while
+// the client reconnects on its own in the background, with backoff capped
+// at one second. The first connection must succeed within `connectTimeoutMs`,
+// so a wrong URL fails `mailroom serve` at start with a message naming it.
+import { createHash } from 'node:crypto';
+import { createClient, ErrorReply, RESP_TYPES, type RedisArgument } from '@redis/client';
+import type { Logger } from '../../log.js';
+import { storeUnavailable } from '../store-unavailable.js';
+
+const COMMAND_TIMEOUT_MS = 5_000;
+const AS_BUFFERS = { [RESP_TYPES.BLOB_STRING]: Buffer, [RESP_TYPES.SIMPLE_STRING]: Buffer } as const;
+/** Replies that mean "Redis is there but cannot serve now": answered as unavailable, like a lost connection. */
+const TRANSIENT_REPLY = /^(OOM|LOADING|BUSY|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN)\b/;
+
+export type RedisReply = Buffer | number | null | RedisReply[];
+
+/** The URL as logs and refusals may show it: no password. */
+export function describeRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return `Redis at ${parsed.toString()}`;
+  } catch {
+    return 'Redis';
+  }
+}
+
+function makeClient(url: string, connectTimeoutMs: number) {
+  return createClient({
+    url,
+    disableOfflineQueue: true,
+    socket: { connectTimeout: Math.min(connectTimeoutMs, 2_000), reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 1_000) },
+  });
+}
+
+type Client = ReturnType<typeof makeClient>;
+
+export class RedisConnection {
+  readonly description: string;
+  readonly #client: Client;
+  readonly #logger: Logger;
+  readonly #shas = new Map<string, string>();
+  #down = false;
+
+  private constructor(client: Client, description: string, logger: Logger) {
+    this.#client = client;
+    this.description = description;
+    this.#logger = logger;
+    client.on('error', (error: Error) => {
+      // reported once per outage, not once per reconnect attempt
+      if (this.#down) return;
+      this.#down = true;
+      logger.error(`mailroom: lost the message store (${description}): ${error.message}; reconnecting`);
+    });
+    client.on('ready', () => {
+      if (!this.#down) return;
+      this.#down = false;
+      logger.warn(`mailroom: the message store (${description}) is back`);
+    });
+  }
+
+  static async open(url: string, logger: Logger, connectTimeoutMs = 5_000): Promise<RedisConnection> {
+    const description = describeRedisUrl(url);
+    const client = makeClient(url, connectTimeoutMs);
+    let lastError: unknown;
+    const onError = (error: unknown) => void (lastError = error);
+    client.on('error', onError);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        client.connect(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no connection within ${connectTimeoutMs} ms`)), connectTimeoutMs);
+        }),
+      ]);
+    } catch (error) {
+      client.destroy();
+      const reason = lastError instanceof Error ? `${(error as Error).message}; last error: ${lastError.message}` : (error as Error).message;
+      throw new Error(`mailroom: cannot reach the message store (${description}): ${reason}`, { cause: error });
+    } finally {
+      clearTimeout(timer);
+      client.off('error', onError);
+    }
+    return new RedisConnection(client, description, logger);
+  }
+
+  /** A second connection to the same Redis, for a subscription (a subscribed connection takes no other commands). */
+  async subscriber(): Promise<Client> {
+    const sub = this.#client.duplicate();
+    sub.on('error', () => {}); // the main connection reports the outage; this one reconnects on its own
+    await sub.connect();
+    return sub;
+  }
+
+  /** Runs one command; bulk replies come back as Buffers. */
+  async run(args: readonly RedisArgument[]): Promise<RedisReply> {
+    try {
+      return await this.#client.sendCommand<RedisReply>(args, { typeMapping: AS_BUFFERS, timeout: COMMAND_TIMEOUT_MS });
+    } catch (error) {
+      throw this.#failure(error);
+    }
+  }
+
+  /** Runs a Lua script by its SHA1, loading it first when Redis does not know it (a restarted Redis forgets). */
+  async script(source: string, keys: readonly RedisArgument[], args: readonly RedisArgument[]): Promise<RedisReply> {
+    let sha = this.#shas.get(source);
+    if (!sha) this.#shas.set(source, (sha = createHash('sha1').update(source).digest('hex')));
+    const call = [sha, String(keys.length), ...keys, ...args];
+    try {
+      return await this.#client.sendCommand<RedisReply>(['EVALSHA', ...call], { typeMapping: AS_BUFFERS, timeout: COMMAND_TIMEOUT_MS });
+    } catch (error) {
+      if (!(error instanceof ErrorReply && error.message.startsWith('NOSCRIPT'))) throw this.#failure(error);
+    }
+    return this.run(['EVAL', source, ...call.slice(1)]);
+  }
+
+  async close(): Promise<void> {
+    if (this.#client.isOpen) await this.#client.close().catch(() => this.#client.destroy());
+    else this.#client.destroy();
+  }
+
+  #failure(error: unknown): unknown {
+    // A reply Redis gave on purpose (a bug in a script) is not an outage: it stays a 500.
+    if (error instanceof ErrorReply && !TRANSIENT_REPLY.test(error.message)) return error;
+    return storeUnavailable(this.description, error);
+  }
+}
