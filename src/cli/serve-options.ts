@@ -35,6 +35,7 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
         'wait-slots': { type: 'string' },
         'enable-faults': { type: 'boolean' },
         'no-smtp-rules': { type: 'boolean' },
+        store: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -103,6 +104,9 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
     throw new UsageError(`mailroom serve: MAILROOM_SMTP_RULES must be 1 (on, the default) or 0 (off), got ${JSON.stringify(rules)}`);
   }
   if (v['no-smtp-rules'] === true || (rules !== undefined && /^(0|false|no)$/i.test(rules.trim()))) options.smtpRules = false;
+
+  const store = pick('store', 'MAILROOM_STORE');
+  if (store !== undefined) options.store = store.trim();
 
   return { options, help: v.help === true, version: v.version === true };
 }

@@ -3,7 +3,7 @@
 import { connect, type Socket } from 'node:net';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { request } from 'undici';
-import { afterEach } from 'vitest';
+import { afterEach, inject } from 'vitest';
 import { startServer, type MailroomServer, type ServerOptions } from '../../src/server/index.js';
 import { testServerLogger } from '../support/server-log.js';
 
@@ -13,9 +13,21 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((server) => server.close()));
 });
 
-/** A server on free ports, closed after the test. */
+let stores = 0;
+/**
+ * The store the server contract suite runs against: the memory store, or in
+ * the `redis` Vitest project (vitest.config.ts) the run's redis-server under
+ * a key prefix of this server's own, so no two servers share mail unless a
+ * test passes the same `store` to both.
+ */
+export function testStore(): string | undefined {
+  const url = inject('redisURL');
+  return url ? `${url}?prefix=t-${process.pid}-${++stores}-${Math.random().toString(36).slice(2, 8)}` : undefined;
+}
+
+/** A server on free ports with the suite's store (`testStore`), closed after the test. */
 export async function start(options: ServerOptions = {}): Promise<MailroomServer> {
-  const server = await startServer({ smtpPort: 0, httpPort: 0, logger: testServerLogger('server test'), ...options });
+  const server = await startServer({ smtpPort: 0, httpPort: 0, logger: testServerLogger('server test'), store: testStore(), ...options });
   running.push(server);
   return server;
 }

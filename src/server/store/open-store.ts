@@ -6,7 +6,6 @@ import { Budget, type RequestBudget } from '../budgets/budget.js';
 import type { ResolvedServerOptions } from '../server-options.js';
 import type { MailStore, StoredMessage } from './mail-store.js';
 import { MessageStore } from './message-store.js';
-import { RedisMailStore } from './redis/redis-store.js';
 
 export interface OpenedStore {
   readonly store: MailStore;
@@ -28,6 +27,8 @@ export async function openStore(config: ResolvedServerOptions, hooks: StoreHooks
       messageBudget: new Budget(config.messagePerSecond, clock),
     };
   }
+  // Loaded only when asked for: a server on the memory store never loads the Redis client.
+  const { RedisMailStore } = await import('./redis/redis-store.js');
   const store = await RedisMailStore.open({ url: config.store.url, prefix: config.store.prefix, clock, retention, maxMessages, logger: config.logger, ...hooks });
   return { store, listBudget: store.budget('list', config.listPerSecond), messageBudget: store.budget('message', config.messagePerSecond) };
 }

@@ -11,6 +11,18 @@ export type StoreLocation = { readonly kind: 'memory' } | { readonly kind: 'redi
 export const MEMORY_STORE: StoreLocation = Object.freeze({ kind: 'memory' });
 const WHAT = '"memory" or a Redis URL such as "redis://127.0.0.1:6379/0" (rediss:// for TLS; ?prefix=name for another key prefix than mailroom)';
 
+/** A Redis URL as logs and refusals may show it: no password, no prefix. */
+export function describeRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    parsed.search = '';
+    return `Redis at ${parsed.toString()}`;
+  } catch {
+    return 'Redis';
+  }
+}
+
 export function parseStoreLocation(value: unknown): StoreLocation {
   if (value === undefined || value === 'memory') return MEMORY_STORE;
   if (typeof value !== 'string') throw expectedError('store', WHAT, value);

@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { createClient, ErrorReply, RESP_TYPES, type RedisArgument } from '@redis/client';
 import type { Logger } from '../../log.js';
+import { describeRedisUrl } from '../store-location.js';
 import { storeUnavailable } from '../store-unavailable.js';
 
 const COMMAND_TIMEOUT_MS = 5_000;
@@ -18,17 +19,6 @@ const AS_BUFFERS = { [RESP_TYPES.BLOB_STRING]: Buffer, [RESP_TYPES.SIMPLE_STRING
 const TRANSIENT_REPLY = /^(OOM|LOADING|BUSY|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN)\b/;
 
 export type RedisReply = Buffer | number | null | RedisReply[];
-
-/** The URL as logs and refusals may show it: no password. */
-export function describeRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return `Redis at ${parsed.toString()}`;
-  } catch {
-    return 'Redis';
-  }
-}
 
 function makeClient(url: string, connectTimeoutMs: number) {
   return createClient({
