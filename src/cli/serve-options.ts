@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { blankToUndefined } from '../contract/validation.js';
 import type { ServerOptions } from '../server/index.js';
+import { parseStoreLocation } from '../server/store/store-location.js';
 import { parseDuration } from './duration.js';
 
 /** A mistake on the command line: printed as it is, exit code 2. */
@@ -106,7 +107,14 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
   if (v['no-smtp-rules'] === true || (rules !== undefined && /^(0|false|no)$/i.test(rules.trim()))) options.smtpRules = false;
 
   const store = pick('store', 'MAILROOM_STORE');
-  if (store !== undefined) options.store = store.trim();
+  if (store !== undefined) {
+    try {
+      parseStoreLocation(store.trim());
+    } catch (error) {
+      throw new UsageError(`mailroom serve: --store (or MAILROOM_STORE): ${(error as Error).message.replace(/^Expected `store` to be/, 'must be')}`);
+    }
+    options.store = store.trim();
+  }
 
   return { options, help: v.help === true, version: v.version === true };
 }

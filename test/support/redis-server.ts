@@ -22,6 +22,8 @@ export interface RedisServer {
   readonly running: boolean;
   /** Stops it for good and removes its folder. */
   close(): Promise<void>;
+  /** How many times Redis has run `command` (INFO commandstats), e.g. `evalsha`: a way to know a call has been made. */
+  calls(command: string): Promise<number>;
 }
 
 export function freeLoopbackPort(): Promise<number> {
@@ -37,9 +39,13 @@ export function freeLoopbackPort(): Promise<number> {
 
 function launch(port: number, dir: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      REDIS_SERVER,
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -53,7 +59,7 @@ function launch(port: number, dir: string): Promise<ChildProcess> {
       clearTimeout(timer);
       reject(new Error(`redis-server on port ${port} exited with ${code} before it was ready: ${output}`));
     });
-    child.stderr!.on('data', (chunk: Buffer) => void (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => void (output += chunk.toString()));
     // With --loglevel warning it prints nothing when ready: ask it.
     const probe = async () => {
       for (;;) {
@@ -101,6 +107,23 @@ export async function startRedisServer(): Promise<RedisServer> {
     async start() {
       if (child) return;
       child = await launch(port, dir);
+    },
+    async calls(command) {
+      const info = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1');
+        let reply = '';
+        socket.once('connect', () => socket.write('INFO commandstats\r\n'));
+        socket.on('data', (chunk: Buffer) => {
+          reply += chunk.toString();
+          const header = /^\$(\d+)\r\n/.exec(reply);
+          if (header && Buffer.byteLength(reply) >= header[0].length + Number(header[1]) + 2) {
+            socket.destroy();
+            resolve(reply);
+          }
+        });
+        socket.once('error', reject);
+      });
+      return Number(new RegExp(`^cmdstat_${command.toLowerCase()}:calls=(\\d+)`, 'm').exec(info)?.[1] ?? 0);
     },
     async close() {
       await server.stop();

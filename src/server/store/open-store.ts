@@ -29,6 +29,14 @@ export async function openStore(config: ResolvedServerOptions, hooks: StoreHooks
   }
   // Loaded only when asked for: a server on the memory store never loads the Redis client.
   const { RedisMailStore } = await import('./redis/redis-store.js');
-  const store = await RedisMailStore.open({ url: config.store.url, prefix: config.store.prefix, clock, retention, maxMessages, logger: config.logger, ...hooks });
+  const store = await RedisMailStore.open({
+    url: config.store.url,
+    prefix: config.store.prefix,
+    clock,
+    retention,
+    maxMessages,
+    logger: config.logger,
+    ...hooks,
+  });
   return { store, listBudget: store.budget('list', config.listPerSecond), messageBudget: store.budget('message', config.messagePerSecond) };
 }

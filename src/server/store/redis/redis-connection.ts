@@ -33,19 +33,30 @@ type Client = ReturnType<typeof makeClient>;
 export class RedisConnection {
   readonly description: string;
   readonly #client: Client;
-  readonly #logger: Logger;
   readonly #shas = new Map<string, string>();
   #down = false;
 
+  /** The last error while the first connection was being made (not yet an outage: nothing was served). */
+  #startError: unknown;
+  #started = false;
+
+  // node-redis 6.3.1 delivers events only to listeners added before
+  // connect() (one added after is never called), so every listener is here.
   private constructor(client: Client, description: string, logger: Logger) {
     this.#client = client;
     this.description = description;
-    this.#logger = logger;
-    client.on('error', (error: Error) => {
-      // reported once per outage, not once per reconnect attempt
+    // Reported once per outage, not once per reconnect attempt.
+    const lost = (reason: string) => {
       if (this.#down) return;
       this.#down = true;
-      logger.error(`mailroom: lost the message store (${description}): ${error.message}; reconnecting`);
+      logger.error(`mailroom: lost the message store (${description}): ${reason}; reconnecting`);
+    };
+    client.on('error', (error: Error) => {
+      if (this.#started) lost(error.message);
+      else this.#startError = error;
+    });
+    client.on('reconnecting', () => {
+      if (this.#started) lost('the connection closed');
     });
     client.on('ready', () => {
       if (!this.#down) return;
@@ -57,9 +68,7 @@ export class RedisConnection {
   static async open(url: string, logger: Logger, connectTimeoutMs = 5_000): Promise<RedisConnection> {
     const description = describeRedisUrl(url);
     const client = makeClient(url, connectTimeoutMs);
-    let lastError: unknown;
-    const onError = (error: unknown) => void (lastError = error);
-    client.on('error', onError);
+    const connection = new RedisConnection(client, description, logger);
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
@@ -70,21 +79,33 @@ export class RedisConnection {
       ]);
     } catch (error) {
       client.destroy();
-      const reason = lastError instanceof Error ? `${(error as Error).message}; last error: ${lastError.message}` : (error as Error).message;
+      const last = connection.#startError;
+      const reason = last instanceof Error ? `${(error as Error).message}; last error: ${last.message}` : (error as Error).message;
       throw new Error(`mailroom: cannot reach the message store (${description}): ${reason}`, { cause: error });
     } finally {
       clearTimeout(timer);
-      client.off('error', onError);
     }
-    return new RedisConnection(client, description, logger);
+    connection.#started = true;
+    return connection;
   }
 
   /** A second connection to the same Redis, for a subscription (a subscribed connection takes no other commands). */
-  async subscriber(): Promise<Client> {
+  /** `onReconnect` is called each time the subscription's connection is ready again after a break. */
+  async subscriber(onReconnect: () => void): Promise<Client> {
     const sub = this.#client.duplicate();
+    let connected = false;
     sub.on('error', () => {}); // the main connection reports the outage; this one reconnects on its own
+    sub.on('ready', () => {
+      if (connected) onReconnect();
+    });
     await sub.connect();
+    connected = true;
     return sub;
+  }
+
+  /** True while commands can be sent. */
+  get isReady(): boolean {
+    return this.#client.isReady;
   }
 
   /** Runs one command; bulk replies come back as Buffers. */

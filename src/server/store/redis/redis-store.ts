@@ -102,14 +102,17 @@ export class RedisMailStore implements MailStore {
 
   static async open(options: RedisStoreOptions): Promise<RedisMailStore> {
     const connection = await RedisConnection.open(options.url, options.logger, options.connectTimeoutMs);
+    // After a break the client renews the subscription; what was published
+    // meanwhile is lost, so every held wait looks again.
+    const opened: { store?: RedisMailStore } = {};
     let subscriber;
     try {
-      subscriber = await connection.subscriber();
+      subscriber = await connection.subscriber(() => opened.store?.lookAgain());
     } catch (error) {
       await connection.close();
       throw error;
     }
-    const store = new RedisMailStore(connection, subscriber, options);
+    const store = (opened.store = new RedisMailStore(connection, subscriber, options));
     await store.#listen();
     return store;
   }
@@ -255,14 +258,16 @@ export class RedisMailStore implements MailStore {
     }
   }
 
+  /** Once commands go through again (the subscription may be back first), every held wait looks. */
+  private lookAgain(tries = 0): void {
+    if (!this.#connection.isReady && tries < 200) {
+      setTimeout(() => this.lookAgain(tries + 1), 50).unref();
+      return;
+    }
+    for (const listeners of this.#listeners.values()) for (const listener of [...listeners]) this.#tell(listener, undefined);
+  }
+
   async #listen(): Promise<void> {
-    let subscribed = false;
-    // After a break the subscription is renewed by the client; what was
-    // published meanwhile is lost, so every held wait looks again.
-    this.#subscriber.on('ready', () => {
-      if (!subscribed) return;
-      for (const listeners of this.#listeners.values()) for (const listener of [...listeners]) this.#tell(listener, undefined);
-    });
     await this.#subscriber.subscribe(`${this.#prefix}:arrived`, (message: string) => {
       let note: Announcement;
       try {
@@ -274,7 +279,6 @@ export class RedisMailStore implements MailStore {
       const body = new SharedBody(note.from, JSON.parse(note.s) as ParsedSummary, () => this.#body(note.body));
       this.#announce({ id: note.id, mailbox: note.mb, receivedAt: Number(note.at), size: note.size, content: body, removed: false });
     });
-    subscribed = true;
   }
 
   #announce(message: StoredMessage): void {
