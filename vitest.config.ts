@@ -19,6 +19,7 @@ const TIMING = ['test/faults/matrix.test.ts', 'test/vitest/after-each.test.ts'];
  * `start()` picks the store), so both stores answer to one suite.
  */
 const SERVER_CONTRACT = [
+  'test/server/store.test.ts',
   'test/server/api.test.ts',
   'test/server/bad-mail.test.ts',
   'test/server/evicted-mail.test.ts',

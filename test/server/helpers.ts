@@ -4,16 +4,22 @@ import { connect, type Socket } from 'node:net';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { request } from 'undici';
 import { afterEach, inject } from 'vitest';
+import { Budget, type RequestBudget } from '../../src/server/budgets/budget.js';
 import { startServer, type MailroomServer, type ServerOptions } from '../../src/server/index.js';
+import type { WallClock } from '../../src/server/server-options.js';
+import type { MailStore, StoredMessage } from '../../src/server/store/mail-store.js';
+import { MessageStore } from '../../src/server/store/message-store.js';
+import { RedisMailStore } from '../../src/server/store/redis/redis-store.js';
 import { testServerLogger } from '../support/server-log.js';
 
 const running: MailroomServer[] = [];
+const stores: MailStore[] = [];
 
 afterEach(async () => {
-  await Promise.all(running.splice(0).map((server) => server.close()));
+  await Promise.all([...running.splice(0).map((server) => server.close()), ...stores.splice(0).map((store) => store.close())]);
 });
 
-let stores = 0;
+let prefixes = 0;
 /**
  * The store the server contract suite runs against: the memory store, or in
  * the `redis` Vitest project (vitest.config.ts) the run's redis-server under
@@ -22,7 +28,30 @@ let stores = 0;
  */
 export function testStore(): string | undefined {
   const url = inject('redisURL');
-  return url ? `${url}?prefix=t-${process.pid}-${++stores}-${Math.random().toString(36).slice(2, 8)}` : undefined;
+  return url ? `${url}?prefix=t-${process.pid}-${++prefixes}-${Math.random().toString(36).slice(2, 8)}` : undefined;
+}
+
+export interface TestStoreOptions {
+  readonly clock: WallClock;
+  readonly retention: number;
+  readonly maxMessages: number;
+  readonly onEvict?: (message: StoredMessage) => void;
+  readonly onListenerError?: (error: unknown) => void;
+}
+
+/**
+ * The suite's store on its own, without a server (the memory store, or in the
+ * `redis` project a Redis store under a fresh prefix), with a budget maker of
+ * the same kind; closed after the test.
+ */
+export async function openTestStore(options: TestStoreOptions): Promise<{ store: MailStore; budget(perSecond: number): RequestBudget }> {
+  const url = testStore();
+  if (!url) return { store: new MessageStore(options), budget: (perSecond) => new Budget(perSecond, options.clock) };
+  const prefix = new URL(url).searchParams.get('prefix')!;
+  const store = await RedisMailStore.open({ ...options, url: url.replace(/\?.*$/, ''), prefix, logger: silentLogger() });
+  stores.push(store);
+  let budgets = 0;
+  return { store, budget: (perSecond) => store.budget(`b${++budgets}`, perSecond) };
 }
 
 /** A server on free ports with the suite's store (`testStore`), closed after the test. */

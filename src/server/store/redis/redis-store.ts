@@ -270,13 +270,17 @@ export class RedisMailStore implements MailStore {
   async #listen(): Promise<void> {
     await this.#subscriber.subscribe(`${this.#prefix}:arrived`, (message: string) => {
       let note: Announcement;
+      let summary: ParsedSummary;
       try {
         note = JSON.parse(message) as Announcement;
-      } catch {
+        summary = JSON.parse(note.s) as ParsedSummary;
+      } catch (error) {
+        // not ours to read (another program publishing on the channel): no arrival
+        this.#options.onListenerError?.(error);
         return;
       }
       if (note.r === this.#replica || !this.#listeners.has(note.mb)) return;
-      const body = new SharedBody(note.from, JSON.parse(note.s) as ParsedSummary, () => this.#body(note.body));
+      const body = new SharedBody(note.from, summary, () => this.#body(note.body));
       this.#announce({ id: note.id, mailbox: note.mb, receivedAt: Number(note.at), size: note.size, content: body, removed: false });
     });
   }

@@ -71,12 +71,15 @@ local function describe(ids, mailbox)
     local f = redis.call('HMGET', P .. ':m:' .. id, 'mb', 'at', 'size', 'body')
     if f[1] == mailbox and f[2] and tonumber(f[2]) > cutoff then
       local b = redis.call('HMGET', P .. ':b:' .. f[4], 'from', 'summary')
-      table.insert(out, id)
-      table.insert(out, f[2])
-      table.insert(out, f[3])
-      table.insert(out, f[4])
-      table.insert(out, b[1] or '')
-      table.insert(out, b[2] or '')
+      -- (a body gone under Redis's own expiry takes its copies with it)
+      if b[2] then
+        table.insert(out, id)
+        table.insert(out, f[2])
+        table.insert(out, f[3])
+        table.insert(out, f[4])
+        table.insert(out, b[1] or '')
+        table.insert(out, b[2])
+      end
     elseif not f[1] then
       -- its hash expired under Redis's own expiry: the indexes let it go too
       redis.call('ZREM', A, id)
