@@ -125,21 +125,19 @@ export class RedisMailStore implements MailStore {
     const unique = [...new Set(mailboxes)];
     const content = new MessageContent(raw, envelopeFrom, this.#parses);
     const summary = await content.summary();
-    const reply = (await this.#call('deliver', [
-      String(this.#options.maxMessages === Infinity ? -1 : this.#options.maxMessages),
-      this.#replica,
-      envelopeFrom,
-      raw,
-      JSON.stringify(summary),
-      ...unique,
-    ])) as RedisReply[];
+    const receivedAt = this.#now();
+    const reply = (await this.#call(
+      'deliver',
+      [String(this.#options.maxMessages === Infinity ? -1 : this.#options.maxMessages), this.#replica, envelopeFrom, raw, JSON.stringify(summary), ...unique],
+      receivedAt,
+    )) as RedisReply[];
     const bodyId = text(reply[0]);
     this.#remember(bodyId, content);
-    const receivedAt = this.#now();
     const body = new SharedBody(envelopeFrom, summary, () => Promise.resolve(content));
     // [bodyId, the copies' ids in order, '--', then (id, mailbox, at) of each message the cap pushed out]
     const ids = reply.slice(1, 1 + unique.length).map(text);
     const evicted = new Set<string>();
+    // The eviction reporter reads only a victim's id, mailbox and time: its body is not fetched.
     for (let i = 2 + unique.length; i + 2 < reply.length; i += 3) {
       const victim = { id: text(reply[i]), mailbox: text(reply[i + 1]), receivedAt: Number(text(reply[i + 2])), size: 0, content: body, removed: true };
       evicted.add(victim.id);
@@ -214,9 +212,9 @@ export class RedisMailStore implements MailStore {
     return this.#options.clock.now();
   }
 
-  #call(op: string, args: readonly (string | Buffer)[] = []): Promise<RedisReply> {
+  #call(op: string, args: readonly (string | Buffer)[] = [], now = this.#now()): Promise<RedisReply> {
     const { retention } = this.#options;
-    return this.#connection.script(STORE_SCRIPT, [], [this.#prefix, op, String(this.#now()), String(retention), String(retention + EXPIRY_MARGIN_MS), ...args]);
+    return this.#connection.script(STORE_SCRIPT, [], [this.#prefix, op, String(now), String(retention), String(retention + EXPIRY_MARGIN_MS), ...args]);
   }
 
   /** Messages from the script's flat answer: id, at, size, body, from, summary per message. */
