@@ -29,6 +29,17 @@ export interface StoredMessage {
 export type RemovalReason = 'expired' | 'evicted' | 'deleted';
 export type ArrivalListener = (message: StoredMessage) => void;
 
+/** What changed in the store, for watchers of every mailbox (the web UI's event stream). */
+export type StoreChange = { readonly type: 'arrived'; readonly message: StoredMessage } | { readonly type: 'removed'; readonly message: StoredMessage };
+export type ChangeListener = (change: StoreChange) => void;
+
+/** One mailbox in the index: its key, how many messages it holds, and its newest. */
+export interface MailboxEntry {
+  readonly mailbox: string;
+  readonly count: number;
+  readonly newest: StoredMessage;
+}
+
 export interface StoreOptions {
   readonly clock: WallClock;
   readonly retention: number;
@@ -116,6 +127,7 @@ export class MessageStore {
   readonly #mailboxes = new Map<string, MessageQueue>();
   readonly #byId = new Map<string, StoredMessage>();
   readonly #listeners = new Map<string, Set<ArrivalListener>>();
+  readonly #watchers = new Set<ChangeListener>();
   readonly #parses = new ParseCache();
   /** Per mailbox, what the cap pushed out (most recent mailboxes only, like the request counts). */
   readonly #evicted = new Map<string, { count: number; newestId: string }>();
@@ -217,6 +229,33 @@ export class MessageStore {
     };
   }
 
+  /**
+   * Calls `listener` synchronously for every arrival and removal in any
+   * mailbox (after readers see it). Returns the unsubscribe function. With
+   * no watcher this costs a set-size check per change.
+   */
+  watch(listener: ChangeListener): () => void {
+    this.#watchers.add(listener);
+    return () => void this.#watchers.delete(listener);
+  }
+
+  /**
+   * Every mailbox holding mail, the one with the newest arrival first, at
+   * most `limit`, and only keys containing `contains` when given.
+   * O(mailboxes log mailboxes): for a person's UI, not for a test's wait loop.
+   */
+  mailboxes(limit: number, contains?: string): { readonly total: number; readonly entries: MailboxEntry[] } {
+    this.expire();
+    const entries: MailboxEntry[] = [];
+    for (const [mailbox, queue] of this.#mailboxes) {
+      if (contains !== undefined && !mailbox.includes(contains)) continue;
+      const newest = queue.newest(1)[0];
+      if (newest) entries.push({ mailbox, count: queue.live, newest });
+    }
+    entries.sort((a, b) => (a.newest.id < b.newest.id ? 1 : a.newest.id > b.newest.id ? -1 : 0));
+    return { total: entries.length, entries: entries.slice(0, limit) };
+  }
+
   /** Drops messages older than the retention period. Cheap when nothing expired. */
   expire(): void {
     const cutoff = this.#options.clock.now() - this.#options.retention;
@@ -258,9 +297,21 @@ export class MessageStore {
       queue.forget();
       if (queue.live === 0) this.#mailboxes.delete(message.mailbox);
     }
+    if (this.#watchers.size > 0) this.#tell({ type: 'removed', message });
+  }
+
+  #tell(change: StoreChange): void {
+    for (const watcher of [...this.#watchers]) {
+      try {
+        watcher(change);
+      } catch (error) {
+        this.#options.onListenerError?.(error);
+      }
+    }
   }
 
   #announce(message: StoredMessage): void {
+    if (this.#watchers.size > 0) this.#tell({ type: 'arrived', message });
     const listeners = this.#listeners.get(message.mailbox);
     if (!listeners) return;
     for (const listener of [...listeners]) {
