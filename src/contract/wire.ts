@@ -101,6 +101,8 @@ export interface WireMailEvent {
   readonly type: 'arrived' | 'removed';
   readonly address: string;
   readonly id: string;
+  /** On an arrival: the message as the list shows it. */
+  readonly summary?: WireSummary;
 }
 
 /**

@@ -13,7 +13,7 @@ import { call, freshAddress, sendMail, start } from './helpers.js';
 async function openEvents(server: MailroomServer, query = '', headers: Record<string, string> = {}) {
   const stop = new AbortController();
   const response = await request(`${server.apiURL}/api/v1/events${query}`, { headers, signal: stop.signal });
-  const events: { type: string; data: { type: string; address: string; id: string } }[] = [];
+  const events: { type: string; data: { type: string; address: string; id: string; summary?: unknown } }[] = [];
   let buffer = '';
   let wake: (() => void) | undefined;
   const reading = (async () => {
@@ -102,7 +102,12 @@ describe('GET /api/v1/events', () => {
     const a = freshAddress();
     await sendMail(server, { to: a, subject: 'hi', text: 'x' });
     const [arrived] = await stream.next(1);
-    expect(arrived).toEqual({ type: 'arrived', data: { type: 'arrived', address: a, id: expect.stringMatching(/^[0-9a-z]{11}$/) } });
+    expect(arrived).toEqual({
+      type: 'arrived',
+      data: { type: 'arrived', address: a, id: expect.stringMatching(/^[0-9a-z]{11}$/), summary: expect.objectContaining({ subject: 'hi', to: [a] }) },
+    });
+    // The summary is the list's, so a watcher needs no list call.
+    expect(arrived!.data.summary).toEqual((await call(server, `/api/v1/mailbox?address=${a}`)).json.messages[0]);
 
     await call(server, `/api/v1/message/${arrived!.data.id}?mailbox=${a}`, { method: 'DELETE' });
     const [, removed] = await stream.next(2);

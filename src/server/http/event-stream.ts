@@ -1,8 +1,9 @@
 // `GET /api/v1/events` (an embedded-server extension for the web UI): every
 // arrival and removal as server-sent events, so a person's view updates the
 // moment mail lands instead of on the next poll. With `address=A` only that
-// mailbox's. Each event names the mailbox and the message id only: the
-// reader fetches what it wants through the ordinary (budgeted) API.
+// mailbox's. Each event names the mailbox and the message id, and an
+// arrival carries the message's summary (as the list shows it), so a person
+// watching a mailbox spends none of the budget of the test waiting on it.
 //
 // A browser's EventSource cannot send an Authorization header, so the UI
 // reads this stream with fetch() (streaming the body), and the token stays
@@ -48,10 +49,16 @@ export function createEventStreams(store: MessageStore, reader: MailboxReader): 
       // `retry`: how long a reconnecting EventSource waits; the comment flushes the headers at once.
       res.write('retry: 2000\n: connected\n\n');
       open.add(res);
+      // Written in the order the store told them, though a summary may need a parse first.
+      let written: Promise<unknown> = Promise.resolve();
       const unwatch = store.watch(({ type, message }) => {
         if (only !== undefined && message.mailbox !== only) return;
-        const event: WireMailEvent = { type, address: message.mailbox, id: message.id };
-        res.write(`event: ${type}\ndata: ${JSON.stringify(event)}\n\n`);
+        const summary = type === 'arrived' ? reader.wireSummary(message) : undefined;
+        written = written.then(async () => {
+          const event: WireMailEvent = { type, address: message.mailbox, id: message.id, ...(summary ? { summary: await summary } : {}) };
+          if (!res.destroyed) res.write(`event: ${type}\ndata: ${JSON.stringify(event)}\n\n`);
+        });
+        written = written.catch(() => undefined);
       });
       const heartbeat = setInterval(() => res.write(': still here\n\n'), HEARTBEAT_MS);
       heartbeat.unref();

@@ -1,9 +1,9 @@
 // The web UI of `mailroom serve`: mailboxes, their messages, one message.
 // The URL holds where the person is (`/?address=A&id=ID`), so a link opens a
 // mailbox or a message directly and Back works. New mail appears as it
-// arrives: the event stream says which message landed where, and the UI
-// fetches that one message (never a list call per event: the list budget of
-// an address belongs to the test waiting on it).
+// arrives: the event stream says which message landed where, with its
+// summary, so watching costs no call at all (the budgets of an address
+// belong to the test waiting on it).
 import { render } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { WireHealth, WireMailboxEntry, WireMailEvent, WireMessage, WireSummary } from '../../contract/wire.js';
@@ -134,10 +134,17 @@ function App() {
   useEffect(() => {
     if (auth !== 'ok' || !features.events) return;
     const stop = new AbortController();
+    // At most one index refresh in flight per 300 ms, however fast mail arrives.
     let indexTimer: ReturnType<typeof setTimeout> | undefined;
     const refreshIndex = () => {
-      clearTimeout(indexTimer);
-      indexTimer = setTimeout(() => void loadIndex(searchRef.current), 100);
+      indexTimer ??= setTimeout(() => {
+        indexTimer = undefined;
+        void loadIndex(searchRef.current);
+      }, 300);
+    };
+    const add = (arrived: WireSummary, address: string) => {
+      if (placeRef.current.address !== address) return;
+      setMessages((list) => (list.some((m) => m.id === arrived.id) ? list : [arrived, ...list].sort((a, b) => (a.id < b.id ? 1 : -1))));
     };
     const onEvent = (event: WireMailEvent) => {
       refreshIndex();
@@ -146,10 +153,9 @@ function App() {
         setMessages((list) => list.filter((m) => m.id !== event.id));
         return;
       }
-      api.message(event.address, event.id).then((arrived) => {
-        if (placeRef.current.address !== event.address) return;
-        setMessages((list) => (list.some((m) => m.id === arrived.id) ? list : [summaryOf(arrived), ...list].sort((a, b) => (a.id < b.id ? 1 : -1))));
-      }, fail);
+      // The event carries the summary; a server that sends none is asked for the message.
+      if (event.summary) add(event.summary, event.address);
+      else api.message(event.address, event.id).then((arrived) => add(summaryOf(arrived), event.address), fail);
     };
     void followEvents(features.events, { onEvent, onOpen: () => setLive(true), onError: fail }, stop.signal).finally(() => setLive(false));
     return () => {
