@@ -17,7 +17,13 @@ interface Remote {
   hits(path: string): number;
 }
 
-type Send = (mail: { subject: string; text?: string; html?: string; from?: string; attachments?: { filename: string; content: string }[] }) => Promise<void>;
+type Send = (mail: {
+  subject: string;
+  text?: string;
+  html?: string;
+  from?: string;
+  attachments?: { filename: string; content: string | Buffer; cid?: string; contentType?: string }[];
+}) => Promise<void>;
 
 const test = base.extend<{ remote: Remote; send: Send; mailbox: string }>({
   remote: async ({}, use) => {
@@ -106,6 +112,21 @@ test('a remote image is not fetched until the person allows it', async ({ page, 
   await expect.poll(() => remote.hits('/pixel.gif')).toBe(1);
   await expect.poll(() => remote.hits('/bg.gif')).toBe(1);
   await expect(frame.getByRole('img', { name: 'pixel' })).toBeVisible();
+  expect(new URL(page.url()).searchParams.get('address')).toBe(mailbox);
+});
+
+test('an inline (cid:) image is shown from the mail itself, with remote images still blocked', async ({ page, mailbox, send }) => {
+  const gif = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+  await send({
+    subject: 'Inline',
+    html: '<p>Logo:</p><img src="cid:logo@acme" alt="logo" width="20" height="20">',
+    attachments: [{ filename: 'logo.gif', content: gif, cid: 'logo@acme', contentType: 'image/gif' }],
+  });
+  await page.getByRole('option', { name: /Inline/ }).click();
+  const logo = page.frameLocator('iframe[title="HTML of “Inline”"]').getByRole('img', { name: 'logo' });
+  await expect(logo).toHaveAttribute('src', /^data:image\/gif;base64,/);
+  // Loaded: a broken image has no natural width.
+  await expect.poll(() => logo.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(1);
   expect(new URL(page.url()).searchParams.get('address')).toBe(mailbox);
 });
 

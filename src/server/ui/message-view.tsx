@@ -73,7 +73,7 @@ export function MessageView(props: { address: string; message: WireMessage; feat
         ))}
       </div>
       <div role="tabpanel" id="tabpanel" aria-labelledby={`tab-${current}`} class="tabpanel">
-        {current === 'html' && <MailFrame html={message.html ?? ''} subject={message.subject} />}
+        {current === 'html' && <MailFrame html={message.html ?? ''} subject={message.subject} address={address} id={message.id} />}
         {current === 'text' && <pre class="text">{message.text || '(this message has no text part)'}</pre>}
         {current === 'headers' && <Headers headers={message.headers} />}
         {current === 'raw' && <Raw address={address} id={message.id} />}
