@@ -38,6 +38,7 @@ const SERVER_CONTRACT = [
   'test/server/smtp.test.ts',
   'test/server/store-choice.test.ts',
   'test/server/wait-clamp.test.ts',
+  'test/server/web-ui.test.ts',
 ];
 
 export default defineConfig({

@@ -33,4 +33,6 @@ Options (each also read from the environment variable shown):
 API: GET|DELETE /api/v1/mailbox?address=A, GET /api/v1/mailbox/wait?address=A&since_id=ID,
      GET|POST|DELETE /api/v1/mailbox/rules?address=A, GET /api/v1/mailbox/attempts?address=A,
      GET|DELETE /api/v1/message/{id}?mailbox=A, GET /api/v1/message/{id}/raw?mailbox=A,
-     GET /healthz; MCP (streamable HTTP): POST /mcp`;
+     GET /healthz; MCP (streamable HTTP): POST /mcp
+Web UI: open http://<host>:<http-port>/ in a browser (/?address=A opens one mailbox);
+     its calls: GET /api/v1/mailboxes, GET /api/v1/events (server-sent events)`;

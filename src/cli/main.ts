@@ -77,7 +77,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
 
   const host = server.apiURL.replace(/^http:\/\//, '').replace(/:\d+$/, '');
   console.log(`mailroom: SMTP listening on ${host}:${server.smtpPort} for ${server.domains.join(', ')}`);
-  console.log(`mailroom: HTTP API listening on ${server.apiURL}${API_BASE} (MCP: ${server.apiURL}${MCP_PATH})`);
+  console.log(`mailroom: HTTP API listening on ${server.apiURL}${API_BASE} (MCP: ${server.apiURL}${MCP_PATH}; web UI: ${server.apiURL}/)`);
   if (parsed.options.store !== undefined && parsed.options.store !== 'memory') console.log(`mailroom: mail kept in ${describeRedisUrl(parsed.options.store)}`);
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {

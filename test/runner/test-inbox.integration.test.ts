@@ -196,6 +196,56 @@ describe.concurrent('openTestInbox', () => {
   });
 });
 
+describe.concurrent('the screenshots option', () => {
+  /** A bridge that can picture mail: records what it was asked to picture. */
+  function picturingBridge(title: string): Recorded & { pictured: string[] } {
+    const recorded = recordingBridge(title);
+    const pictured: string[] = [];
+    return { ...recorded, pictured, bridge: { ...recorded.bridge, attachPicture: async (mail, name) => void pictured.push(`${mail.subject} as ${name}`) } };
+  }
+
+  it.for([
+    [undefined, false, 0],
+    [undefined, true, 2],
+    ['only-on-failure', true, 2],
+    ['on', false, 2],
+    ['off', true, 0],
+  ] as const)('%s, failed %s: pictures %i mails', async ([screenshots, failed, count], { expect }) => {
+    const { bridge, pictured } = picturingBridge(`pictures ${screenshots} ${failed}`);
+    const { inbox, close } = await openTestInbox({ ...connection(), screenshots }, bridge);
+    await send(server, inbox.address, { subject: 'One' });
+    await inbox.expectMail({ subject: 'One' });
+    await send(server, inbox.address, { subject: 'Two' });
+    await inbox.expectMail({ subject: 'Two' });
+    await close({ failed });
+    expect(pictured).toHaveLength(count);
+    if (count > 0) expect(pictured).toEqual([`One as mail "One" to ${inbox.address}.png`, `Two as mail "Two" to ${inbox.address}.png`]);
+  });
+
+  it('is a note, not a failure, when a picture cannot be taken', async () => {
+    const { bridge, notes } = recordingBridge('picture fails');
+    const failing: TestRunnerBridge = { ...bridge, attachPicture: () => Promise.reject(new Error('browser closed')) };
+    const { inbox, close } = await openTestInbox({ ...connection(), screenshots: 'on' }, failing);
+    await send(server, inbox.address, { subject: 'One' });
+    await inbox.expectMail();
+    await close({ failed: false });
+    expect(notes).toEqual([`mailroom could not attach a picture of mail "One" to ${inbox.address}.png: browser closed`]);
+  });
+
+  it('is refused at setup by a runner with no browser (Vitest), naming the option and what to do', async () => {
+    const { bridge } = recordingBridge('no browser');
+    const error = await openTestInbox({ ...connection(), screenshots: 'on' }, { ...bridge, runnerName: 'Vitest' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as Error).message).toBe(
+      '`mailroom.screenshots: "on"` needs a browser to render mail in, and Vitest has none: screenshots are Playwright-only. ' +
+        'Remove the option or set it to "off"; the HTML and text of each mail are attached either way.',
+    );
+    // "off" and the default are fine there.
+    const { close } = await openTestInbox({ ...connection(), screenshots: 'off' }, bridge);
+    await close({ failed: true });
+  });
+});
+
 // The wait looks one request at a time, so when the cut fires at most one
 // look is in flight: the server may have counted it (it answered) while the
 // client, cut, never read the answer. Every other look the server answered is
@@ -299,11 +349,12 @@ describe('timeLeft', () => {
 describe('validateTestOptions', () => {
   it('names an unknown key and a wrong type', () => {
     expect(() => validateTestOptions({ timout: 5 })).toThrow(
-      'Unknown `mailroom` option `timout`; expected one of apiURL, domain, token, timeout, keepOnFailure, attach',
+      'Unknown `mailroom` option `timout`; expected one of apiURL, domain, token, timeout, keepOnFailure, attach, screenshots',
     );
     expect(() => validateTestOptions({ keepOnFailure: 'yes' })).toThrow('Expected `mailroom.keepOnFailure` to be a boolean, got "yes"');
     expect(() => validateTestOptions({ timeout: -1 })).toThrow('Expected `mailroom.timeout` to be a non-negative number of milliseconds, got -1');
     expect(() => validateTestOptions('x')).toThrow('Expected `mailroom` to be an object, got "x"');
+    expect(() => validateTestOptions({ screenshots: true })).toThrow('Expected `mailroom.screenshots` to be "off", "on" or "only-on-failure", got true');
   });
 
   it('accepts nothing at all', () => {
@@ -322,7 +373,7 @@ describe('layerTestOptions', () => {
 
   it('names a misspelt key in any layer', () => {
     expect(() => layerTestOptions({ apiURL: 'http://127.0.0.1:8126' }, { keepOnFaliure: true })).toThrow(
-      'Unknown `mailroom` option `keepOnFaliure`; expected one of apiURL, domain, token, timeout, keepOnFailure, attach',
+      'Unknown `mailroom` option `keepOnFaliure`; expected one of apiURL, domain, token, timeout, keepOnFailure, attach, screenshots',
     );
     expect(() => layerTestOptions({ timout: 1 }, {})).toThrow('Unknown `mailroom` option `timout`');
     expect(() => layerTestOptions({}, { timeout: 'soon' })).toThrow('Expected `mailroom.timeout` to be');

@@ -195,6 +195,9 @@ describe('budgets', () => {
           paging: 'before_id',
           smtp_rules: '/api/v1/mailbox/rules',
           smtp_attempts: '/api/v1/mailbox/attempts',
+          ui: '/',
+          mailboxes: '/api/v1/mailboxes',
+          events: '/api/v1/events',
         },
       });
     }

@@ -204,6 +204,9 @@ describe('discovery', () => {
         paging: 'before_id',
         smtp_rules: '/api/v1/mailbox/rules',
         smtp_attempts: '/api/v1/mailbox/attempts',
+        ui: '/',
+        mailboxes: '/api/v1/mailboxes',
+        events: '/api/v1/events',
       },
     });
 
@@ -211,7 +214,15 @@ describe('discovery', () => {
     expect((await call(off, '/healthz')).json).toEqual({
       ok: true,
       domains: ['mailroom.test'],
-      features: { mcp: '/mcp', paging: 'before_id', smtp_rules: '/api/v1/mailbox/rules', smtp_attempts: '/api/v1/mailbox/attempts' },
+      features: {
+        mcp: '/mcp',
+        paging: 'before_id',
+        smtp_rules: '/api/v1/mailbox/rules',
+        smtp_attempts: '/api/v1/mailbox/attempts',
+        ui: '/',
+        mailboxes: '/api/v1/mailboxes',
+        events: '/api/v1/events',
+      },
     });
     const answer = await call(off, waitPath({ address: freshAddress() }));
     expect(answer.status).toBe(404);

@@ -568,7 +568,14 @@ describe('smtpRules: false', () => {
     const to = freshAddress('off');
     expect((await setRule(server, to, { kind: 'reject' })).status).toBe(404);
     expect((await call(server, `${ATTEMPTS}?address=${encodeURIComponent(to)}`)).status).toBe(404);
-    expect((await call(server, '/healthz')).json.features).toEqual({ wait: '/api/v1/mailbox/wait', mcp: '/mcp', paging: 'before_id' });
+    expect((await call(server, '/healthz')).json.features).toEqual({
+      wait: '/api/v1/mailbox/wait',
+      mcp: '/mcp',
+      paging: 'before_id',
+      ui: '/',
+      mailboxes: '/api/v1/mailboxes',
+      events: '/api/v1/events',
+    });
     expect(internalsOf(server).smtpLab).toBeUndefined();
     expect((await transaction(server, to)).data).toMatch(/^250/);
   });

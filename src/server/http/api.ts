@@ -4,7 +4,7 @@
 // where an injected fault decides how (or whether) the answer reaches the wire.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Refusal } from '../../contract/refusal.js';
-import { ATTEMPTS_PATH, MCP_PATH, PAGING_PARAM, RULES_PATH, WAIT_PATH } from '../../contract/routes.js';
+import { ATTEMPTS_PATH, EVENTS_PATH, MAILBOXES_PATH, MCP_PATH, PAGING_PARAM, RULES_PATH, UI_PATH, WAIT_PATH } from '../../contract/routes.js';
 import type { WaitSlots } from '../../contract/wait-slots.js';
 import type { WireHealth } from '../../contract/wire.js';
 import type { RequestBudget } from '../budgets/budget.js';
@@ -21,6 +21,9 @@ import { parseLimit, parseSinceId, singleParam } from './params.js';
 import { addressParamOf, route, type Route } from './routes.js';
 import { setSecurityHeaders } from './security-headers.js';
 import { answerSmtpLab, type SmtpLabContext } from './smtp-lab.js';
+import { createEventStreams } from './event-stream.js';
+import { answerMailboxIndex } from './mailbox-index.js';
+import { UI_CSP, uiAsset } from './ui-assets.js';
 import { mailIdentity } from '../smtp/mail-identity.js';
 
 const MAX_ADMIN_BODY = 64 * 1024;
@@ -80,8 +83,12 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
       mcp: MCP_PATH,
       paging: PAGING_PARAM,
       ...(ctx.smtpLab ? { smtp_rules: RULES_PATH, smtp_attempts: ATTEMPTS_PATH } : {}),
+      ui: UI_PATH,
+      mailboxes: MAILBOXES_PATH,
+      events: EVENTS_PATH,
     },
   };
+  const events = createEventStreams(ctx.store, ctx.reader);
   const smtpLab: SmtpLabContext | undefined = ctx.smtpLab && {
     ...ctx.smtpLab,
     reader: ctx.reader,
@@ -241,7 +248,8 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
         const named = params.getAll(addressParamOf(matched.call));
         if (named.length === 1) ctx.counter.count(named[0]!.toLowerCase(), matched.call);
       }
-      if (matched.kind !== 'healthz' && isAuthorized && !isAuthorized(req.headers.authorization)) {
+      // The UI's static files hold no mail: a browser loads them before it can send a token.
+      if (matched.kind !== 'healthz' && matched.kind !== 'ui' && isAuthorized && !isAuthorized(req.headers.authorization)) {
         throw new Refusal(401, 'unauthorized', 'This server requires `Authorization: Bearer <token>` (the token it was started with)', {
           'www-authenticate': 'Bearer',
         });
@@ -251,8 +259,22 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
       return;
     }
     if (matched.kind === 'mcp') return ctx.mcp.handle(req, res);
+    if (matched.kind === 'events') {
+      try {
+        events.open(params, res);
+      } catch (error) {
+        write(res, error instanceof Refusal ? refusalReply(error) : internalError(error));
+      }
+      return;
+    }
     let work: Promise<{ reply: Reply; fault?: Fault }>;
     if (matched.kind === 'healthz') work = Promise.resolve({ reply: json(200, health) });
+    else if (matched.kind === 'ui') {
+      work = uiAsset(matched.path).then(({ type, body }) => ({
+        // The page's own policy replaces the API's sandbox (ui-assets.ts says why that is safe).
+        reply: { status: 200, headers: { 'content-type': type, 'cache-control': 'no-cache', 'content-security-policy': UI_CSP }, body },
+      }));
+    } else if (matched.kind === 'mailboxes') work = answerMailboxIndex(params, ctx.store, ctx.reader).then((body) => ({ reply: json(200, body) }));
     else if (matched.kind === 'api') work = api(matched.call, matched.id, params, requestSignal(matched.call, res));
     else if (matched.kind === 'smtpLab') work = answerSmtpLab(matched.call, params, req, smtpLab!).then((body) => ({ reply: json(200, body) }));
     else work = admin(matched, req, params).then((reply) => ({ reply }));
@@ -281,6 +303,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
       for (const timer of delayed) clearTimeout(timer);
       delayed.clear();
       closing.abort();
+      events.closeAll();
       ctx.mcp.close();
     },
   };

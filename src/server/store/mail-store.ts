@@ -45,6 +45,17 @@ export type RemovalReason = 'expired' | 'evicted' | 'deleted';
  */
 export type ArrivalListener = (message: StoredMessage | undefined) => void;
 
+/** What changed in the store, for watchers of every mailbox (the web UI's event stream). */
+export type StoreChange = { readonly type: 'arrived'; readonly message: StoredMessage } | { readonly type: 'removed'; readonly message: StoredMessage };
+export type ChangeListener = (change: StoreChange) => void;
+
+/** One mailbox in the index: its key, how many messages it holds, and its newest. */
+export interface MailboxEntry {
+  readonly mailbox: string;
+  readonly count: number;
+  readonly newest: StoredMessage;
+}
+
 export interface EvictionRecord {
   readonly count: number;
   readonly newestId: string;
@@ -72,6 +83,14 @@ export interface MailStore {
   deleteMailbox(mailbox: string): Awaitable<number>;
   /** What a server-side wait hangs on; returns the unsubscribe function. */
   onArrival(mailbox: string, listener: ArrivalListener): () => void;
+  /**
+   * Told of every arrival and removal in any mailbox (a shared store: made
+   * through any server), for the web UI's event stream; returns the
+   * unsubscribe function.
+   */
+  watch(listener: ChangeListener): () => void;
+  /** Every mailbox holding mail, the newest arrival first, at most `limit`, only keys containing `contains` when given. */
+  mailboxes(limit: number, contains?: string): Awaitable<{ readonly total: number; readonly entries: MailboxEntry[] }>;
   /** Drops messages older than the retention period. */
   expire(): Awaitable<void>;
   /** What the global cap evicted from `mailbox`, if anything. */

@@ -10,10 +10,10 @@
 // outnumber live entries, which keeps every operation amortised O(1) per message.
 import type { WallClock } from '../server-options.js';
 import { createIdSource, type IdSource } from './ids.js';
-import type { ArrivalListener, EvictionRecord, MailStore, StoredMessage } from './mail-store.js';
+import type { ArrivalListener, ChangeListener, EvictionRecord, MailboxEntry, MailStore, StoreChange, StoredMessage } from './mail-store.js';
 import { MessageContent, ParseCache } from './message-content.js';
 
-export type { ArrivalListener, RemovalReason, StoredMessage } from './mail-store.js';
+export type { ArrivalListener, ChangeListener, MailboxEntry, RemovalReason, StoreChange, StoredMessage } from './mail-store.js';
 
 // Eviction records are kept for this many mailboxes, the most recent ones.
 const MAX_EVICTION_RECORDS = 100_000;
@@ -106,6 +106,7 @@ export class MessageStore implements MailStore {
   readonly #mailboxes = new Map<string, MessageQueue>();
   readonly #byId = new Map<string, StoredMessage>();
   readonly #listeners = new Map<string, Set<ArrivalListener>>();
+  readonly #watchers = new Set<ChangeListener>();
   readonly #parses = new ParseCache();
   /** Per mailbox, what the cap pushed out (most recent mailboxes only, like the request counts). */
   readonly #evicted = new Map<string, { count: number; newestId: string }>();
@@ -213,6 +214,33 @@ export class MessageStore implements MailStore {
     };
   }
 
+  /**
+   * Calls `listener` synchronously for every arrival and removal in any
+   * mailbox (after readers see it). Returns the unsubscribe function. With
+   * no watcher this costs a set-size check per change.
+   */
+  watch(listener: ChangeListener): () => void {
+    this.#watchers.add(listener);
+    return () => void this.#watchers.delete(listener);
+  }
+
+  /**
+   * Every mailbox holding mail, the one with the newest arrival first, at
+   * most `limit`, and only keys containing `contains` when given.
+   * O(mailboxes log mailboxes): for a person's UI, not for a test's wait loop.
+   */
+  mailboxes(limit: number, contains?: string): { readonly total: number; readonly entries: MailboxEntry[] } {
+    this.expire();
+    const entries: MailboxEntry[] = [];
+    for (const [mailbox, queue] of this.#mailboxes) {
+      if (contains !== undefined && !mailbox.includes(contains)) continue;
+      const newest = queue.newest(1)[0];
+      if (newest) entries.push({ mailbox, count: queue.live, newest });
+    }
+    entries.sort((a, b) => (a.newest.id < b.newest.id ? 1 : a.newest.id > b.newest.id ? -1 : 0));
+    return { total: entries.length, entries: entries.slice(0, limit) };
+  }
+
   /** Drops messages older than the retention period. Cheap when nothing expired. */
   expire(): void {
     const cutoff = this.#options.clock.now() - this.#options.retention;
@@ -254,9 +282,21 @@ export class MessageStore implements MailStore {
       queue.forget();
       if (queue.live === 0) this.#mailboxes.delete(message.mailbox);
     }
+    if (this.#watchers.size > 0) this.#tell({ type: 'removed', message });
+  }
+
+  #tell(change: StoreChange): void {
+    for (const watcher of [...this.#watchers]) {
+      try {
+        watcher(change);
+      } catch (error) {
+        this.#options.onListenerError?.(error);
+      }
+    }
   }
 
   #announce(message: StoredMessage): void {
+    if (this.#watchers.size > 0) this.#tell({ type: 'arrived', message });
     const listeners = this.#listeners.get(message.mailbox);
     if (!listeners) return;
     for (const listener of [...listeners]) {

@@ -12,7 +12,7 @@
 import { hostname } from 'node:os';
 import type { Logger } from '../../log.js';
 import type { WallClock } from '../../server-options.js';
-import type { ArrivalListener, EvictionRecord, MailStore, MessageBody, StoredMessage } from '../mail-store.js';
+import type { ArrivalListener, ChangeListener, EvictionRecord, MailboxEntry, MailStore, MessageBody, StoredMessage } from '../mail-store.js';
 import { MessageContent, ParseCache } from '../message-content.js';
 import type { ParsedMail, ParsedSummary } from '../mime-parse.js';
 import type { RequestBudget } from '../../budgets/budget.js';
@@ -88,6 +88,7 @@ export class RedisMailStore implements MailStore {
   readonly #prefix: string;
   readonly #replica = `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
   readonly #listeners = new Map<string, Set<ArrivalListener>>();
+  readonly #watchers = new Set<ChangeListener>();
   readonly #parses = new ParseCache();
   readonly #bodies = new Map<string, MessageContent>();
   #bodyBytes = 0;
@@ -190,6 +191,22 @@ export class RedisMailStore implements MailStore {
     };
   }
 
+  /** Told through Redis (pub/sub), so a change made through any server reaches every server's watchers, a little after it is visible. */
+  watch(listener: ChangeListener): () => void {
+    this.#watchers.add(listener);
+    return () => void this.#watchers.delete(listener);
+  }
+
+  async mailboxes(limit: number, contains?: string): Promise<{ readonly total: number; readonly entries: MailboxEntry[] }> {
+    const reply = (await this.#call('mailboxes', [String(limit), contains ?? ''])) as RedisReply[];
+    const entries: MailboxEntry[] = [];
+    for (let i = 1; i + 7 < reply.length; i += 8) {
+      const mailbox = text(reply[i]);
+      entries.push({ mailbox, count: Number(reply[i + 1]), newest: this.#described(mailbox, reply.slice(i + 2, i + 8))[0]! });
+    }
+    return { total: Number(reply[0]), entries };
+  }
+
   async expire(): Promise<void> {
     await this.#call('expire');
   }
@@ -266,6 +283,18 @@ export class RedisMailStore implements MailStore {
   }
 
   async #listen(): Promise<void> {
+    await this.#subscriber.subscribe(`${this.#prefix}:removed`, (message: string) => {
+      if (this.#watchers.size === 0) return;
+      let note: { id: string; mb: string };
+      try {
+        note = JSON.parse(message) as { id: string; mb: string };
+      } catch (error) {
+        this.#options.onListenerError?.(error);
+        return;
+      }
+      const gone = new SharedBody('', { from: '', to: [], subject: '', preview: '' }, () => this.#body(''));
+      this.#tellWatchers({ type: 'removed', message: { id: note.id, mailbox: note.mb, receivedAt: 0, size: 0, content: gone, removed: true } });
+    });
     await this.#subscriber.subscribe(`${this.#prefix}:arrived`, (message: string) => {
       let note: Announcement;
       let summary: ParsedSummary;
@@ -277,10 +306,24 @@ export class RedisMailStore implements MailStore {
         this.#options.onListenerError?.(error);
         return;
       }
-      if (note.r === this.#replica || !this.#listeners.has(note.mb)) return;
+      const own = note.r === this.#replica;
+      if ((own || !this.#listeners.has(note.mb)) && this.#watchers.size === 0) return;
       const body = new SharedBody(note.from, summary, () => this.#body(note.body));
-      this.#announce({ id: note.id, mailbox: note.mb, receivedAt: Number(note.at), size: note.size, content: body, removed: false });
+      const arrived: StoredMessage = { id: note.id, mailbox: note.mb, receivedAt: Number(note.at), size: note.size, content: body, removed: false };
+      // this server's own deliveries woke its waits already, as they returned
+      if (!own) this.#announce(arrived);
+      this.#tellWatchers({ type: 'arrived', message: arrived });
     });
+  }
+
+  #tellWatchers(change: Parameters<ChangeListener>[0]): void {
+    for (const watcher of [...this.#watchers]) {
+      try {
+        watcher(change);
+      } catch (error) {
+        this.#options.onListenerError?.(error);
+      }
+    }
   }
 
   #announce(message: StoredMessage): void {

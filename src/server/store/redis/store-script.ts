@@ -9,7 +9,9 @@
 //   P:m:<id>         hash: mb, at (received, ms), size, body (the body's key suffix)
 //   P:b:<bodyId>     hash: raw, from, summary (JSON), refs (copies pointing at it): one per message, not per recipient
 //   P:ev:<mailbox>   hash: count, newest (what the cap evicted from the mailbox)
+//   P:boxes          sorted set of the mailboxes holding mail, scored by their newest id (as a number): the web UI's index
 //   channel P:arrived  one JSON message per stored copy: {r: replica, id, mb, at, size, body, from, s: summary}
+//   channel P:removed  one JSON message per removed copy (deleted, expired, evicted): {id, mb}
 //
 // Retention is enforced from the server's clock (ARGV `now`) on every call, as
 // the memory store does, so an injected clock holds for Redis too; every key
@@ -38,11 +40,23 @@ local function base36(n)
   return out
 end
 
+local function number36(id)
+  local n = 0
+  for i = 1, #id do n = n * 36 + (string.find(DIGITS, string.sub(id, i, i), 1, true) - 1) end
+  return n
+end
+
 local function remove(id)
   local mkey = P .. ':m:' .. id
   local f = redis.call('HMGET', mkey, 'mb', 'body', 'at')
   redis.call('ZREM', A, id)
-  if f[1] then redis.call('ZREM', P .. ':mb:' .. f[1], id) end
+  if f[1] then
+    local mbkey = P .. ':mb:' .. f[1]
+    redis.call('ZREM', mbkey, id)
+    local top = redis.call('ZRANGE', mbkey, -1, -1)[1]
+    if top then redis.call('ZADD', P .. ':boxes', number36(top), f[1]) else redis.call('ZREM', P .. ':boxes', f[1]) end
+    redis.call('PUBLISH', P .. ':removed', cjson.encode({id = id, mb = f[1]}))
+  end
   redis.call('DEL', mkey)
   if f[2] then
     local bkey = P .. ':b:' .. f[2]
@@ -114,9 +128,11 @@ if op == 'deliver' then
     redis.call('ZADD', A, 0, id)
     redis.call('ZADD', P .. ':mb:' .. mailbox, 0, id)
     redis.call('PEXPIRE', P .. ':mb:' .. mailbox, ttl)
+    redis.call('ZADD', P .. ':boxes', first + i - 1, mailbox)
     ids[i] = id
   end
   redis.call('PEXPIRE', A, ttl)
+  redis.call('PEXPIRE', P .. ':boxes', ttl)
   -- the global cap: the oldest go first, whoever stored them
   local evicted = {}
   if max >= 0 then
@@ -179,6 +195,31 @@ elseif op == 'deleteMailbox' then
     if f[1] then count = count + 1 end
   end
   return count
+elseif op == 'mailboxes' then
+  -- ARGV: 6 limit, 7 contains ('' for all); answers the total, then per mailbox: key, count, and its newest described
+  expire()
+  local limit = tonumber(ARGV[6])
+  local out = {0}
+  local total = 0
+  for _, mb in ipairs(redis.call('ZREVRANGE', P .. ':boxes', 0, -1)) do
+    if ARGV[7] == '' or string.find(mb, ARGV[7], 1, true) then
+      local mbkey = P .. ':mb:' .. mb
+      local newest = redis.call('ZRANGE', mbkey, -1, -1)[1]
+      if newest then
+        total = total + 1
+        if total <= limit then
+          local d = describe({newest}, mb)
+          if #d == 6 then
+            table.insert(out, mb)
+            table.insert(out, redis.call('ZCARD', mbkey))
+            for _, v in ipairs(d) do table.insert(out, v) end
+          end
+        end
+      end
+    end
+  end
+  out[1] = total
+  return out
 elseif op == 'count' then
   expire()
   return redis.call('ZCARD', A)
