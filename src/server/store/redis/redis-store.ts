@@ -296,10 +296,14 @@ export class RedisMailStore implements MailStore {
       this.#tellWatchers({ type: 'removed', message: { id: note.id, mailbox: note.mb, receivedAt: 0, size: 0, content: gone, removed: true } });
     });
     await this.#subscriber.subscribe(`${this.#prefix}:arrived`, (message: string) => {
+      // Every server hears every arrival: read no further than whether anyone here waits for it.
+      if (this.#listeners.size === 0 && this.#watchers.size === 0) return;
       let note: Announcement;
       let summary: ParsedSummary;
       try {
         note = JSON.parse(message) as Announcement;
+        const own = note.r === this.#replica;
+        if ((own || !this.#listeners.has(note.mb)) && this.#watchers.size === 0) return;
         summary = JSON.parse(note.s) as ParsedSummary;
       } catch (error) {
         // not ours to read (another program publishing on the channel): no arrival
@@ -307,7 +311,6 @@ export class RedisMailStore implements MailStore {
         return;
       }
       const own = note.r === this.#replica;
-      if ((own || !this.#listeners.has(note.mb)) && this.#watchers.size === 0) return;
       const body = new SharedBody(note.from, summary, () => this.#body(note.body));
       const arrived: StoredMessage = { id: note.id, mailbox: note.mb, receivedAt: Number(note.at), size: note.size, content: body, removed: false };
       // this server's own deliveries woke its waits already, as they returned

@@ -155,7 +155,7 @@ if op == 'deliver' then
   for i = 1, n do
     local id = ids[i]
     table.insert(out, id)
-    if redis.call('EXISTS', P .. ':m:' .. id) == 1 then
+    if #evicted == 0 or redis.call('EXISTS', P .. ':m:' .. id) == 1 then
       redis.call('PUBLISH', P .. ':arrived', cjson.encode({r = ARGV[7], id = id, mb = ARGV[10 + i], at = ARGV[3], size = size, body = bodyId, from = ARGV[8], s = ARGV[10]}))
     end
   end
