@@ -66,6 +66,21 @@ describe('GET /api/v1/mailboxes', () => {
     expect(answer.json.mailboxes[0].newest).toMatchObject({ id: expect.stringMatching(/^[0-9a-z]{11}$/), from: 'App <app@example.com>', to: [a] });
   });
 
+  it('orders by the latest arrival, which a deleted newest message still counts as, and shows the newest still there', async () => {
+    const server = await start({ messagePerSecond: Infinity });
+    const [a, b] = [freshAddress('a'), freshAddress('b')];
+    await sendMail(server, { to: a, subject: 'a1', text: 'x' });
+    await sendMail(server, { to: b, subject: 'b1', text: 'x' });
+    await sendMail(server, { to: a, subject: 'a2', text: 'x' });
+    const a2 = (await call(server, `/api/v1/mailbox?address=${a}`)).json.messages[0].id as string;
+    await call(server, `/api/v1/message/${a2}?mailbox=${a}`, { method: 'DELETE' });
+    const answer = await call(server, '/api/v1/mailboxes');
+    expect(answer.json.mailboxes.map((m: { address: string; count: number; newest: { subject: string } }) => [m.address, m.count, m.newest.subject])).toEqual([
+      [a, 1, 'a1'],
+      [b, 1, 'b1'],
+    ]);
+  });
+
   it('narrows by a case-insensitive part of the address and cuts at limit, saying how many matched', async () => {
     const server = await start();
     const addresses = [freshAddress('shop'), freshAddress('shop'), freshAddress('blog')];

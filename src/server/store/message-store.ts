@@ -79,6 +79,15 @@ class MessageQueue {
     }
   }
 
+  /** The newest live message, without a list. */
+  newestLive(): StoredMessage | undefined {
+    for (let i = this.items.length - 1; i >= this.head; i--) {
+      const message = this.items[i]!;
+      if (!message.removed) return message;
+    }
+    return undefined;
+  }
+
   oldest(): StoredMessage | undefined {
     return this.head < this.items.length ? this.items[this.head] : undefined;
   }
@@ -125,6 +134,8 @@ export class MessageStore {
   readonly #nextId: IdSource;
   readonly #arrivals = new MessageQueue();
   readonly #mailboxes = new Map<string, MessageQueue>();
+  /** Mailboxes holding mail, in the order of their latest arrival (re-inserted on each). */
+  readonly #recent = new Map<string, true>();
   readonly #byId = new Map<string, StoredMessage>();
   readonly #listeners = new Map<string, Set<ArrivalListener>>();
   readonly #watchers = new Set<ChangeListener>();
@@ -159,6 +170,8 @@ export class MessageStore {
       let queue = this.#mailboxes.get(mailbox);
       if (!queue) this.#mailboxes.set(mailbox, (queue = new MessageQueue()));
       queue.push(message);
+      this.#recent.delete(mailbox);
+      this.#recent.set(mailbox, true);
       stored.push(message);
     }
     this.#enforceCap();
@@ -240,20 +253,29 @@ export class MessageStore {
   }
 
   /**
-   * Every mailbox holding mail, the one with the newest arrival first, at
-   * most `limit`, and only keys containing `contains` when given.
-   * O(mailboxes log mailboxes): for a person's UI, not for a test's wait loop.
+   * Every mailbox holding mail, the one whose latest arrival is newest
+   * first (a deleted message still counts as an arrival), at most `limit`,
+   * and only keys containing `contains` when given; `total` counts every
+   * match. O(mailboxes) to copy the keys, then O(limit) without `contains`:
+   * for a person's UI, not a wait loop.
    */
   mailboxes(limit: number, contains?: string): { readonly total: number; readonly entries: MailboxEntry[] } {
     this.expire();
+    const keys = [...this.#recent.keys()];
     const entries: MailboxEntry[] = [];
-    for (const [mailbox, queue] of this.#mailboxes) {
+    let total = 0;
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const mailbox = keys[i]!;
       if (contains !== undefined && !mailbox.includes(contains)) continue;
-      const newest = queue.newest(1)[0];
-      if (newest) entries.push({ mailbox, count: queue.live, newest });
+      total++;
+      if (entries.length === limit) {
+        if (contains === undefined) return { total: keys.length, entries };
+        continue;
+      }
+      const queue = this.#mailboxes.get(mailbox)!;
+      entries.push({ mailbox, count: queue.live, newest: queue.newestLive()! });
     }
-    entries.sort((a, b) => (a.newest.id < b.newest.id ? 1 : a.newest.id > b.newest.id ? -1 : 0));
-    return { total: entries.length, entries: entries.slice(0, limit) };
+    return { total, entries };
   }
 
   /** Drops messages older than the retention period. Cheap when nothing expired. */
@@ -295,7 +317,10 @@ export class MessageStore {
     const queue = this.#mailboxes.get(message.mailbox);
     if (queue) {
       queue.forget();
-      if (queue.live === 0) this.#mailboxes.delete(message.mailbox);
+      if (queue.live === 0) {
+        this.#mailboxes.delete(message.mailbox);
+        this.#recent.delete(message.mailbox);
+      }
     }
     if (this.#watchers.size > 0) this.#tell({ type: 'removed', message });
   }
