@@ -134,8 +134,6 @@ export class MessageStore {
   readonly #nextId: IdSource;
   readonly #arrivals = new MessageQueue();
   readonly #mailboxes = new Map<string, MessageQueue>();
-  /** Mailboxes holding mail, in the order of their latest arrival (re-inserted on each). */
-  readonly #recent = new Map<string, true>();
   readonly #byId = new Map<string, StoredMessage>();
   readonly #listeners = new Map<string, Set<ArrivalListener>>();
   readonly #watchers = new Set<ChangeListener>();
@@ -170,8 +168,6 @@ export class MessageStore {
       let queue = this.#mailboxes.get(mailbox);
       if (!queue) this.#mailboxes.set(mailbox, (queue = new MessageQueue()));
       queue.push(message);
-      this.#recent.delete(mailbox);
-      this.#recent.set(mailbox, true);
       stored.push(message);
     }
     this.#enforceCap();
@@ -253,29 +249,48 @@ export class MessageStore {
   }
 
   /**
-   * Every mailbox holding mail, the one whose latest arrival is newest
-   * first (a deleted message still counts as an arrival), at most `limit`,
-   * and only keys containing `contains` when given; `total` counts every
-   * match. O(mailboxes) to copy the keys, then O(limit) without `contains`:
-   * for a person's UI, not a wait loop.
+   * Every mailbox holding mail, the one whose newest message arrived last
+   * first, at most `limit`, and only keys containing `contains` when given;
+   * `total` counts every match. Worked out when asked, so delivering mail
+   * pays nothing for it: O(mailboxes x log limit), a few ms for 100,000
+   * mailboxes. For a person's UI, not a wait loop.
    */
   mailboxes(limit: number, contains?: string): { readonly total: number; readonly entries: MailboxEntry[] } {
     this.expire();
-    const keys = [...this.#recent.keys()];
-    const entries: MailboxEntry[] = [];
+    // The `limit` newest so far, as a min-heap on the newest id (ids sort by arrival).
+    const heap: MailboxEntry[] = [];
+    const newer = (a: MailboxEntry, b: MailboxEntry): boolean => a.newest.id > b.newest.id;
     let total = 0;
-    for (let i = keys.length - 1; i >= 0; i--) {
-      const mailbox = keys[i]!;
+    for (const [mailbox, queue] of this.#mailboxes) {
       if (contains !== undefined && !mailbox.includes(contains)) continue;
+      const newest = queue.newestLive();
+      if (!newest) continue;
       total++;
-      if (entries.length === limit) {
-        if (contains === undefined) return { total: keys.length, entries };
-        continue;
+      if (heap.length === limit && newest.id <= heap[0]!.newest.id) continue;
+      const entry = { mailbox, count: queue.live, newest };
+      if (heap.length < limit) {
+        heap.push(entry);
+        for (let i = heap.length - 1; i > 0;) {
+          const parent = (i - 1) >> 1;
+          if (!newer(heap[parent]!, heap[i]!)) break;
+          [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
+          i = parent;
+        }
+      } else {
+        heap[0] = entry;
+        for (let i = 0; ;) {
+          const left = 2 * i + 1;
+          const right = left + 1;
+          let oldest = i;
+          if (left < heap.length && newer(heap[oldest]!, heap[left]!)) oldest = left;
+          if (right < heap.length && newer(heap[oldest]!, heap[right]!)) oldest = right;
+          if (oldest === i) break;
+          [heap[oldest], heap[i]] = [heap[i]!, heap[oldest]!];
+          i = oldest;
+        }
       }
-      const queue = this.#mailboxes.get(mailbox)!;
-      entries.push({ mailbox, count: queue.live, newest: queue.newestLive()! });
     }
-    return { total, entries };
+    return { total, entries: heap.sort((a, b) => (newer(a, b) ? -1 : 1)) };
   }
 
   /** Drops messages older than the retention period. Cheap when nothing expired. */
@@ -317,10 +332,7 @@ export class MessageStore {
     const queue = this.#mailboxes.get(message.mailbox);
     if (queue) {
       queue.forget();
-      if (queue.live === 0) {
-        this.#mailboxes.delete(message.mailbox);
-        this.#recent.delete(message.mailbox);
-      }
+      if (queue.live === 0) this.#mailboxes.delete(message.mailbox);
     }
     if (this.#watchers.size > 0) this.#tell({ type: 'removed', message });
   }
