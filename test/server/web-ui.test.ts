@@ -66,6 +66,33 @@ describe('GET /api/v1/mailboxes', () => {
     expect(answer.json.mailboxes[0].newest).toMatchObject({ id: expect.stringMatching(/^[0-9a-z]{11}$/), from: 'App <app@example.com>', to: [a] });
   });
 
+  it('orders by the newest message still there: deleting it moves the mailbox down', async () => {
+    const server = await start({ messagePerSecond: Infinity });
+    const [a, b] = [freshAddress('a'), freshAddress('b')];
+    await sendMail(server, { to: a, subject: 'a1', text: 'x' });
+    await sendMail(server, { to: b, subject: 'b1', text: 'x' });
+    await sendMail(server, { to: a, subject: 'a2', text: 'x' });
+    const a2 = (await call(server, `/api/v1/mailbox?address=${a}`)).json.messages[0].id as string;
+    await call(server, `/api/v1/message/${a2}?mailbox=${a}`, { method: 'DELETE' });
+    const answer = await call(server, '/api/v1/mailboxes');
+    expect(answer.json.mailboxes.map((m: { address: string; count: number; newest: { subject: string } }) => [m.address, m.count, m.newest.subject])).toEqual([
+      [b, 1, 'b1'],
+      [a, 1, 'a1'],
+    ]);
+  });
+
+  it('keeps the newest mailboxes when there are more than the limit, whatever order they first got mail in', async () => {
+    const server = await start();
+    const addresses = Array.from({ length: 7 }, (_, i) => freshAddress(`m${i}`));
+    // First mail in order 0..6, then newer mail to 2 and 0: the newest three are 0, 2, 6.
+    for (const to of addresses) await sendMail(server, { to, subject: 'first', text: 'x' });
+    await sendMail(server, { to: addresses[2], subject: 'again', text: 'x' });
+    await sendMail(server, { to: addresses[0], subject: 'again', text: 'x' });
+    const answer = await call(server, '/api/v1/mailboxes?limit=3');
+    expect(answer.json.total).toBe(7);
+    expect(answer.json.mailboxes.map((m: { address: string }) => m.address)).toEqual([addresses[0], addresses[2], addresses[6]]);
+  });
+
   it('narrows by a case-insensitive part of the address and cuts at limit, saying how many matched', async () => {
     const server = await start();
     const addresses = [freshAddress('shop'), freshAddress('shop'), freshAddress('blog')];

@@ -19,6 +19,9 @@ import { singleParam } from './params.js';
 /** Streams open at once, in the whole server: a UI tab holds one. */
 export const MAX_EVENT_STREAMS = 64;
 
+/** A reader this far behind (bytes written, not yet taken) is cut off: it reconnects and lists again. */
+export const MAX_UNREAD_BYTES = 1024 * 1024;
+
 /** A comment line this often keeps proxies and idle timers from closing a quiet stream. */
 export const HEARTBEAT_MS = 15_000;
 
@@ -56,7 +59,10 @@ export function createEventStreams(store: MailStore, reader: MailboxReader): Eve
         const summary = type === 'arrived' ? reader.wireSummary(message) : undefined;
         written = written.then(async () => {
           const event: WireMailEvent = { type, address: message.mailbox, id: message.id, ...(summary ? { summary: await summary } : {}) };
-          if (!res.destroyed) res.write(`event: ${type}\ndata: ${JSON.stringify(event)}\n\n`);
+          if (res.destroyed) return;
+          res.write(`event: ${type}\ndata: ${JSON.stringify(event)}\n\n`);
+          // A stalled reader must not hold the server's memory hostage.
+          if (res.writableLength > MAX_UNREAD_BYTES) res.destroy();
         });
         written = written.catch(() => undefined);
       });

@@ -1,5 +1,5 @@
 // `GET /api/v1/mailboxes` (an embedded-server extension for the web UI): the
-// mailboxes that hold mail, the one with the newest arrival first, each with
+// mailboxes that hold mail, the one whose newest message arrived last first, each with
 // its count and newest message's summary. A person's list, not a test's: it
 // draws on no per-address budget (it names no address) and is bounded by
 // `limit` (1 to 100, default 25).

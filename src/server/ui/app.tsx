@@ -134,13 +134,13 @@ function App() {
   useEffect(() => {
     if (auth !== 'ok' || !features.events) return;
     const stop = new AbortController();
-    // At most one index refresh in flight per 300 ms, however fast mail arrives.
+    // At most one index refresh a second, however fast mail arrives (the index walks every mailbox).
     let indexTimer: ReturnType<typeof setTimeout> | undefined;
     const refreshIndex = () => {
       indexTimer ??= setTimeout(() => {
         indexTimer = undefined;
         void loadIndex(searchRef.current);
-      }, 300);
+      }, 1_000);
     };
     const add = (arrived: WireSummary, address: string) => {
       if (placeRef.current.address !== address) return;
