@@ -96,7 +96,9 @@ function App() {
     const address = place.address;
     const list = (): void => {
       api.listing(address).then(
-        (answer) => current && setMessages(answer.messages),
+        // Arrivals the event stream added while the listing was on its way stay:
+        // replacing the list with an answer taken before them lost them (seen in CI).
+        (answer) => current && setMessages((live) => newestFirst([...answer.messages, ...live.filter((m) => !answer.messages.some((a) => a.id === m.id))])),
         (error: unknown) => {
           // The address's list budget is shared with any test waiting on it: wait as asked.
           if (current && error instanceof ApiError && error.status === 429) setTimeout(list, error.retryAfterMs ?? 1_000);
@@ -144,7 +146,7 @@ function App() {
     };
     const add = (arrived: WireSummary, address: string) => {
       if (placeRef.current.address !== address) return;
-      setMessages((list) => (list.some((m) => m.id === arrived.id) ? list : [arrived, ...list].sort((a, b) => (a.id < b.id ? 1 : -1))));
+      setMessages((list) => (list.some((m) => m.id === arrived.id) ? list : newestFirst([arrived, ...list])));
     };
     const onEvent = (event: WireMailEvent) => {
       refreshIndex();
@@ -309,3 +311,8 @@ function App() {
 }
 
 render(<App />, document.getElementById('app')!);
+
+/** Ids sort by arrival within a mailbox (docs/CONTRACT.md), so the newest has the greatest. */
+function newestFirst(list: readonly WireSummary[]): WireSummary[] {
+  return [...list].sort((a, b) => (a.id < b.id ? 1 : -1));
+}

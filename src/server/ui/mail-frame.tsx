@@ -9,7 +9,7 @@
 // mail's own attachments: read out of the raw source and shown as data: URLs.
 import PostalMime from 'postal-mime';
 import { useEffect, useState } from 'preact/hooks';
-import { api } from './api.js';
+import { api, ApiError } from './api.js';
 
 /** Does the HTML name an image (or background) on the network? Then the "show images" switch is offered. */
 export function hasRemoteImages(html: string): boolean {
@@ -50,15 +50,26 @@ export function MailFrame({ html, subject, address, id }: { html: string; subjec
     setShown(html);
     if (!/\bcid:/i.test(html)) return;
     let live = true;
-    api
-      .raw(address, id)
-      .then((raw) => withInlineImages(html, raw))
-      .then(
-        (inlined) => live && setShown(inlined),
-        () => undefined, // The mail shows without its inline images.
-      );
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    // The raw source comes right after the message itself, so the address's
+    // message budget may answer 429: wait as told and ask again, or the
+    // inline images never show (seen once in CI).
+    const load = (): void => {
+      api
+        .raw(address, id)
+        .then((raw) => withInlineImages(html, raw))
+        .then(
+          (inlined) => live && setShown(inlined),
+          (error: unknown) => {
+            if (live && error instanceof ApiError && error.status === 429) retry = setTimeout(load, error.retryAfterMs ?? 1_000);
+            // Anything else: the mail shows without its inline images.
+          },
+        );
+    };
+    load();
     return () => {
       live = false;
+      clearTimeout(retry);
     };
   }, [html, address, id]);
   const remote = hasRemoteImages(html);
