@@ -12,6 +12,7 @@ import type { WallClock } from '../server-options.js';
 import { createIdSource, type IdSource } from './ids.js';
 import type { ArrivalListener, ChangeListener, EvictionRecord, MailboxEntry, MailStore, StoreChange, StoredMessage } from './mail-store.js';
 import { MessageContent, ParseCache } from './message-content.js';
+import { addKeyedListener } from './keyed-listeners.js';
 
 export type { ArrivalListener, ChangeListener, MailboxEntry, RemovalReason, StoreChange, StoredMessage } from './mail-store.js';
 
@@ -212,15 +213,7 @@ export class MessageStore implements MailStore {
    * is what a server-side wait hangs on: the arrival itself wakes it.
    */
   onArrival(mailbox: string, listener: ArrivalListener): () => void {
-    let set = this.#listeners.get(mailbox);
-    if (!set) this.#listeners.set(mailbox, (set = new Set()));
-    set.add(listener);
-    return () => {
-      const current = this.#listeners.get(mailbox);
-      if (!current) return;
-      current.delete(listener);
-      if (current.size === 0) this.#listeners.delete(mailbox);
-    };
+    return addKeyedListener(this.#listeners, mailbox, listener);
   }
 
   /**

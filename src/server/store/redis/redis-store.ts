@@ -19,6 +19,7 @@ import type { RequestBudget } from '../../budgets/budget.js';
 import { RedisBudget } from './redis-budget.js';
 import { RedisConnection, type RedisReply } from './redis-connection.js';
 import { STORE_SCRIPT } from './store-script.js';
+import { addKeyedListener } from '../keyed-listeners.js';
 
 export interface RedisStoreOptions {
   /** `redis://[user:password@]host:port/db` (or `rediss://`). */
@@ -180,15 +181,7 @@ export class RedisMailStore implements MailStore {
   }
 
   onArrival(mailbox: string, listener: ArrivalListener): () => void {
-    let set = this.#listeners.get(mailbox);
-    if (!set) this.#listeners.set(mailbox, (set = new Set()));
-    set.add(listener);
-    return () => {
-      const current = this.#listeners.get(mailbox);
-      if (!current) return;
-      current.delete(listener);
-      if (current.size === 0) this.#listeners.delete(mailbox);
-    };
+    return addKeyedListener(this.#listeners, mailbox, listener);
   }
 
   /** Told through Redis (pub/sub), so a change made through any server reaches every server's watchers, a little after it is visible. */
