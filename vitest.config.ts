@@ -12,6 +12,35 @@ import { defineConfig } from 'vitest/config';
  */
 const TIMING = ['test/faults/matrix.test.ts', 'test/vitest/after-each.test.ts'];
 
+/**
+ * The server contract suite: the files that prove the wire contract through
+ * a server started by test/server/helpers.ts `start()`. The `redis` project
+ * runs them again against a real redis-server (the same files, not a copy:
+ * `start()` picks the store), so both stores answer to one suite.
+ */
+const SERVER_CONTRACT = [
+  'test/server/store.test.ts',
+  'test/server/api.test.ts',
+  'test/server/bad-mail.test.ts',
+  'test/server/evicted-mail.test.ts',
+  'test/server/faults.test.ts',
+  'test/server/fuzz-http.test.ts',
+  'test/server/fuzz-smtp.test.ts',
+  'test/server/long-poll.test.ts',
+  'test/server/mcp.test.ts',
+  'test/server/paging.test.ts',
+  'test/server/refusals.test.ts',
+  'test/server/resource-bounds.test.ts',
+  'test/server/retention.test.ts',
+  'test/server/security.test.ts',
+  'test/server/smtp-attempts.test.ts',
+  'test/server/smtp-rules.test.ts',
+  'test/server/smtp.test.ts',
+  'test/server/store-choice.test.ts',
+  'test/server/wait-clamp.test.ts',
+  'test/server/web-ui.test.ts',
+];
+
 export default defineConfig({
   test: {
     // The mail server and demo app the mailroom/vitest suite uses (test/vitest/).
@@ -28,6 +57,10 @@ export default defineConfig({
       // test/vitest/inner/ holds a deliberately failing suite with its own
       // config, run as a child process by test/vitest/failure-output.test.ts.
       { extends: true, test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: TIMING, sequence: { groupOrder: 0 } } },
+      {
+        extends: true,
+        test: { name: 'redis', include: SERVER_CONTRACT, globalSetup: ['test/support/redis-global-setup.ts'], sequence: { groupOrder: 0 } },
+      },
       { extends: true, test: { name: 'timing', include: TIMING, sequence: { groupOrder: 1 } } },
     ],
   },

@@ -4,9 +4,9 @@
 import { startServer } from '../src/server/index.js';
 import { internalsOf } from '../src/server/start-server.js';
 
-const [messages = '100000', addresses = '10000', hotMessages = '10000'] = process.argv.slice(2);
-const server = await startServer({ smtpPort: 0, httpPort: 0, maxMessages: Infinity, logger: { info() {}, warn: console.error, error: console.error } });
-const { store } = internalsOf(server);
+const [messages = '100000', addresses = '10000', hotMessages = '10000', store = 'memory'] = process.argv.slice(2);
+const server = await startServer({ smtpPort: 0, httpPort: 0, maxMessages: Infinity, store, logger: { info() {}, warn: console.error, error: console.error } });
+const mail = internalsOf(server).store;
 
 function source(i: number, to: string): Buffer {
   return Buffer.from(
@@ -37,9 +37,9 @@ const total = Number(messages);
 const spread = Number(addresses);
 for (let i = 0; i < total; i++) {
   const to = `user-${i % spread}@mailroom.test`;
-  store.deliver([to], source(i, to), 'noreply@acme.example');
+  await mail.deliver([to], source(i, to), 'noreply@acme.example');
 }
 // One hot mailbox, to show that listing costs O(limit), not O(mailbox size).
-for (let i = 0; i < Number(hotMessages); i++) store.deliver(['hot@mailroom.test'], source(i, 'hot@mailroom.test'), 'noreply@acme.example');
-console.log(`filled ${store.size} messages; HTTP ${server.apiURL}`);
+for (let i = 0; i < Number(hotMessages); i++) await mail.deliver(['hot@mailroom.test'], source(i, 'hot@mailroom.test'), 'noreply@acme.example');
+console.log(`filled ${await mail.count()} messages; HTTP ${server.apiURL}`);
 process.once('SIGTERM', () => void server.close().then(() => process.exit(0)));

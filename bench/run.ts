@@ -6,6 +6,7 @@ import { perTestBench } from './per-test.js';
 import { serverBench } from './server.js';
 import { serverWaitBench } from './server-wait.js';
 import { smtpRulesBench } from './smtp-rules.js';
+import { storeBench } from './store.js';
 import { suiteBench } from './suite.js';
 import { waitBench } from './wait.js';
 import { webhooksBench } from './webhooks.js';
@@ -16,7 +17,17 @@ export interface BenchSection {
   run(): Promise<void>;
 }
 
-const sections: readonly BenchSection[] = [serverBench, smtpRulesBench, webhooksBench, perTestBench, waitBench, serverWaitBench, fixtureBench, suiteBench];
+const sections: readonly BenchSection[] = [
+  serverBench,
+  smtpRulesBench,
+  storeBench,
+  webhooksBench,
+  perTestBench,
+  waitBench,
+  serverWaitBench,
+  fixtureBench,
+  suiteBench,
+];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((name) => !sections.some((s) => s.name === name));

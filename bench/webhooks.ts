@@ -107,7 +107,6 @@ function fanOutWorkPerMessage(): { none: number; one: number } {
     const held: (() => void)[] = [];
     const service = createWebhookService({
       attempts,
-      messages,
       rawUrl: () => '',
       mailboxKey: (address) => address,
       now: clock.now,
@@ -120,18 +119,21 @@ function fanOutWorkPerMessage(): { none: number; one: number } {
     const stored = Array.from({ length: 5_000 }, (_, i) => messages.deliver([`user-${i % 1000}@mailroom.test`], raw, 'a@example.com')[0]!);
     const started = performance.now();
     for (const message of stored) {
-      attempts.publish({
-        at: clock.now(),
-        clientIp: '::ffff:127.0.0.1',
-        from: 'a@example.com',
-        to: message.mailbox,
-        stage: 'data',
-        code: 250,
-        enhancedCode: '2.6.0',
-        text: `Stored as ${message.id} for ${message.mailbox}`,
-        outcome: 'accepted',
-        messageId: message.id,
-      });
+      attempts.publish(
+        {
+          at: clock.now(),
+          clientIp: '::ffff:127.0.0.1',
+          from: 'a@example.com',
+          to: message.mailbox,
+          stage: 'data',
+          code: 250,
+          enhancedCode: '2.6.0',
+          text: `Stored as ${message.id} for ${message.mailbox}`,
+          outcome: 'accepted',
+          messageId: message.id,
+        },
+        message,
+      );
     }
     void service.close();
     return ((performance.now() - started) * 1000) / stored.length;

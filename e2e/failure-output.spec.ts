@@ -55,7 +55,8 @@ test('a failing inner run explains each failure', async () => {
   // just before the test's deadline cuts the wait, instead of being cut off.
   const quiet = byTitle('runs out of test time while nothing arrives');
   expect(quiet.error).toMatch(
-    /when the wait was cut short of its 30 s budget \(the test's own timeout was [\d.]+ s away\) \(1 check\)\. Nothing arrived at all\./,
+    // On a loaded machine the one look may still be in flight when the cut fires (stress-ng, --repeat-each 20: 2 of 20).
+    /when the wait was cut short of its 30 s budget \(the test's own timeout was [\d.]+ s away\) \((1 check\)\. Nothing arrived at all\.|0 checks\)\. No check got an answer before the cut \(the first was still in flight\), so whether mail arrived is unknown\.)/,
   );
 
   // No stack frame made out of a message line (a time at a line's end looks like one).

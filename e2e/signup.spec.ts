@@ -1,6 +1,6 @@
 // The signup flow of the Acme demo app through real Chromium, with the
 // `inbox` fixture and `toReceiveMail` exactly as a user writes them.
-import { test, expect, MailTimeoutError } from 'mailroom/playwright';
+import { test, expect, openMail, MailTimeoutError } from 'mailroom/playwright';
 
 test('signs up, confirms with the link, and gets the welcome mail', async ({ page, inbox }) => {
   await page.goto('/');
@@ -11,7 +11,10 @@ test('signs up, confirms with the link, and gets the welcome mail', async ({ pag
   const mail = await inbox.expectMail({ subject: 'Confirm' });
   expect(mail.to).toEqual([inbox.address]);
   expect(mail.links).toHaveLength(1);
-  await page.goto(mail.links[0]!);
+  // As a person would: open the mail and click its button by name (a hidden
+  // or mislabelled link would fail here, where `mail.links[0]` would not).
+  await openMail(page, mail);
+  await page.getByRole('link', { name: 'Confirm my email' }).click();
   await expect(page.getByRole('heading', { name: 'Email confirmed' })).toBeVisible();
   await expect(page.getByText(`${inbox.address} is confirmed`)).toBeVisible();
 

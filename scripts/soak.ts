@@ -9,6 +9,7 @@ import nodemailer from 'nodemailer';
 import { createInbox, MailTimeoutError } from '../src/index.js';
 import { startServer } from '../src/server/index.js';
 import { internalsOf } from '../src/server/start-server.js';
+import type { MessageStore } from '../src/server/store/message-store.js';
 
 const minutes = Number(process.env.SOAK_MINUTES ?? 10);
 const intervalS = Number(process.env.SOAK_INTERVAL_S ?? 30);
@@ -37,7 +38,8 @@ const logger = {
   error: (message: string) => console.error(message),
 };
 const server = await startServer({ smtpPort: 0, httpPort: 0, maxMessages, listPerSecond: Infinity, logger });
-const store = internalsOf(server).store;
+// the soak runs the memory store, whose size is known at once
+const store = internalsOf(server).store as MessageStore;
 const transport = nodemailer.createTransport({
   host: '127.0.0.1',
   port: server.smtpPort,

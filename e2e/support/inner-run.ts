@@ -66,7 +66,16 @@ export async function runInner(args: readonly string[], options: { readonly env?
     } catch (error) {
       throw new Error(`the inner run (exit ${code}) wrote no JSON report: ${(error as Error).message}\n${output}`, { cause: error });
     }
-    return { code, output: stripVTControlCharacters(output), report, results: flatten(report) };
+    const results = flatten(report);
+    // Pictures live in files that go with the scratch folder: read them into the report first.
+    for (const { result } of results) {
+      for (const attachment of result.attachments) {
+        if (attachment.contentType === 'image/png' && attachment.path && !attachment.body) {
+          attachment.body = (await readFile(attachment.path)).toString('base64');
+        }
+      }
+    }
+    return { code, output: stripVTControlCharacters(output), report, results };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

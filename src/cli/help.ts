@@ -28,6 +28,8 @@ Options (each also read from the environment variable shown):
   --webhook <url>           post every event there, repeatable MAILROOM_WEBHOOK    (comma-separated in the variable; default retry policy)
   --webhook-secret <secret> sign those posts with it          MAILROOM_WEBHOOK_SECRET (default: made up and printed at start)
   --no-webhooks             no webhooks, no /metrics          MAILROOM_WEBHOOKS=0  (default on)
+  --store <memory|url>      where mail lives; servers given   MAILROOM_STORE       (default memory; e.g. redis://127.0.0.1:6379/0)
+                            one Redis URL act as one service
   -h, --help                show this help
   -v, --version             show the version
 
@@ -36,4 +38,6 @@ API: GET|DELETE /api/v1/mailbox?address=A, GET /api/v1/mailbox/wait?address=A&si
      GET|DELETE /api/v1/message/{id}?mailbox=A, GET /api/v1/message/{id}/raw?mailbox=A,
      GET|POST /api/v1/webhooks, GET|DELETE /api/v1/webhooks/{id}, GET /api/v1/webhooks/{id}/deliveries,
      GET /api/v1/webhooks/{id}/dead-letters, POST /api/v1/webhooks/{id}/dead-letters/{event_id}/replay,
-     GET /metrics, GET /healthz; MCP (streamable HTTP): POST /mcp`;
+     GET /metrics, GET /healthz; MCP (streamable HTTP): POST /mcp
+Web UI: open http://<host>:<http-port>/ in a browser (/?address=A opens one mailbox);
+     its calls: GET /api/v1/mailboxes, GET /api/v1/events (server-sent events)`;

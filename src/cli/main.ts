@@ -7,6 +7,7 @@ import { packageVersion } from '../contract/package-version.js';
 import { API_BASE, MCP_PATH } from '../contract/routes.js';
 import { fromEnv } from '../contract/validation.js';
 import { startServer, type Logger } from '../server/index.js';
+import { describeRedisUrl } from '../server/store/store-location.js';
 import { HELP } from './help.js';
 import { optionsFrom, UsageError } from './serve-options.js';
 
@@ -76,7 +77,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
 
   const host = server.apiURL.replace(/^http:\/\//, '').replace(/:\d+$/, '');
   console.log(`mailroom: SMTP listening on ${host}:${server.smtpPort} for ${server.domains.join(', ')}`);
-  console.log(`mailroom: HTTP API listening on ${server.apiURL}${API_BASE} (MCP: ${server.apiURL}${MCP_PATH})`);
+  console.log(`mailroom: HTTP API listening on ${server.apiURL}${API_BASE} (MCP: ${server.apiURL}${MCP_PATH}; web UI: ${server.apiURL}/)`);
+  if (parsed.options.store !== undefined && parsed.options.store !== 'memory') console.log(`mailroom: mail kept in ${describeRedisUrl(parsed.options.store)}`);
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));

@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { blankToUndefined } from '../contract/validation.js';
 import type { ServerOptions } from '../server/index.js';
+import { parseStoreLocation } from '../server/store/store-location.js';
 import { parseDuration } from './duration.js';
 
 /** A mistake on the command line: printed as it is, exit code 2. */
@@ -38,6 +39,7 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
         webhook: { type: 'string', multiple: true },
         'webhook-secret': { type: 'string' },
         'no-webhooks': { type: 'boolean' },
+        store: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -132,6 +134,16 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
   if (v['no-webhooks'] === true || (webhooksOff !== undefined && /^(0|false|no)$/i.test(webhooksOff.trim()))) {
     if (options.staticWebhooks) throw new UsageError('mailroom serve: --webhook needs the webhooks on; drop --no-webhooks (or MAILROOM_WEBHOOKS=0)');
     options.webhooks = false;
+  }
+
+  const store = pick('store', 'MAILROOM_STORE');
+  if (store !== undefined) {
+    try {
+      parseStoreLocation(store.trim());
+    } catch (error) {
+      throw new UsageError(`mailroom serve: --store (or MAILROOM_STORE): ${(error as Error).message.replace(/^Expected `store` to be/, 'must be')}`);
+    }
+    options.store = store.trim();
   }
 
   return { options, help: v.help === true, version: v.version === true };

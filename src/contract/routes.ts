@@ -19,6 +19,17 @@ export const PAGING_PARAM = 'before_id';
 export const RULES_PATH = `${API_BASE}/mailbox/rules`;
 export const ATTEMPTS_PATH = `${API_BASE}/mailbox/attempts`;
 /**
+ * The web UI's own calls (an embedded-server extension): the index of
+ * mailboxes (`GET ...?limit=N&contains=S`), advertised as
+ * `features.mailboxes`, and the change stream (`GET`, server-sent events),
+ * as `features.events`. The UI itself is served at `features.ui` (`/`).
+ */
+export const MAILBOXES_PATH = `${API_BASE}/mailboxes`;
+export const EVENTS_PATH = `${API_BASE}/events`;
+export const UI_PATH = '/';
+/** The UI's scripts and styles, served beside it. */
+export const UI_ASSETS_PREFIX = '/ui/';
+/**
  * Webhooks (an embedded-server extension): registrations at
  * `.../webhooks` and `.../webhooks/{id}`, each one's delivery log at
  * `.../{id}/deliveries` and dead letters at `.../{id}/dead-letters`;

@@ -69,8 +69,10 @@ export type WebhookDeliveryState = 'pending' | 'delivered' | 'dead_lettered' | '
  * by, or the answer's class decides: `timeout` (no answer within the
  * attempt's timeout), `refused` (connection refused), `reset` (the
  * connection dropped mid-answer), `network` (anything else on the way),
+ * `unavailable` (the event's message could not be read from a shared store,
+ * so nothing was sent; retried),
  * `signature` (401 or 403: the receiver refused the signature, not
  * retried), `4xx-not-retried` (any other 4xx but 408 and 429), and
  * `cancelled` (the webhook was removed mid-attempt).
  */
-export type WebhookFailureWord = 'timeout' | 'refused' | 'reset' | 'network' | 'signature' | '4xx-not-retried' | 'cancelled';
+export type WebhookFailureWord = 'timeout' | 'refused' | 'reset' | 'network' | 'unavailable' | 'signature' | '4xx-not-retried' | 'cancelled';

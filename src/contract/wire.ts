@@ -67,7 +67,8 @@ export interface WireHealth {
   /**
    * `wait`: the long-poll's path; `mcp`: the MCP endpoint's; `paging`: the
    * list's paging parameter (`before_id`); `smtp_rules` and `smtp_attempts`:
-   * the SMTP deferral lab's paths (embedded server); `webhooks` and
+   * the SMTP deferral lab's paths (embedded server); `ui`, `mailboxes` and
+   * `events`: the web UI and its calls (embedded server); `webhooks` and
    * `metrics`: the webhooks' registrations and the Prometheus metrics
    * (embedded server).
    */
@@ -79,7 +80,33 @@ export interface WireHealth {
     readonly smtp_attempts?: string;
     readonly webhooks?: string;
     readonly metrics?: string;
+    readonly ui?: string;
+    readonly mailboxes?: string;
+    readonly events?: string;
   };
+}
+
+/** `GET /api/v1/mailboxes`: mailboxes holding mail, newest arrival first (embedded server). */
+export interface WireMailboxes {
+  /** How many mailboxes matched, before `limit`. */
+  readonly total: number;
+  readonly mailboxes: readonly WireMailboxEntry[];
+}
+
+export interface WireMailboxEntry {
+  /** The mailbox key: the address, lower-cased. */
+  readonly address: string;
+  readonly count: number;
+  readonly newest: WireSummary;
+}
+
+/** One event of `GET /api/v1/events` (its `data`, as JSON; the SSE `event` field is `type`). */
+export interface WireMailEvent {
+  readonly type: 'arrived' | 'removed';
+  readonly address: string;
+  readonly id: string;
+  /** On an arrival: the message as the list shows it. */
+  readonly summary?: WireSummary;
 }
 
 /**

@@ -133,6 +133,9 @@ export function formatWaitFailure(f: WaitFailure): string {
   }
   if (f.lastError) {
     text += f.checks === 0 ? ` No check got an answer; the last failure: ${f.lastError.message}` : ` The last failed check: ${f.lastError.message}`;
+  } else if (f.checks === 0 && f.cutShort) {
+    // The cut caught the first look in flight: nothing failed, but nothing was seen either.
+    text += ' No check got an answer before the cut (the first was still in flight), so whether mail arrived is unknown.';
   }
   return text;
 }

@@ -2,7 +2,17 @@
 // around a test (steps, attachments, the deadline cap, teardown) lives in
 // the core's openTestInbox; this file only translates Playwright's TestInfo
 // into the core's TestRunnerBridge.
-import { test as base, type Fixtures, type TestInfo } from '@playwright/test';
+import {
+  test as base,
+  type Browser,
+  type Fixtures,
+  type PlaywrightTestArgs,
+  type PlaywrightTestOptions,
+  type PlaywrightWorkerArgs,
+  type PlaywrightWorkerOptions,
+  type TestInfo,
+} from '@playwright/test';
+import { mailPicture } from './mail-picture.js';
 import type { Inbox } from '../inbox/inbox.js';
 import { timeLeft } from '../runner/deadlines.js';
 import { ANNOTATION_TYPE } from '../runner/report.js';
@@ -32,7 +42,17 @@ interface MailroomPrivateFixtures {
   _mailroomTimeLeft: Pick<TestRunnerBridge, 'timeLeft' | 'teardownTimeLeft'>;
 }
 
-const fixtures: Fixtures<MailroomFixtures & MailroomOptions & MailroomPrivateFixtures> = {
+/** The browser that renders mail for the `screenshots` option, launched on first use; private. */
+interface MailroomPrivateWorkerFixtures {
+  _mailroomPictureBrowser: () => Promise<Browser>;
+}
+
+const fixtures: Fixtures<
+  MailroomFixtures & MailroomOptions & MailroomPrivateFixtures,
+  MailroomPrivateWorkerFixtures,
+  PlaywrightTestArgs & PlaywrightTestOptions,
+  PlaywrightWorkerArgs & PlaywrightWorkerOptions
+> = {
   // Declared the way Playwright declares its own options. The empty default
   // lets the core resolve the environment and built-in defaults, in one place.
   mailroom: [{}, { option: true, box: true }],
@@ -47,12 +67,34 @@ const fixtures: Fixtures<MailroomFixtures & MailroomOptions & MailroomPrivateFix
     { auto: true, box: true },
   ],
 
-  inbox: async ({ mailroom, _mailroomTimeLeft }, use, testInfo) => {
+  // A browser of its own, launched only when a picture is taken (a failed
+  // test, by default), as the project configures its browser: a suite whose
+  // tests never open a page, or never fail, never launches one for this.
+  _mailroomPictureBrowser: [
+    async ({ playwright, browserName, launchOptions, connectOptions }, use) => {
+      let launched: Promise<Browser> | undefined;
+      await use(() => {
+        const type = playwright[browserName];
+        launched ??= connectOptions ? type.connect(connectOptions.wsEndpoint, connectOptions) : type.launch(launchOptions);
+        return launched;
+      });
+      if (launched) await (await launched).close();
+    },
+    { scope: 'worker', box: true },
+  ],
+
+  inbox: async ({ mailroom, _mailroomTimeLeft, _mailroomPictureBrowser }, use, testInfo) => {
     // `test.use({ mailroom })` replaces the option whole, as Playwright does
     // with every object option; layered over the project's value (the
     // config's `use`), the keys it leaves out keep the config's values.
     const configured = (testInfo.project.use as Partial<MailroomOptions>).mailroom;
-    const { inbox, close } = await openTestInbox(layerTestOptions(configured, mailroom), bridgeFor(testInfo, _mailroomTimeLeft));
+    const bridge: TestRunnerBridge = {
+      ...bridgeFor(testInfo, _mailroomTimeLeft),
+      attachPicture: async (mail, name) => {
+        await testInfo.attach(name, { contentType: 'image/png', body: await mailPicture(await _mailroomPictureBrowser(), mail) });
+      },
+    };
+    const { inbox, close } = await openTestInbox(layerTestOptions(configured, mailroom), bridge);
     await use(inbox);
     await close({ failed: testInfo.status !== testInfo.expectedStatus });
   },
@@ -103,6 +145,7 @@ export function teardownTimeLeftClock(
 function bridgeFor(testInfo: TestInfo, clocks: Pick<TestRunnerBridge, 'timeLeft' | 'teardownTimeLeft'>): TestRunnerBridge {
   return {
     title: testInfo.title,
+    runnerName: 'Playwright',
     titlePath: testInfo.titlePath.join(' > '),
     // Boxed: a failed wait points at the test's line, not at mailroom's code.
     step: (title, run) => base.step(title, run, { box: true }),

@@ -15,6 +15,8 @@ export { mailroomFixtures } from './fixtures.js';
 export type { MailroomFixtures, MailroomOptions } from './fixtures.js';
 export { mailroomMatchers } from './matchers.js';
 export type { ToReceiveMailOptions, ToHaveBeenRetriedOptions, ToHaveBackedOffOptions, ToHaveDeliveredOptions, ToHaveDeadLetteredOptions } from './matchers.js';
+export { openMail, MAIL_ORIGIN } from './open-mail.js';
+export type { OpenMailOptions, OpenableMail } from './open-mail.js';
 export { mailroomWebServer } from './web-server.js';
 export type { MailroomWebServerOptions } from './web-server.js';
 

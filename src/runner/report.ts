@@ -29,11 +29,16 @@ export function reportEvent(event: InboxEvent, attach: (attachment: ReportAttach
 
 /** A received mail as report attachments: its HTML and its text, each when present. */
 export function mailAttachments(mail: Mail): ReportAttachment[] {
-  const name = `mail ${JSON.stringify(mail.subject)} to ${mail.address}`;
+  const name = mailAttachmentName(mail);
   const out: ReportAttachment[] = [];
   if (mail.html) out.push({ name: `${name}.html`, contentType: 'text/html', body: mail.html });
   if (mail.text || !mail.html) out.push({ name: `${name}.txt`, contentType: 'text/plain', body: mailText(mail) });
   return out;
+}
+
+/** What a mail's attachments are called, before the extension: `mail "Confirm your email" to a@mailroom.test`. */
+export function mailAttachmentName(mail: Pick<Mail, 'subject' | 'address'>): string {
+  return `mail ${JSON.stringify(mail.subject)} to ${mail.address}`;
 }
 
 function mailText(mail: Mail): string {

@@ -10,10 +10,11 @@
 import { createInbox, type Inbox } from '../inbox/inbox.js';
 import { DEFAULT_TIMEOUT_MS } from '../inbox/inbox-options.js';
 import { deadlineCut, teardownBudget } from './deadlines.js';
-import { reportEvent, type ReportAttachment } from './report.js';
+import type { Mail } from '../inbox/mail.js';
+import { mailAttachmentName, reportEvent, type ReportAttachment } from './report.js';
 import { formatTimeline } from './timeline.js';
 import { formatWebhookTimeline } from './webhook-timeline.js';
-import { validateTestOptions, type MailroomTestOptions } from './test-options.js';
+import { DEFAULT_SCREENSHOTS, validateTestOptions, type MailroomTestOptions } from './test-options.js';
 
 /** How a runner shows things: an adapter implements this with its own API. */
 export interface TestRunnerBridge {
@@ -51,6 +52,14 @@ export interface TestRunnerBridge {
    * instead of polling for a test that is gone. Optional.
    */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Renders a mail in a browser and attaches the PNG under `name`: the
+   * `screenshots` option. Optional: a runner without a browser leaves it
+   * out, and then any `screenshots` but `'off'` is refused at setup.
+   */
+  attachPicture?(mail: Mail, name: string): Promise<void>;
+  /** The runner's name, for the refusal of an option it cannot honour (`Vitest`). */
+  readonly runnerName?: string;
 }
 
 /** A test's inbox and the teardown that goes with it. */
@@ -67,6 +76,14 @@ export interface TestInbox {
 /** Creates the test's inbox (watermark read before this resolves). */
 export async function openTestInbox(options: MailroomTestOptions | undefined, bridge: TestRunnerBridge): Promise<TestInbox> {
   const settings = validateTestOptions(options);
+  if (settings.screenshots !== undefined && settings.screenshots !== 'off' && !bridge.attachPicture) {
+    throw new TypeError(
+      `\`mailroom.screenshots: "${settings.screenshots}"\` needs a browser to render mail in, and ${bridge.runnerName ?? 'this runner'} has none: ` +
+        `screenshots are Playwright-only. Remove the option or set it to "off"; the HTML and text of each mail are attached either way.`,
+    );
+  }
+  const screenshots = settings.screenshots ?? (bridge.attachPicture ? DEFAULT_SCREENSHOTS : 'off');
+  const received: Mail[] = [];
   const note = async (message: string): Promise<void> => {
     // stderr is where a console run shows it, whatever the reporter; it
     // names the test, since a runner may print it under another one.
@@ -102,13 +119,28 @@ export async function openTestInbox(options: MailroomTestOptions | undefined, br
       if (!cut) return cancelled;
       return cancelled ? { signal: AbortSignal.any([cut.signal, cancelled]), firesInMs: cut.firesInMs } : cut;
     },
-    onEvent: attach ? (event) => reportEvent(event, attachLater) : undefined,
+    onEvent: attach
+      ? (event) => {
+          if (event.type === 'wait-end' && event.outcome === 'received') received.push(...event.mails);
+          reportEvent(event, attachLater);
+        }
+      : undefined,
   });
 
   return Object.freeze({
     inbox,
     async close({ failed }: { readonly failed: boolean }): Promise<void> {
       await Promise.all(attachments);
+      if (attach && (screenshots === 'on' || (screenshots === 'only-on-failure' && failed))) {
+        for (const mail of received) {
+          const name = `${mailAttachmentName(mail)}.png`;
+          try {
+            await bridge.attachPicture!(mail, name);
+          } catch (error) {
+            await note(`mailroom could not attach a picture of ${name}: ${error instanceof Error ? error.message : String(error)}`);
+          }
+        }
+      }
       // A test that used the SMTP lab gets its attempt timeline in the report, read before the mailbox goes.
       if (attach && inbox.smtp.used) {
         try {

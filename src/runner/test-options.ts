@@ -20,9 +20,23 @@ export interface MailroomTestOptions extends Pick<ConnectionOptions, 'domain' | 
   readonly keepOnFailure?: boolean | undefined;
   /** Attach received mail, and on failure what was seen, to the report (default true). */
   readonly attach?: boolean | undefined;
+  /**
+   * A PNG of every mail the test received, rendered in a browser at a fixed
+   * width, next to its HTML and text: `'off'`, `'on'` or `'only-on-failure'`
+   * (default). Playwright only: Vitest refuses any value but `'off'`.
+   */
+  readonly screenshots?: ScreenshotMode | undefined;
 }
 
-const OPTION_KEYS = new Set(['apiURL', 'domain', 'token', 'timeout', 'keepOnFailure', 'attach']);
+/** When to attach a picture of each received mail. */
+export type ScreenshotMode = 'off' | 'on' | 'only-on-failure';
+
+export const SCREENSHOT_MODES: readonly ScreenshotMode[] = Object.freeze(['off', 'on', 'only-on-failure']);
+
+/** The default: a picture costs a browser page per mail, so only a failed test pays it. */
+export const DEFAULT_SCREENSHOTS: ScreenshotMode = 'only-on-failure';
+
+const OPTION_KEYS = new Set(['apiURL', 'domain', 'token', 'timeout', 'keepOnFailure', 'attach', 'screenshots']);
 
 /** Validates the plugin options at the edge, naming the offending key. */
 export function validateTestOptions(options: unknown): MailroomTestOptions {
@@ -35,6 +49,9 @@ export function validateTestOptions(options: unknown): MailroomTestOptions {
   if (o.timeout !== undefined) assertMs('mailroom.timeout', o.timeout);
   for (const key of ['keepOnFailure', 'attach'] as const) {
     if (o[key] !== undefined && typeof o[key] !== 'boolean') throw expectedError(`mailroom.${key}`, 'a boolean', o[key]);
+  }
+  if (o.screenshots !== undefined && !SCREENSHOT_MODES.includes(o.screenshots)) {
+    throw expectedError('mailroom.screenshots', '"off", "on" or "only-on-failure"', o.screenshots);
   }
   return Object.freeze({ ...o });
 }

@@ -5,7 +5,7 @@ import { parseMailboxAddress } from '../contract/address.js';
 import type { ParsedSummary } from './store/mime-parse.js';
 import type { WireEvicted, WireMessage, WireSummary } from '../contract/wire.js';
 import { Refusal } from '../contract/refusal.js';
-import type { MessageStore, StoredMessage } from './store/message-store.js';
+import type { MailStore, StoredMessage } from './store/mail-store.js';
 
 export interface MailboxReader {
   /**
@@ -19,7 +19,7 @@ export interface MailboxReader {
   /** Newest first, at most `limit`, as the list shows them; with `beforeId`, only older messages (a page). */
   listing(mailbox: string, limit: number, beforeId?: string): Promise<WireSummary[]>;
   /** The listing's `evicted` field: `{ evicted }` when the cap pushed mail of this mailbox out, else `{}`. */
-  evictedField(mailbox: string): { evicted?: WireEvicted };
+  evictedField(mailbox: string): Promise<{ evicted?: WireEvicted }>;
   wireSummary(message: StoredMessage): Promise<WireSummary>;
   wireMessage(message: StoredMessage): Promise<WireMessage>;
 }
@@ -56,7 +56,7 @@ export async function wireMessageOf(message: MessageFields): Promise<WireMessage
   };
 }
 
-export function createMailboxReader(store: MessageStore, domains: readonly string[]): MailboxReader {
+export function createMailboxReader(store: MailStore, domains: readonly string[]): MailboxReader {
   const served = new Set(domains);
 
   return {
@@ -72,12 +72,12 @@ export function createMailboxReader(store: MessageStore, domains: readonly strin
     },
     summaryOf,
     async listing(mailbox, limit, beforeId) {
-      const messages = store.list(mailbox, limit, beforeId);
+      const messages = await store.list(mailbox, limit, beforeId);
       const summaries = await Promise.all(messages.map(summaryOf));
       return messages.map((m, i) => wire(m, summaries[i]!));
     },
-    evictedField(mailbox) {
-      const evicted = store.evictedFrom(mailbox);
+    async evictedField(mailbox) {
+      const evicted = await store.evictedFrom(mailbox);
       return evicted ? { evicted: { count: evicted.count, newest_id: evicted.newestId } } : {};
     },
     async wireSummary(message) {

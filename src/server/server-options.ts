@@ -8,6 +8,7 @@ import type { RandomSource } from '../contract/random.js';
 import type { WebhookEventType } from '../contract/webhooks.js';
 import { assertMs, expectedError } from '../contract/validation.js';
 import { defaultLogger, type Logger } from './log.js';
+import { parseStoreLocation, type StoreLocation } from './store/store-location.js';
 
 /** Wall-clock milliseconds, injectable so retention and budgets are testable without sleeping. */
 export interface WallClock {
@@ -84,6 +85,14 @@ export interface ServerOptions {
    * retry policy (`mailroom serve --webhook URL --webhook-secret S`).
    */
   staticWebhooks?: readonly StaticWebhook[];
+  /**
+   * Where the mail lives: `memory` (the default, this process only) or a
+   * Redis URL (`redis://host:port/db`, `rediss://` for TLS, `?prefix=name`
+   * for another key prefix than `mailroom`). Every server given the same
+   * Redis URL shares mailboxes, the list and message budgets, the global
+   * cap and wake-ups (README, "Running one mailroom for many CI machines").
+   */
+  store?: string;
   /** Wall clock for received_at, retention and budgets. Default `Date`. */
   clock?: WallClock;
   /** Where webhook retries draw their jitter. Default `Math.random`. */
@@ -122,6 +131,7 @@ export interface ResolvedServerOptions {
   readonly smtpRules: boolean;
   readonly webhooks: boolean;
   readonly staticWebhooks: readonly StaticWebhook[];
+  readonly store: StoreLocation;
   readonly clock: WallClock;
   readonly random: RandomSource;
   readonly logger: Logger;
@@ -168,6 +178,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'smtpRules',
   'webhooks',
   'staticWebhooks',
+  'store',
   'clock',
   'random',
   'logger',
@@ -289,6 +300,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     'an object with a now() method returning milliseconds',
     o.clock,
   );
+  const store = parseStoreLocation(o.store);
   const logger = o.logger;
   expect(
     typeof logger === 'object' &&
@@ -320,6 +332,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     smtpRules: o.smtpRules,
     webhooks: o.webhooks,
     staticWebhooks: Object.freeze([...o.staticWebhooks]),
+    store,
     clock: o.clock,
     random: o.random,
     logger: o.logger,

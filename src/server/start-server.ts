@@ -4,7 +4,7 @@ import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo, Server as NetServer } from 'node:net';
 import { MCP_WAIT_SLOTS } from '../contract/limits.js';
 import { WaitSlots } from '../contract/wait-slots.js';
-import { Budget } from './budgets/budget.js';
+import type { RequestBudget } from './budgets/budget.js';
 import { PageWalks } from './budgets/page-walks.js';
 import { exposureWarning } from './exposure-warning.js';
 import { createApiHandler } from './http/api.js';
@@ -21,9 +21,10 @@ import { AttemptLog } from './rules/attempt-log.js';
 import { RuleBook } from './rules/rule-book.js';
 import { MemoryRuleStore } from './rules/rule-store.js';
 import { EvictionReporter } from './store/eviction.js';
-import { MessageStore } from './store/message-store.js';
 import { API_BASE } from '../contract/routes.js';
 import { createWebhookService, type WebhookService } from './webhooks/webhook-service.js';
+import type { MailStore } from './store/mail-store.js';
+import { openStore } from './store/open-store.js';
 
 export interface MailroomServer {
   /** The bound SMTP port (the real one when 0 was asked). */
@@ -96,17 +97,12 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
   const { clock, logger } = config;
 
   const evictions = new EvictionReporter({ clock, logger, maxMessages: config.maxMessages });
-  const store = new MessageStore({
-    clock,
-    retention: config.retention,
-    maxMessages: config.maxMessages,
+  const { store, listBudget, messageBudget } = await openStore(config, {
     onEvict: (message) => evictions.record(message),
     onListenerError: (error) => logger.error(`mailroom: an arrival listener failed: ${String(error)}`),
   });
   const faults = new FaultSwitch();
   const counter = new RequestCounter();
-  const listBudget = new Budget(config.listPerSecond, clock);
-  const messageBudget = new Budget(config.messagePerSecond, clock);
   const pageWalks = new PageWalks(listBudget.windowMs, clock);
   const reader = createMailboxReader(store, config.domains);
   const waitSlots = config.waitSlots > 0 ? new WaitSlots(config.waitSlots) : undefined;
@@ -121,7 +117,6 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
   const webhooks = config.webhooks
     ? createWebhookService({
         attempts,
-        messages: store,
         rawUrl: (message) => `${apiURL}${API_BASE}/message/${message.id}/raw?mailbox=${encodeURIComponent(message.mailbox)}`,
         mailboxKey: (address) => reader.mailboxKey(address, 'address'),
         now: () => clock.now(),
@@ -184,7 +179,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     httpPort = await listen(http, config.httpPort, config.host, 'HTTP');
   } catch (error) {
     smtp.destroyConnections();
-    await Promise.all([closeServer(smtpNet), closeServer(http), webhooks?.close()]);
+    await Promise.all([closeServer(smtpNet), closeServer(http), webhooks?.close(), store.close()]);
     throw error;
   }
   apiURL = `http://${hostForURL(config.host)}:${httpPort}`;
@@ -194,7 +189,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
       if (given.secret === undefined) logger.warn(`mailroom: webhook ${webhook.id} posts to ${webhook.url}, signed with the secret ${webhook.secret}`);
     } catch (error) {
       smtp.destroyConnections();
-      await Promise.all([closeServer(smtpNet), closeServer(http), webhooks?.close()]);
+      await Promise.all([closeServer(smtpNet), closeServer(http), webhooks?.close(), store.close()]);
       throw new TypeError(`Invalid static webhook ${JSON.stringify(given.url)}: ${(error as Error).message}`, { cause: error });
     }
   }
@@ -202,7 +197,8 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
   const exposed = exposureWarning(config.host, config.token);
   if (exposed) logger.warn(exposed);
 
-  const sweeper = setInterval(() => store.expire(), Math.min(SWEEP_INTERVAL_MS, config.retention));
+  // A shared store's sweep may fail while it is unreachable; the next one (or any access) catches up.
+  const sweeper = setInterval(() => void Promise.resolve(store.expire()).catch(() => {}), Math.min(SWEEP_INTERVAL_MS, config.retention));
   sweeper.unref();
 
   let closing: Promise<void> | undefined;
@@ -226,6 +222,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
         http.closeAllConnections();
         refused.destroyAll();
         await Promise.all([closed, webhooks?.close()]);
+        await store.close();
       })();
       return closing;
     },
@@ -236,7 +233,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
 
 /** What in-process tools (benchmarks, server-side waits) may reach behind a running server. Not public API. */
 export interface ServerInternals {
-  readonly store: MessageStore;
+  readonly store: MailStore;
   /** Every SMTP reply that decided a recipient's fate (smtp/attempts.ts). */
   readonly attempts: AttemptFeed;
   /** The SMTP deferral lab's rules and attempt log (undefined when `smtpRules` is off). */
@@ -244,8 +241,8 @@ export interface ServerInternals {
   /** The webhooks (undefined when `webhooks` is off). */
   readonly webhooks: WebhookService | undefined;
   /** A server-side wait draws on the same per-address list budget as list calls. */
-  readonly listBudget: Budget;
-  readonly messageBudget: Budget;
+  readonly listBudget: RequestBudget;
+  readonly messageBudget: RequestBudget;
   /** The long-poll's slots (undefined when it is off) and the MCP tool's 8. */
   readonly waitSlots: WaitSlots | undefined;
   readonly mcpSlots: WaitSlots;

@@ -57,6 +57,7 @@ function vitestBridge({ task, signal, annotate }: BridgeContext, startedAt: numb
   const running = (): boolean => task.result === undefined || task.result.state === 'run';
   return {
     title: task.name,
+    runnerName: 'Vitest',
     titlePath: titlePath(task),
     signal,
     // Vitest has no report steps; the wait's title is in its failure text.

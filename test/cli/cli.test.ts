@@ -178,6 +178,7 @@ describe('mailroom serve', () => {
     const retention = run(['serve', '--retention', 'forever']);
     const port = run(['serve'], { MAILROOM_HTTP_PORT: 'eighty' });
     const command = run(['start']);
+    const store = run(['serve'], { MAILROOM_STORE: 'mysql://db:3306' });
     expect(await unknown.exit).toBe(2);
     expect(unknown.stderr()).toContain("Unknown option '--smtp-prot'");
     expect(await retention.exit).toBe(2);
@@ -186,5 +187,8 @@ describe('mailroom serve', () => {
     expect(port.stderr()).toContain('MAILROOM_HTTP_PORT');
     expect(await command.exit).toBe(2);
     expect(command.stderr()).toContain('unknown command "start"');
+    expect(await store.exit).toBe(2);
+    expect(store.stderr()).toContain('--store (or MAILROOM_STORE): must be "memory" or a Redis URL such as "redis://127.0.0.1:6379/0"');
+    expect(store.stderr()).toContain('got "mysql://db:3306"');
   });
 });

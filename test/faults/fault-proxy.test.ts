@@ -73,7 +73,8 @@ describe('the fault proxy', () => {
 
   it('reset after the response: the answer arrives whole, then the connection is reset', async () => {
     const address = await fresh();
-    proxy.arm({ route: 'list', times: 1, fault: { kind: 'reset-after-response' } });
+    // 50 ms: this socket reads the answer before the RST comes (see `afterMs`).
+    proxy.arm({ route: 'list', times: 1, fault: { kind: 'reset-after-response', afterMs: 50 } });
     const socket = connect(proxy.port, '127.0.0.1');
     let received = '';
     socket.setEncoding('latin1').on('data', (chunk: string) => (received += chunk));

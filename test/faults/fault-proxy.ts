@@ -18,8 +18,14 @@ export type ProxyFault =
   | { readonly kind: 'drop' }
   /** Pass the request on, then reset the client's connection (RST) at once: the server does the work, the client gets no answer. */
   | { readonly kind: 'reset-after-request' }
-  /** Pass the whole answer back, then reset the connection (RST): the next request on it finds it dead. */
-  | { readonly kind: 'reset-after-response' }
+  /**
+   * Pass the whole answer back, then reset the connection (RST): the next
+   * request on it finds it dead. `afterMs` (default 0) waits before the
+   * reset, so that a peer in this process reads the answer first: libuv
+   * reports an RST that arrives together with unread bytes as a plain end
+   * (a partial read plus POLLHUP is taken for EOF without reading again).
+   */
+  | { readonly kind: 'reset-after-response'; readonly afterMs?: number }
   /** Read the request and never answer (until the client gives up). */
   | { readonly kind: 'stall' }
   /** Pass the answer back `bytes` at a time, one slice every `everyMs`. */
@@ -280,11 +286,12 @@ export class FaultProxy {
         return;
       }
       if (fault?.kind === 'reset-after-response' && done) {
-        // On a timer, not in the write's callback: called from there (or from
-        // setImmediate) Node 20 closes with a FIN instead of the reset. The
-        // client's 'close' handler then drops the upstream connection.
+        // On a timer, not in the write's callback: from there the RST leaves
+        // before a client in this process has read the answer, and libuv
+        // shows it that client as a plain end (see `afterMs`). The client's
+        // 'close' handler then drops the upstream connection.
         resetting = true;
-        client.write(bytes, () => this.#later(0, () => client.resetAndDestroy()));
+        client.write(bytes, () => this.#later(fault.afterMs ?? 0, () => client.resetAndDestroy()));
         return;
       }
       client.write(bytes);

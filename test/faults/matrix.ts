@@ -255,7 +255,7 @@ async function judge(call: Call, settled: Settled, inbox: Inbox, server: Mailroo
         ? { outcome: 'delete failed', detail: settled.error.message }
         : { outcome: 'wrong', detail: `expected a MailroomError, got ${describeError(settled.error)}` };
     }
-    const left = internalsOf(server).store.list(inbox.address.toLowerCase(), 100).length;
+    const left = (await internalsOf(server).store.list(inbox.address.toLowerCase(), 100)).length;
     return left === 0
       ? { outcome: 'deleted', detail: `resolved with ${String(settled.value)}` }
       : { outcome: 'wrong', detail: `resolved, but ${left} messages are still there` };

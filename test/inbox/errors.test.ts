@@ -73,6 +73,13 @@ describe('MailTimeoutError', () => {
     );
   });
 
+  it('says so when the cut caught the first look in flight, instead of claiming nothing arrived', () => {
+    const text = new MailTimeoutError(failure({ checks: 0, cutShort: true, elapsedMs: 2_900, cutShortReason: "the test's own timeout was 3.2 s away" }))
+      .message;
+    expect(text).toMatch(/\(0 checks\)\. No check got an answer before the cut \(the first was still in flight\), so whether mail arrived is unknown\.$/);
+    expect(text).not.toContain('Nothing arrived at all');
+  });
+
   it('names matching mail that arrived but could not be fetched', () => {
     const text = new MailTimeoutError(failure({ unfetched: [seen('Your invoice', 'billing@acme.example', '12:00:05')] })).message;
     expect(text).toContain('Matching mail did arrive but could not be fetched in time: "Your invoice" from billing@acme.example at 12:00:05.');

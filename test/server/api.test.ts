@@ -197,6 +197,9 @@ describe('budgets', () => {
           smtp_attempts: '/api/v1/mailbox/attempts',
           webhooks: '/api/v1/webhooks',
           metrics: '/metrics',
+          ui: '/',
+          mailboxes: '/api/v1/mailboxes',
+          events: '/api/v1/events',
         },
       });
     }

@@ -3,19 +3,60 @@
 import { connect, type Socket } from 'node:net';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { request } from 'undici';
-import { afterEach } from 'vitest';
+import { afterEach, inject } from 'vitest';
+import { Budget, type RequestBudget } from '../../src/server/budgets/budget.js';
 import { startServer, type MailroomServer, type ServerOptions } from '../../src/server/index.js';
+import type { WallClock } from '../../src/server/server-options.js';
+import type { MailStore, StoredMessage } from '../../src/server/store/mail-store.js';
+import { MessageStore } from '../../src/server/store/message-store.js';
+import { RedisMailStore } from '../../src/server/store/redis/redis-store.js';
 import { testServerLogger } from '../support/server-log.js';
 
 const running: MailroomServer[] = [];
+const stores: MailStore[] = [];
 
 afterEach(async () => {
-  await Promise.all(running.splice(0).map((server) => server.close()));
+  await Promise.all([...running.splice(0).map((server) => server.close()), ...stores.splice(0).map((store) => store.close())]);
 });
 
-/** A server on free ports, closed after the test. */
+let prefixes = 0;
+/**
+ * The store the server contract suite runs against: the memory store, or in
+ * the `redis` Vitest project (vitest.config.ts) the run's redis-server under
+ * a key prefix of this server's own, so no two servers share mail unless a
+ * test passes the same `store` to both.
+ */
+export function testStore(): string | undefined {
+  const url = inject('redisURL');
+  return url ? `${url}?prefix=t-${process.pid}-${++prefixes}-${Math.random().toString(36).slice(2, 8)}` : undefined;
+}
+
+export interface TestStoreOptions {
+  readonly clock: WallClock;
+  readonly retention: number;
+  readonly maxMessages: number;
+  readonly onEvict?: (message: StoredMessage) => void;
+  readonly onListenerError?: (error: unknown) => void;
+}
+
+/**
+ * The suite's store on its own, without a server (the memory store, or in the
+ * `redis` project a Redis store under a fresh prefix), with a budget maker of
+ * the same kind; closed after the test.
+ */
+export async function openTestStore(options: TestStoreOptions): Promise<{ store: MailStore; budget(perSecond: number): RequestBudget }> {
+  const url = testStore();
+  if (!url) return { store: new MessageStore(options), budget: (perSecond) => new Budget(perSecond, options.clock) };
+  const prefix = new URL(url).searchParams.get('prefix')!;
+  const store = await RedisMailStore.open({ ...options, url: url.replace(/\?.*$/, ''), prefix, logger: silentLogger() });
+  stores.push(store);
+  let budgets = 0;
+  return { store, budget: (perSecond) => store.budget(`b${++budgets}`, perSecond) };
+}
+
+/** A server on free ports with the suite's store (`testStore`), closed after the test. */
 export async function start(options: ServerOptions = {}): Promise<MailroomServer> {
-  const server = await startServer({ smtpPort: 0, httpPort: 0, logger: testServerLogger('server test'), ...options });
+  const server = await startServer({ smtpPort: 0, httpPort: 0, logger: testServerLogger('server test'), store: testStore(), ...options });
   running.push(server);
   return server;
 }

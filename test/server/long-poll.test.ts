@@ -206,6 +206,9 @@ describe('discovery', () => {
         smtp_attempts: '/api/v1/mailbox/attempts',
         webhooks: '/api/v1/webhooks',
         metrics: '/metrics',
+        ui: '/',
+        mailboxes: '/api/v1/mailboxes',
+        events: '/api/v1/events',
       },
     });
 
@@ -220,6 +223,9 @@ describe('discovery', () => {
         smtp_attempts: '/api/v1/mailbox/attempts',
         webhooks: '/api/v1/webhooks',
         metrics: '/metrics',
+        ui: '/',
+        mailboxes: '/api/v1/mailboxes',
+        events: '/api/v1/events',
       },
     });
     const answer = await call(off, waitPath({ address: freshAddress() }));

@@ -146,11 +146,13 @@ describe('ids', () => {
 describe('routes and methods', () => {
   it('answers unknown routes with 404 not_found in JSON', async () => {
     const server = await start();
+    // `/` and `/api/v1/mailboxes` were here until the web UI made them routes (test/server/web-ui.test.ts).
     for (const path of [
-      '/',
+      '/index.html',
+      '/ui/other.js',
       '/api/v1',
       '/api/v1/',
-      '/api/v1/mailboxes',
+      '/api/v1/mailboxes/extra',
       '/api/v2/mailbox?address=a@mailroom.test',
       '/api/v1/mailbox/extra',
       '/favicon.ico',

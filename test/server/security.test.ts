@@ -153,6 +153,8 @@ describe('the token', () => {
       ['POST', '/_mailroom/faults', JSON.stringify({ address, fault: { kind: 'reset' } })],
       ['DELETE', '/_mailroom/faults'],
       ['GET', `/_mailroom/stats?address=${address}`],
+      // The web UI's calls (the event stream is held open: test/server/web-ui.test.ts proves it with the token).
+      ['GET', '/api/v1/mailboxes'],
     ];
     for (const [method, path, body] of routes) {
       for (const authorization of [undefined, 'Bearer wrong', 'Bearer s3cret-tokenX', 's3cret-token']) {
@@ -169,6 +171,8 @@ describe('the token', () => {
     // nothing the refused calls asked for was done: no fault was armed
     expect(server.stats(address).faulted).toBe(0);
     expect((await call(server, '/healthz')).status).toBe(200);
+    // The event stream is refused like the rest (with the token it streams: web-ui.test.ts).
+    expect((await call(server, '/api/v1/events')).status).toBe(401);
   });
 });
 
@@ -193,6 +197,7 @@ describe('what a browser gets', () => {
     await probe('not found', '/index.html');
     await probe('bad id', '/api/v1/message/%3Cscript%3E');
     await probe('stats', `/_mailroom/stats?address=${address}`);
+    await probe('mailbox index', '/api/v1/mailboxes');
     await probe('mcp', '/mcp', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

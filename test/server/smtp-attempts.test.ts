@@ -25,7 +25,7 @@ describe('SMTP attempts', () => {
     for (const attempt of seen) {
       expect(attempt).toMatchObject({ stage: 'data', code: 250, enhancedCode: '2.6.0', outcome: 'accepted', from: 'app@example.com', at: clock.now() });
       expect(attempt.clientIp).toMatch(/127\.0\.0\.1$/);
-      expect(stored.get(attempt.to, attempt.messageId!)?.id).toBe(attempt.messageId);
+      expect((await stored.get(attempt.to, attempt.messageId!))?.id).toBe(attempt.messageId);
     }
   });
 

@@ -61,7 +61,7 @@ async function transaction(server: MailroomServer, to: string | string[], option
 }
 
 async function stored(server: MailroomServer, address: string): Promise<number> {
-  return internalsOf(server).store.list(address.toLowerCase(), 100).length;
+  return (await internalsOf(server).store.list(address.toLowerCase(), 100)).length;
 }
 
 describe('greylist', () => {
@@ -319,7 +319,7 @@ describe('the attempt log', () => {
     });
     expect(accepted.client_ip).toMatch(/127\.0\.0\.1$/);
     expect(accepted.text).toBe(`Stored as ${accepted.stored_id} for ${to.toLowerCase()}`);
-    expect(internalsOf(server).store.get(to.toLowerCase(), accepted.stored_id)).toBeDefined();
+    expect(await internalsOf(server).store.get(to.toLowerCase(), accepted.stored_id)).toBeDefined();
     expect(deferred).toMatchObject({
       at: '2030-01-01T12:00:01.484Z',
       from: 'other@example.com',
@@ -574,6 +574,9 @@ describe('smtpRules: false', () => {
       paging: 'before_id',
       webhooks: '/api/v1/webhooks',
       metrics: '/metrics',
+      ui: '/',
+      mailboxes: '/api/v1/mailboxes',
+      events: '/api/v1/events',
     });
     expect(internalsOf(server).smtpLab).toBeUndefined();
     expect((await transaction(server, to)).data).toMatch(/^250/);

@@ -51,7 +51,13 @@ let n = 0;
 function event(): WebhookEvent {
   const k = ++n;
   const id = `evt_${String(k).padStart(32, '0')}`;
-  return { id, type: 'message.received', address: 'a@mailroom.test', createdAt: 0, payload: () => ({ kind: 'json', body: JSON.stringify({ id, n: k }) }) };
+  return {
+    id,
+    type: 'message.received',
+    address: 'a@mailroom.test',
+    createdAt: 0,
+    payload: () => Promise.resolve({ kind: 'json', body: JSON.stringify({ id, n: k }) }),
+  };
 }
 
 async function setUp(input: Record<string, unknown>, draws: number[] = []) {

@@ -9,7 +9,13 @@ import { MemoryWebhookStore, type Delivery } from '../../src/server/webhooks/web
 const webhook = parseWebhookInput({ url: 'http://127.0.0.1:9/' }, { id: 'wh_1', now: 0, mailboxKey: (a) => a });
 const delivery = (id: string): Delivery => ({
   webhookId: 'wh_1',
-  event: { id, type: 'message.received', address: 'a@mailroom.test', createdAt: 0, payload: () => ({ kind: 'json', body: '{}' }) } satisfies WebhookEvent,
+  event: {
+    id,
+    type: 'message.received',
+    address: 'a@mailroom.test',
+    createdAt: 0,
+    payload: () => Promise.resolve({ kind: 'json', body: '{}' }),
+  } satisfies WebhookEvent,
   state: 'pending',
   attempts: [],
   copy: 1,

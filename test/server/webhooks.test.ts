@@ -413,7 +413,7 @@ describe('the events', () => {
     await send('Parsed elsewhere');
     await until(server, webhook.id, settled());
     expect(JSON.parse(receiver.received[0]!.body).data.message.subject).toBe('Parsed elsewhere');
-    const [stored] = internalsOf(server).store.list(address, 1);
+    const [stored] = await internalsOf(server).store.list(address, 1);
     expect(stored!.content.summaryIfKnown).toBeUndefined();
   });
 

@@ -27,16 +27,23 @@ export class FakeClock implements Clock {
     this.sleeps.push(ms);
     if (signal?.aborted) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer: Timer = { at: this.#now + Math.max(0, ms), seq: this.#seq++, resolve };
-      this.#timers.push(timer);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          this.#timers = this.#timers.filter((t) => t !== timer);
+      // A timer that falls due lets go of the signal too, as node's timers do:
+      // a wait sleeps many times on one signal, and listeners left behind
+      // piled up past Node's limit of 10 (MaxListenersExceededWarning in the wait bench).
+      const onAbort = () => {
+        this.#timers = this.#timers.filter((t) => t !== timer);
+        resolve();
+      };
+      const timer: Timer = {
+        at: this.#now + Math.max(0, ms),
+        seq: this.#seq++,
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
           resolve();
         },
-        { once: true },
-      );
+      };
+      this.#timers.push(timer);
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 

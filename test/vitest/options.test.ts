@@ -117,3 +117,13 @@ describe.concurrent('retries', () => {
     expect(await stats(attempts[0]!)).toMatchObject({ deleteMailbox: 1 });
   });
 });
+
+describe('screenshots in Vitest', () => {
+  test.override({ mailroom: { screenshots: 'only-on-failure' } });
+
+  // The inbox fixture refuses it at setup (its message: test/runner/test-inbox.integration.test.ts),
+  // so a test that asks for the inbox fails before its body runs.
+  test.fails('is refused: Vitest has no browser to render mail in', ({ inbox }) => {
+    void inbox;
+  });
+});

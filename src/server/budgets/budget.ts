@@ -11,11 +11,54 @@ import type { WallClock } from '../server-options.js';
 export type BudgetDecision =
   { readonly allowed: true } | { readonly allowed: false; readonly retryAfterMs: number; readonly retryAfterSeconds: number; readonly sinceLastMs: number };
 
+/**
+ * A per-address budget as its callers see it: this process's `Budget`, or
+ * one shared by every server on a Redis store (store/redis/redis-budget.ts).
+ * The memory budget answers synchronously; callers await either.
+ */
+export interface RequestBudget {
+  readonly perSecond: number;
+  /** The sliding window, in ms: `capacity` calls are allowed in any window this long. */
+  readonly windowMs: number;
+  readonly capacity: number;
+  take(key: string): BudgetDecision | Promise<BudgetDecision>;
+  spend(key: string, what: string): void | Promise<void>;
+  record(key: string): void | Promise<void>;
+}
+
+export function windowOf(perSecond: number): { readonly capacity: number; readonly windowMs: number } {
+  const capacity = Math.max(1, Math.floor(perSecond));
+  return { capacity, windowMs: (capacity / perSecond) * 1000 };
+}
+
+/** The `rate_limited` refusal naming `what` budget of `address` is spent and when to come back. */
+export function budgetRefusal(
+  budget: Pick<RequestBudget, 'capacity' | 'windowMs'>,
+  address: string,
+  what: string,
+  decision: Exclude<BudgetDecision, { allowed: true }>,
+): Refusal {
+  const window = budget.windowMs === 1000 ? 'second' : `${budget.windowMs / 1000} s`;
+  const allowance = `${budget.capacity} call${budget.capacity === 1 ? '' : 's'} per ${window} per address`;
+  return new Refusal(
+    429,
+    'rate_limited',
+    `The ${what} budget of ${address} is spent (${allowance}; the last allowed call was ${(decision.sinceLastMs / 1000).toFixed(3)} s ago). Retry after ${decision.retryAfterSeconds} s; this refusal did not count against the budget`,
+    { 'retry-after': String(decision.retryAfterSeconds) },
+  );
+}
+
+/** A refusal's decision from the wait left, in ms, and the time since the window's last call. */
+export function refusedFor(waitMs: number, sinceLastMs: number): Exclude<BudgetDecision, { allowed: true }> {
+  // whole seconds, rounded up, never 0: sleeping that long is enough
+  return { allowed: false, retryAfterMs: waitMs, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), sinceLastMs };
+}
+
 const ALLOWED: BudgetDecision = Object.freeze({ allowed: true });
 // Forgetting idle addresses keeps the map as small as the set of active callers.
 const SWEEP_EVERY_MS = 30_000;
 
-export class Budget {
+export class Budget implements RequestBudget {
   readonly perSecond: number;
   readonly #capacity: number;
   readonly #windowMs: number;
@@ -25,8 +68,7 @@ export class Budget {
 
   constructor(perSecond: number, clock: WallClock) {
     this.perSecond = perSecond;
-    this.#capacity = Math.max(1, Math.floor(perSecond));
-    this.#windowMs = (this.#capacity / perSecond) * 1000;
+    ({ capacity: this.#capacity, windowMs: this.#windowMs } = windowOf(perSecond));
     this.#clock = clock;
     this.#lastSweep = clock.now();
   }
@@ -53,13 +95,7 @@ export class Budget {
       const oldest = calls[0]!;
       const waitMs = oldest + this.#windowMs - now;
       if (waitMs > 0) {
-        return {
-          allowed: false,
-          retryAfterMs: waitMs,
-          // whole seconds, rounded up, never 0: sleeping that long is enough
-          retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)),
-          sinceLastMs: now - calls[calls.length - 1]!,
-        };
+        return refusedFor(waitMs, now - calls[calls.length - 1]!);
       }
       calls.shift();
     }
@@ -73,7 +109,7 @@ export class Budget {
    */
   spend(mailbox: string, what: string): void {
     const decision = this.take(mailbox);
-    if (!decision.allowed) throw this.#refusal(mailbox, what, decision);
+    if (!decision.allowed) throw budgetRefusal(this, mailbox, what, decision);
   }
 
   /**
@@ -93,17 +129,6 @@ export class Budget {
     }
     calls.push(now);
     while (calls.length > this.#capacity) calls.shift();
-  }
-
-  #refusal(address: string, what: string, decision: Exclude<BudgetDecision, { allowed: true }>): Refusal {
-    const window = this.#windowMs === 1000 ? 'second' : `${this.#windowMs / 1000} s`;
-    const allowance = `${this.#capacity} call${this.#capacity === 1 ? '' : 's'} per ${window} per address`;
-    return new Refusal(
-      429,
-      'rate_limited',
-      `The ${what} budget of ${address} is spent (${allowance}; the last allowed call was ${(decision.sinceLastMs / 1000).toFixed(3)} s ago). Retry after ${decision.retryAfterSeconds} s; this refusal did not count against the budget`,
-      { 'retry-after': String(decision.retryAfterSeconds) },
-    );
   }
 
   #sweep(now: number): void {

@@ -4,15 +4,26 @@
 // where an injected fault decides how (or whether) the answer reaches the wire.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Refusal } from '../../contract/refusal.js';
-import { ATTEMPTS_PATH, MCP_PATH, METRICS_PATH, PAGING_PARAM, RULES_PATH, WAIT_PATH, WEBHOOKS_PATH } from '../../contract/routes.js';
+import {
+  ATTEMPTS_PATH,
+  EVENTS_PATH,
+  MAILBOXES_PATH,
+  MCP_PATH,
+  METRICS_PATH,
+  PAGING_PARAM,
+  RULES_PATH,
+  UI_PATH,
+  WAIT_PATH,
+  WEBHOOKS_PATH,
+} from '../../contract/routes.js';
 import type { WaitSlots } from '../../contract/wait-slots.js';
 import type { WireHealth } from '../../contract/wire.js';
-import type { Budget } from '../budgets/budget.js';
+import type { RequestBudget } from '../budgets/budget.js';
 import type { PageWalks } from '../budgets/page-walks.js';
 import type { Logger } from '../log.js';
 import type { MailboxReader } from '../mailbox-reader.js';
 import type { McpEndpoint } from '../mcp/endpoint.js';
-import type { MessageStore } from '../store/message-store.js';
+import type { MailStore } from '../store/mail-store.js';
 import { bearerTokenCheck } from './bearer-token.js';
 import { readBodyUpTo } from './body.js';
 import { normalizeInjection, spoilReply, type ApiCall, type Fault, type FaultSwitch, type RequestCounter } from './faults.js';
@@ -23,12 +34,15 @@ import { setSecurityHeaders } from './security-headers.js';
 import { answerSmtpLab, type SmtpLabContext } from './smtp-lab.js';
 import { answerWebhooks } from './webhooks.js';
 import type { WebhookService } from '../webhooks/webhook-service.js';
+import { createEventStreams } from './event-stream.js';
+import { answerMailboxIndex } from './mailbox-index.js';
+import { UI_CSP, uiAsset } from './ui-assets.js';
 import { mailIdentity } from '../smtp/mail-identity.js';
 
 const MAX_ADMIN_BODY = 64 * 1024;
 
 export interface ApiContext {
-  readonly store: MessageStore;
+  readonly store: MailStore;
   readonly reader: MailboxReader;
   readonly domains: readonly string[];
   /** The long-poll's slots; when undefined the long-poll is neither served nor advertised. */
@@ -36,10 +50,10 @@ export interface ApiContext {
   /** The longest a long-poll is held, in ms (the server's `holdCap`). */
   readonly holdCap: number;
   readonly mcp: McpEndpoint;
-  readonly listBudget: Budget;
+  readonly listBudget: RequestBudget;
   /** Which pages continue a listing, and so are not charged. */
   readonly pageWalks: PageWalks;
-  readonly messageBudget: Budget;
+  readonly messageBudget: RequestBudget;
   readonly faults: FaultSwitch;
   readonly counter: RequestCounter;
   readonly token: string | undefined;
@@ -85,15 +99,19 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
       paging: PAGING_PARAM,
       ...(ctx.smtpLab ? { smtp_rules: RULES_PATH, smtp_attempts: ATTEMPTS_PATH } : {}),
       ...(ctx.webhooks ? { webhooks: WEBHOOKS_PATH, metrics: METRICS_PATH } : {}),
+      ui: UI_PATH,
+      mailboxes: MAILBOXES_PATH,
+      events: EVENTS_PATH,
     },
   };
+  const events = createEventStreams(ctx.store, ctx.reader);
   const smtpLab: SmtpLabContext | undefined = ctx.smtpLab && {
     ...ctx.smtpLab,
     reader: ctx.reader,
     messageBudget: ctx.messageBudget,
-    storedIdentity: (to, storedId) => {
-      const message = ctx.store.get(to, storedId);
-      return message ? mailIdentity(message.content.raw) : undefined;
+    storedIdentity: async (to, storedId) => {
+      const message = await ctx.store.get(to, storedId);
+      return message ? mailIdentity(await message.content.source()) : undefined;
     },
   };
   const isAuthorized = ctx.token === undefined ? undefined : bearerTokenCheck(ctx.token);
@@ -140,35 +158,35 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
         const beforeId = parseSinceId(singleParam(params, PAGING_PARAM), PAGING_PARAM);
         const mailbox = mailboxParam(params, 'address');
         // A page continuing the latest listing is free (page-walks.ts).
-        if (beforeId === undefined || !ctx.pageWalks.isFree(mailbox, beforeId)) ctx.listBudget.spend(mailbox, 'list');
+        if (beforeId === undefined || !ctx.pageWalks.isFree(mailbox, beforeId)) await ctx.listBudget.spend(mailbox, 'list');
         const messages = await ctx.reader.listing(mailbox, limit, beforeId);
         ctx.pageWalks.served(mailbox, messages);
         // The address is echoed as the caller wrote it (the contract's A); the mailbox itself is case-insensitive.
-        return json(200, { address: params.get('address'), messages, ...ctx.reader.evictedField(mailbox) });
+        return json(200, { address: params.get('address'), messages, ...(await ctx.reader.evictedField(mailbox)) });
       }
       if (call === 'wait') {
         return json(200, await longPoll({ ...ctx, slots: ctx.waitSlots! }, params, signal));
       }
       if (call === 'deleteMailbox') {
         const mailbox = mailboxParam(params, 'address');
-        ctx.messageBudget.spend(mailbox, 'message');
+        await ctx.messageBudget.spend(mailbox, 'message');
         // The lab's rules and attempt log belong to the mailbox and go with it, and so do the webhooks scoped to it.
         if (ctx.smtpLab) {
           ctx.smtpLab.rules.clear(mailbox);
           ctx.smtpLab.log.delete(mailbox);
         }
         ctx.webhooks?.removeScopedTo(mailbox);
-        return json(200, { deleted: ctx.store.deleteMailbox(mailbox) });
+        return json(200, { deleted: await ctx.store.deleteMailbox(mailbox) });
       }
       const mailbox = mailboxParam(params, 'mailbox');
-      ctx.messageBudget.spend(mailbox, 'message');
-      if (call === 'deleteMessage') return json(200, { deleted: ctx.store.delete(mailbox, id!) });
-      const message = ctx.store.get(mailbox, id!);
+      await ctx.messageBudget.spend(mailbox, 'message');
+      if (call === 'deleteMessage') return json(200, { deleted: await ctx.store.delete(mailbox, id!) });
+      const message = await ctx.store.get(mailbox, id!);
       if (!message) {
         throw new Refusal(404, 'not_found', `No message ${id} in ${mailbox}: it expired, was deleted, or never existed there`);
       }
       if (call === 'raw') {
-        return { status: 200, headers: { 'content-type': 'message/rfc822', 'cache-control': 'no-store' }, body: message.content.raw };
+        return { status: 200, headers: { 'content-type': 'message/rfc822', 'cache-control': 'no-store' }, body: await message.content.source() };
       }
       return json(200, await ctx.reader.wireMessage(message));
     } catch (error) {
@@ -247,7 +265,8 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
         const named = params.getAll(addressParamOf(matched.call));
         if (named.length === 1) ctx.counter.count(named[0]!.toLowerCase(), matched.call);
       }
-      if (matched.kind !== 'healthz' && isAuthorized && !isAuthorized(req.headers.authorization)) {
+      // The UI's static files hold no mail: a browser loads them before it can send a token.
+      if (matched.kind !== 'healthz' && matched.kind !== 'ui' && isAuthorized && !isAuthorized(req.headers.authorization)) {
         throw new Refusal(401, 'unauthorized', 'This server requires `Authorization: Bearer <token>` (the token it was started with)', {
           'www-authenticate': 'Bearer',
         });
@@ -257,8 +276,22 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
       return;
     }
     if (matched.kind === 'mcp') return ctx.mcp.handle(req, res);
+    if (matched.kind === 'events') {
+      try {
+        events.open(params, res);
+      } catch (error) {
+        write(res, error instanceof Refusal ? refusalReply(error) : internalError(error));
+      }
+      return;
+    }
     let work: Promise<{ reply: Reply; fault?: Fault }>;
     if (matched.kind === 'healthz') work = Promise.resolve({ reply: json(200, health) });
+    else if (matched.kind === 'ui') {
+      work = uiAsset(matched.path).then(({ type, body }) => ({
+        // The page's own policy replaces the API's sandbox (ui-assets.ts says why that is safe).
+        reply: { status: 200, headers: { 'content-type': type, 'cache-control': 'no-cache', 'content-security-policy': UI_CSP }, body },
+      }));
+    } else if (matched.kind === 'mailboxes') work = answerMailboxIndex(params, ctx.store, ctx.reader).then((body) => ({ reply: json(200, body) }));
     else if (matched.kind === 'api') work = api(matched.call, matched.id, params, requestSignal(matched.call, res));
     else if (matched.kind === 'smtpLab') work = answerSmtpLab(matched.call, params, req, smtpLab!).then((body) => ({ reply: json(200, body) }));
     else if (matched.kind === 'webhooks') {
@@ -293,6 +326,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
       for (const timer of delayed) clearTimeout(timer);
       delayed.clear();
       closing.abort();
+      events.closeAll();
       ctx.mcp.close();
     },
   };

@@ -62,7 +62,7 @@ export async function longPoll(
       messages,
       timed_out: outcome.kind === 'timed_out',
       waited_seconds: Math.round(outcome.waitedMs) / 1000,
-      ...ctx.reader.evictedField(mailbox),
+      ...(await ctx.reader.evictedField(mailbox)),
     };
   } finally {
     release();

@@ -2,15 +2,30 @@
 // refusal (`404 not_found`, `405 method_not_allowed` with `Allow`,
 // `400 invalid_request` for a malformed message id).
 import { Refusal } from '../../contract/refusal.js';
-import { API_BASE, ATTEMPTS_PATH, HEALTH_PATH, MCP_PATH, METRICS_PATH, RULES_PATH, WAIT_PATH, WEBHOOKS_PATH } from '../../contract/routes.js';
+import {
+  API_BASE,
+  ATTEMPTS_PATH,
+  EVENTS_PATH,
+  HEALTH_PATH,
+  MAILBOXES_PATH,
+  MCP_PATH,
+  METRICS_PATH,
+  RULES_PATH,
+  WAIT_PATH,
+  WEBHOOKS_PATH,
+} from '../../contract/routes.js';
 import { isWellFormedId } from '../store/ids.js';
 import type { ApiCall } from './faults.js';
 import type { SmtpLabCall } from './smtp-lab.js';
+import { isUiPath } from './ui-assets.js';
 import type { WebhookCall } from './webhooks.js';
 
 export type Route =
   | { readonly kind: 'api'; readonly call: ApiCall; readonly id?: string }
   | { readonly kind: 'healthz' }
+  | { readonly kind: 'ui'; readonly path: string }
+  | { readonly kind: 'mailboxes' }
+  | { readonly kind: 'events' }
   | { readonly kind: 'mcp' }
   | { readonly kind: 'smtpLab'; readonly call: SmtpLabCall }
   | { readonly kind: 'webhooks'; readonly call: WebhookCall; readonly id?: string; readonly eventId?: string }
@@ -79,6 +94,18 @@ export function route(method: string, path: string, faultInjection: boolean, lon
     if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
     return { kind: 'healthz' };
   }
+  if (isUiPath(path)) {
+    if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
+    return { kind: 'ui', path };
+  }
+  if (path === MAILBOXES_PATH) {
+    if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
+    return { kind: 'mailboxes' };
+  }
+  if (path === EVENTS_PATH) {
+    if (method !== 'GET') throw methodNotAllowed(method, path, ['GET']);
+    return { kind: 'events' };
+  }
   if (path === MCP_PATH) {
     // Stateless: there is no session to stream to (GET) or to end (DELETE).
     if (method !== 'POST') throw methodNotAllowed(method, path, ['POST']);
@@ -139,7 +166,7 @@ export function route(method: string, path: string, faultInjection: boolean, lon
   throw new Refusal(
     404,
     'not_found',
-    `No such route: ${method} ${path}. The API is GET|DELETE ${API_BASE}/mailbox?address=A, ${longPollServed ? `GET ${WAIT_PATH}?address=A&since_id=ID, ` : ''}${smtpRulesServed ? `GET|POST|DELETE ${RULES_PATH}?address=A, GET ${ATTEMPTS_PATH}?address=A, ` : ''}${webhooksServed ? `GET|POST ${WEBHOOKS_PATH}, GET ${METRICS_PATH}, ` : ''}GET|DELETE ${API_BASE}/message/{id}?mailbox=A, GET ${API_BASE}/message/{id}/raw?mailbox=A, POST ${MCP_PATH} and GET ${HEALTH_PATH}`,
+    `No such route: ${method} ${path}. The API is GET|DELETE ${API_BASE}/mailbox?address=A, ${longPollServed ? `GET ${WAIT_PATH}?address=A&since_id=ID, ` : ''}${smtpRulesServed ? `GET|POST|DELETE ${RULES_PATH}?address=A, GET ${ATTEMPTS_PATH}?address=A, ` : ''}${webhooksServed ? `GET|POST ${WEBHOOKS_PATH}, GET ${METRICS_PATH}, ` : ''}GET|DELETE ${API_BASE}/message/{id}?mailbox=A, GET ${API_BASE}/message/{id}/raw?mailbox=A, GET ${MAILBOXES_PATH}, GET ${EVENTS_PATH}, POST ${MCP_PATH} and GET ${HEALTH_PATH}; the web UI is at /`,
   );
 }
 

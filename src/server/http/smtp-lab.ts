@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Refusal } from '../../contract/refusal.js';
 import type { WireSmtpAttempts, WireSmtpRuleAdded, WireSmtpRules } from '../../contract/wire.js';
-import type { Budget } from '../budgets/budget.js';
+import type { RequestBudget } from '../budgets/budget.js';
 import type { MailboxReader } from '../mailbox-reader.js';
 import { toWireAttempt, type AttemptLog, type StoredIdentity } from '../rules/attempt-log.js';
 import { TooManyRulesError, type RuleBook } from '../rules/rule-book.js';
@@ -23,7 +23,7 @@ export interface SmtpLabContext {
   /** An accepted attempt's Message-ID and Subject, from its stored message. */
   readonly storedIdentity: StoredIdentity;
   readonly reader: MailboxReader;
-  readonly messageBudget: Budget;
+  readonly messageBudget: RequestBudget;
 }
 
 const MAX_RULE_BODY = 16 * 1024;
@@ -67,7 +67,10 @@ export async function answerSmtpLab(call: SmtpLabCall, params: URLSearchParams, 
     case 'clearRules':
       return { cleared: ctx.rules.clear(mailbox) };
     case 'attempts':
-      ctx.messageBudget.spend(mailbox, 'message');
-      return { address, attempts: ctx.log.list(mailbox).map((entry) => toWireAttempt(entry, ctx.storedIdentity)) } satisfies WireSmtpAttempts;
+      await ctx.messageBudget.spend(mailbox, 'message');
+      return {
+        address,
+        attempts: await Promise.all(ctx.log.list(mailbox).map((entry) => toWireAttempt(entry, ctx.storedIdentity))),
+      } satisfies WireSmtpAttempts;
   }
 }

@@ -6,18 +6,18 @@ import { Refusal } from '../../contract/refusal.js';
 import { blankToUndefined } from '../../contract/validation.js';
 import type { WaitSlots } from '../../contract/wait-slots.js';
 import { WHEN_SLOTS_ARE_FULL, type MailTools, type WaitArguments, type WaitAnswer } from '../../mcp/tools.js';
-import type { Budget } from '../budgets/budget.js';
+import type { RequestBudget } from '../budgets/budget.js';
 import { parseSinceId } from '../http/params.js';
 import type { MailboxReader } from '../mailbox-reader.js';
 import { isWellFormedId } from '../store/ids.js';
-import type { MessageStore } from '../store/message-store.js';
+import type { MailStore } from '../store/mail-store.js';
 import { containsFilter, holdForMail } from '../waits/hold-for-mail.js';
 
 export interface EmbeddedToolsContext {
-  readonly store: MessageStore;
+  readonly store: MailStore;
   readonly reader: MailboxReader;
-  readonly listBudget: Budget;
-  readonly messageBudget: Budget;
+  readonly listBudget: RequestBudget;
+  readonly messageBudget: RequestBudget;
   readonly slots: WaitSlots;
   /** The longest a wait is held, in ms (the server's `holdCap`). */
   readonly holdCap: number;
@@ -39,15 +39,15 @@ export function createEmbeddedTools(ctx: EmbeddedToolsContext): MailTools {
     maxWaitSeconds: ctx.holdCap / 1000,
     async listMessages(address, limit) {
       const mailbox = reader.mailboxKey(address, 'address');
-      ctx.listBudget.spend(mailbox, 'list');
+      await ctx.listBudget.spend(mailbox, 'list');
       return { address, messages: await reader.listing(mailbox, limit ?? DEFAULT_LIST_LIMIT) };
     },
 
     async getMessage(address, id) {
       const mailbox = reader.mailboxKey(address, 'address');
       checkId(id);
-      ctx.messageBudget.spend(mailbox, 'message');
-      const message = store.get(mailbox, id);
+      await ctx.messageBudget.spend(mailbox, 'message');
+      const message = await store.get(mailbox, id);
       if (!message) throw new Refusal(404, 'not_found', `No message ${id} in ${address}: it expired, was deleted, or never existed there`);
       return reader.wireMessage(message);
     },
@@ -55,8 +55,8 @@ export function createEmbeddedTools(ctx: EmbeddedToolsContext): MailTools {
     async deleteMessage(address, id) {
       const mailbox = reader.mailboxKey(address, 'address');
       checkId(id);
-      ctx.messageBudget.spend(mailbox, 'message');
-      return { deleted: store.delete(mailbox, id) };
+      await ctx.messageBudget.spend(mailbox, 'message');
+      return { deleted: await store.delete(mailbox, id) };
     },
 
     async waitForMessage(args: WaitArguments, signal: AbortSignal): Promise<WaitAnswer> {

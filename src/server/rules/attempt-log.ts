@@ -15,7 +15,10 @@ import type { SmtpAttempt } from '../smtp/attempts.js';
 export type LoggedAttempt = SmtpAttempt;
 
 /** The Message-ID and Subject of a stored message, for an accepted attempt's entry (read from the store). */
-export type StoredIdentity = (to: string, storedId: string) => { readonly messageId: string | undefined; readonly subject: string | undefined } | undefined;
+export type StoredIdentity = (
+  to: string,
+  storedId: string,
+) => Promise<{ readonly messageId: string | undefined; readonly subject: string | undefined } | undefined>;
 
 export interface AttemptLogOptions {
   readonly clock: WallClock;
@@ -35,8 +38,8 @@ interface Slot {
 }
 
 /** An entry as the API shows it; an accepted one's headers come from the stored message while it is there. */
-export function toWireAttempt(entry: LoggedAttempt, stored: StoredIdentity): WireSmtpAttempt {
-  const identity = entry.messageId !== undefined && entry.headerMessageId === undefined ? stored(entry.to, entry.messageId) : undefined;
+export async function toWireAttempt(entry: LoggedAttempt, stored: StoredIdentity): Promise<WireSmtpAttempt> {
+  const identity = entry.messageId !== undefined && entry.headerMessageId === undefined ? await stored(entry.to, entry.messageId) : undefined;
   return {
     at: new Date(entry.at).toISOString(),
     began_at: entry.beganAt === undefined ? null : new Date(entry.beganAt).toISOString(),

@@ -5,6 +5,7 @@
 // later - the per-address attempt log, and the delivery events a webhook
 // receives - without either reaching into the SMTP session.
 import type { SmtpAttemptOutcome, SmtpAttemptStage, SmtpRuleKind } from '../../contract/smtp-lab.js';
+import type { StoredMessage } from '../store/mail-store.js';
 
 export type AttemptStage = SmtpAttemptStage;
 export type AttemptOutcome = SmtpAttemptOutcome;
@@ -46,7 +47,13 @@ export interface SmtpAttempt {
   readonly headerSubject?: string | undefined;
 }
 
-export type AttemptListener = (attempt: SmtpAttempt) => void;
+/**
+ * `message`: for an accepted attempt, the copy that was stored (the webhooks
+ * build `message.received` from it without asking the store again). It is
+ * handed beside the attempt, never inside it, so a listener that keeps
+ * attempts (the attempt log) does not keep the mail alive.
+ */
+export type AttemptListener = (attempt: SmtpAttempt, message: StoredMessage | undefined) => void;
 
 /** The outcome a reply code means to a sender: 2xx taken, 4xx try again later, 5xx give up. */
 export function outcomeOfCode(code: number): AttemptOutcome {
@@ -79,10 +86,10 @@ export class AttemptFeed {
     return () => void this.#listeners.delete(listener);
   }
 
-  publish(attempt: SmtpAttempt): void {
+  publish(attempt: SmtpAttempt, message?: StoredMessage): void {
     for (const listener of [...this.#listeners]) {
       try {
-        listener(attempt);
+        listener(attempt, message);
       } catch (error) {
         this.#onListenerError(error);
       }

@@ -9,7 +9,7 @@ import { parseMailboxAddress } from '../../contract/address.js';
 import type { Logger } from '../log.js';
 import type { SmtpRuleKind } from '../../contract/smtp-lab.js';
 import { spokenMs, type RuleBook, type RuleDecision } from '../rules/rule-book.js';
-import type { MessageStore } from '../store/message-store.js';
+import type { MailStore, StoredMessage } from '../store/mail-store.js';
 import { outcomeOfCode, splitEnhanced, type AttemptFeed, type AttemptOutcome, type AttemptStage } from './attempts.js';
 import { mailIdentity } from './mail-identity.js';
 import { adaptConnections, dropConnection, isConnectionOpen, isMalformedRecipient, netServerOf } from './smtp-server-private.js';
@@ -21,7 +21,7 @@ export interface SmtpIntakeOptions {
   readonly maxConnections: number;
   /** Silence (ms) after which a connection is closed with `421 4.4.2`. */
   readonly idleTimeout: number;
-  readonly store: MessageStore;
+  readonly store: MailStore;
   /** Told every reply that decided a recipient's fate (attempts.ts). */
   readonly attempts: AttemptFeed;
   /** Wall-clock ms, for the attempts' times. */
@@ -80,26 +80,31 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
     readonly rule?: SmtpRuleKind | undefined;
     readonly headerMessageId?: string | undefined;
     readonly headerSubject?: string | undefined;
+    /** The stored copy, for an accepted attempt: handed to listeners beside the attempt. */
+    readonly message?: StoredMessage | undefined;
   }
 
   /** Publishes the reply `code` + `reply` ("x.y.z text") given to `to` at `stage`; no code: the connection dropped. */
   const attempted = (session: SMTPServerSession, to: string, stage: AttemptStage, code: number | undefined, reply: string, extras: Extras = {}) => {
     const conversation = rules ? conversations.get(session) : undefined;
-    attempts.publish({
-      at: now(),
-      clientIp: session.remoteAddress,
-      from: senderOf(session),
-      to,
-      stage,
-      code,
-      ...(code === undefined ? { enhancedCode: undefined, text: reply } : splitEnhanced(reply)),
-      outcome: code === undefined ? ('dropped' satisfies AttemptOutcome) : outcomeOfCode(code),
-      messageId: extras.messageId,
-      beganAt: conversation?.beganAt,
-      rule: extras.rule,
-      headerMessageId: extras.headerMessageId,
-      headerSubject: extras.headerSubject,
-    });
+    attempts.publish(
+      {
+        at: now(),
+        clientIp: session.remoteAddress,
+        from: senderOf(session),
+        to,
+        stage,
+        code,
+        ...(code === undefined ? { enhancedCode: undefined, text: reply } : splitEnhanced(reply)),
+        outcome: code === undefined ? ('dropped' satisfies AttemptOutcome) : outcomeOfCode(code),
+        messageId: extras.messageId,
+        beganAt: conversation?.beganAt,
+        rule: extras.rule,
+        headerMessageId: extras.headerMessageId,
+        headerSubject: extras.headerSubject,
+      },
+      extras.message,
+    );
   };
   const refuse = (session: SMTPServerSession, to: string, stage: AttemptStage, code: number, reply: string, extras?: Extras): Error => {
     attempted(session, to, stage, code, reply, extras);
@@ -265,18 +270,27 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
           return callback(smtpError(code, reply));
         };
         if (!raw) return refuseAll(552, tooBig(bytes, maxMessageBytes).message);
-        const deliver = () => {
-          let stored;
-          try {
-            stored = store.deliver(mailboxes, raw, senderOf(session));
-          } catch (error) {
-            logger.error(`mailroom: could not store a message for ${mailboxes.join(', ')}: ${String(error)}`);
-            return refuseAll(451, '4.3.0 Could not store the message, try again');
-          }
+        const accepted = (stored: readonly StoredMessage[]) => {
           const first = stored[0];
           const reply = stored.length === 1 && first ? `2.6.0 Stored as ${first.id} for ${first.mailbox}` : `2.6.0 Stored for ${stored.length} mailboxes`;
-          for (const message of stored) attempted(session, message.mailbox, 'data', 250, reply, { messageId: message.id });
+          for (const message of stored) attempted(session, message.mailbox, 'data', 250, reply, { messageId: message.id, message });
           callback(null, reply);
+        };
+        const unstored = (error: unknown) => {
+          logger.error(`mailroom: could not store a message for ${mailboxes.join(', ')}: ${String(error)}`);
+          refuseAll(451, '4.3.0 Could not store the message, try again');
+        };
+        // The memory store answers at once, and its 250 goes out in the same
+        // tick as before the store boundary; a shared store's after its reply.
+        const deliver = () => {
+          let result;
+          try {
+            result = store.deliver(mailboxes, raw, senderOf(session));
+          } catch (error) {
+            return unstored(error);
+          }
+          if (Array.isArray(result)) return accepted(result);
+          result.then(accepted, unstored);
         };
         if (!rules) return deliver();
         const ruled = mailboxes.filter((mailbox) => rules.has(mailbox));

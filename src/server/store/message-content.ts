@@ -2,6 +2,7 @@
 // for the message's lifetime) and the full parse (kept only for the most
 // recent messages). Both are made on first read, never at intake.
 import { fastSummary } from './fast-summary.js';
+import type { MessageBody } from './mail-store.js';
 import { parseMail, summarize, type ParsedMail, type ParsedSummary } from './mime-parse.js';
 
 /**
@@ -43,17 +44,23 @@ export class ParseCache {
 }
 
 /** One received source, shared by every recipient's copy. */
-export class MessageContent {
+export class MessageContent implements MessageBody {
   readonly raw: Buffer;
   readonly envelopeFrom: string;
   readonly #cache: ParseCache;
   #summary: ParsedSummary | undefined;
   #parsing: Promise<ParsedMail> | undefined;
 
-  constructor(raw: Buffer, envelopeFrom: string, cache: ParseCache) {
+  /** `summary`: when the store already has it (a Redis store keeps it beside the source). */
+  constructor(raw: Buffer, envelopeFrom: string, cache: ParseCache, summary?: ParsedSummary) {
     this.raw = raw;
     this.envelopeFrom = envelopeFrom;
     this.#cache = cache;
+    this.#summary = summary;
+  }
+
+  source(): Promise<Buffer> {
+    return Promise.resolve(this.raw);
   }
 
   /** The list's view of the message, parsed on first use and then kept. */

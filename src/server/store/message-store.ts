@@ -10,24 +10,14 @@
 // outnumber live entries, which keeps every operation amortised O(1) per message.
 import type { WallClock } from '../server-options.js';
 import { createIdSource, type IdSource } from './ids.js';
+import type { ArrivalListener, ChangeListener, EvictionRecord, MailboxEntry, MailStore, StoreChange, StoredMessage } from './mail-store.js';
 import { MessageContent, ParseCache } from './message-content.js';
+import { addKeyedListener } from './keyed-listeners.js';
+
+export type { ArrivalListener, ChangeListener, MailboxEntry, RemovalReason, StoreChange, StoredMessage } from './mail-store.js';
 
 // Eviction records are kept for this many mailboxes, the most recent ones.
 const MAX_EVICTION_RECORDS = 100_000;
-
-export interface StoredMessage {
-  readonly id: string;
-  /** The mailbox key (lower-cased address). */
-  readonly mailbox: string;
-  /** Wall-clock ms when the message was stored. */
-  readonly receivedAt: number;
-  readonly size: number;
-  readonly content: MessageContent;
-  removed: boolean;
-}
-
-export type RemovalReason = 'expired' | 'evicted' | 'deleted';
-export type ArrivalListener = (message: StoredMessage) => void;
 
 export interface StoreOptions {
   readonly clock: WallClock;
@@ -66,6 +56,15 @@ class MessageQueue {
       this.items = items.slice(this.head);
       this.head = 0;
     }
+  }
+
+  /** The newest live message, without a list. */
+  newestLive(): StoredMessage | undefined {
+    for (let i = this.items.length - 1; i >= this.head; i--) {
+      const message = this.items[i]!;
+      if (!message.removed) return message;
+    }
+    return undefined;
   }
 
   oldest(): StoredMessage | undefined {
@@ -109,13 +108,15 @@ class MessageQueue {
   }
 }
 
-export class MessageStore {
+export class MessageStore implements MailStore {
+  readonly description = 'memory';
   readonly #options: StoreOptions;
   readonly #nextId: IdSource;
   readonly #arrivals = new MessageQueue();
   readonly #mailboxes = new Map<string, MessageQueue>();
   readonly #byId = new Map<string, StoredMessage>();
   readonly #listeners = new Map<string, Set<ArrivalListener>>();
+  readonly #watchers = new Set<ChangeListener>();
   readonly #parses = new ParseCache();
   /** Per mailbox, what the cap pushed out (most recent mailboxes only, like the request counts). */
   readonly #evicted = new Map<string, { count: number; newestId: string }>();
@@ -130,6 +131,12 @@ export class MessageStore {
     this.expire();
     return this.#arrivals.live;
   }
+
+  count(): number {
+    return this.size;
+  }
+
+  async close(): Promise<void> {}
 
   /**
    * Stores one copy per mailbox key (keys must be validated and lower-cased;
@@ -206,15 +213,62 @@ export class MessageStore {
    * is what a server-side wait hangs on: the arrival itself wakes it.
    */
   onArrival(mailbox: string, listener: ArrivalListener): () => void {
-    let set = this.#listeners.get(mailbox);
-    if (!set) this.#listeners.set(mailbox, (set = new Set()));
-    set.add(listener);
-    return () => {
-      const current = this.#listeners.get(mailbox);
-      if (!current) return;
-      current.delete(listener);
-      if (current.size === 0) this.#listeners.delete(mailbox);
-    };
+    return addKeyedListener(this.#listeners, mailbox, listener);
+  }
+
+  /**
+   * Calls `listener` synchronously for every arrival and removal in any
+   * mailbox (after readers see it). Returns the unsubscribe function. With
+   * no watcher this costs a set-size check per change.
+   */
+  watch(listener: ChangeListener): () => void {
+    this.#watchers.add(listener);
+    return () => void this.#watchers.delete(listener);
+  }
+
+  /**
+   * Every mailbox holding mail, the one whose newest message arrived last
+   * first, at most `limit`, and only keys containing `contains` when given;
+   * `total` counts every match. Worked out when asked, so delivering mail
+   * pays nothing for it: O(mailboxes x log limit), a few ms for 100,000
+   * mailboxes. For a person's UI, not a wait loop.
+   */
+  mailboxes(limit: number, contains?: string): { readonly total: number; readonly entries: MailboxEntry[] } {
+    this.expire();
+    // The `limit` newest so far, as a min-heap on the newest id (ids sort by arrival).
+    const heap: MailboxEntry[] = [];
+    const newer = (a: MailboxEntry, b: MailboxEntry): boolean => a.newest.id > b.newest.id;
+    let total = 0;
+    for (const [mailbox, queue] of this.#mailboxes) {
+      if (contains !== undefined && !mailbox.includes(contains)) continue;
+      const newest = queue.newestLive();
+      if (!newest) continue;
+      total++;
+      if (heap.length === limit && newest.id <= heap[0]!.newest.id) continue;
+      const entry = { mailbox, count: queue.live, newest };
+      if (heap.length < limit) {
+        heap.push(entry);
+        for (let i = heap.length - 1; i > 0;) {
+          const parent = (i - 1) >> 1;
+          if (!newer(heap[parent]!, heap[i]!)) break;
+          [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
+          i = parent;
+        }
+      } else {
+        heap[0] = entry;
+        for (let i = 0; ;) {
+          const left = 2 * i + 1;
+          const right = left + 1;
+          let oldest = i;
+          if (left < heap.length && newer(heap[oldest]!, heap[left]!)) oldest = left;
+          if (right < heap.length && newer(heap[oldest]!, heap[right]!)) oldest = right;
+          if (oldest === i) break;
+          [heap[oldest], heap[i]] = [heap[i]!, heap[oldest]!];
+          i = oldest;
+        }
+      }
+    }
+    return { total, entries: heap.sort((a, b) => (newer(a, b) ? -1 : 1)) };
   }
 
   /** Drops messages older than the retention period. Cheap when nothing expired. */
@@ -226,7 +280,7 @@ export class MessageStore {
   }
 
   /** What the global cap evicted from `mailbox`, if anything (ids sort by arrival, so `newestId` is the last one). */
-  evictedFrom(mailbox: string): { readonly count: number; readonly newestId: string } | undefined {
+  evictedFrom(mailbox: string): EvictionRecord | undefined {
     const entry = this.#evicted.get(mailbox);
     return entry && { ...entry };
   }
@@ -258,9 +312,21 @@ export class MessageStore {
       queue.forget();
       if (queue.live === 0) this.#mailboxes.delete(message.mailbox);
     }
+    if (this.#watchers.size > 0) this.#tell({ type: 'removed', message });
+  }
+
+  #tell(change: StoreChange): void {
+    for (const watcher of [...this.#watchers]) {
+      try {
+        watcher(change);
+      } catch (error) {
+        this.#options.onListenerError?.(error);
+      }
+    }
   }
 
   #announce(message: StoredMessage): void {
+    if (this.#watchers.size > 0) this.#tell({ type: 'arrived', message });
     const listeners = this.#listeners.get(message.mailbox);
     if (!listeners) return;
     for (const listener of [...listeners]) {

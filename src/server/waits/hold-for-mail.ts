@@ -23,15 +23,15 @@
 //   says "nothing came" without having looked, so `timeout=0` cannot be used
 //   to poll around the floor.
 import { performance } from 'node:perf_hooks';
-import type { Budget } from '../budgets/budget.js';
+import type { RequestBudget } from '../budgets/budget.js';
 import type { MailboxReader } from '../mailbox-reader.js';
 import type { ParsedSummary } from '../store/mime-parse.js';
-import type { MessageStore, StoredMessage } from '../store/message-store.js';
+import type { MailStore, StoredMessage } from '../store/mail-store.js';
 
 export interface WaitContext {
-  readonly store: MessageStore;
+  readonly store: MailStore;
   readonly reader: MailboxReader;
-  readonly listBudget: Budget;
+  readonly listBudget: RequestBudget;
 }
 
 export interface HoldRequest {
@@ -84,7 +84,8 @@ export function holdForMail(ctx: WaitContext, request: HoldRequest): Promise<Hol
 
     const look = async (only: StoredMessage | undefined, by: 'look' | 'arrival') => {
       if (settled) return;
-      const candidates = only ? [only] : store.newerThan(mailbox, sinceId);
+      const candidates = only ? [only] : await store.newerThan(mailbox, sinceId);
+      if (settled) return;
       if (!only) scanned = true;
       const hits: StoredMessage[] = [];
       for (const message of candidates) {
@@ -94,7 +95,7 @@ export function holdForMail(ctx: WaitContext, request: HoldRequest): Promise<Hol
         if (matches(summary)) hits.push(message);
       }
       if (hits.length > 0) {
-        if (by === 'arrival') listBudget.record(mailbox);
+        if (by === 'arrival') await listBudget.record(mailbox);
         finish({ kind: 'found', found: hits.reverse(), by, waitedMs: waited() });
       } else if (timedOut && paid) {
         finish({ kind: 'timed_out', waitedMs: waited() });
@@ -106,14 +107,16 @@ export function holdForMail(ctx: WaitContext, request: HoldRequest): Promise<Hol
     };
 
     // Subscribed before the first look, so nothing can arrive unseen between the two.
+    // An arrival without a message (a shared store's feed came back after a break) asks for a whole look.
     const unsubscribe = store.onArrival(mailbox, (message) => {
-      if (sinceId !== undefined && message.id <= sinceId) return;
+      if (message && sinceId !== undefined && message.id <= sinceId) return;
       enqueue(scanned ? message : undefined, 'arrival');
     });
 
-    const paidLook = () => {
+    const paidLook = async () => {
       if (settled) return;
-      const decision = listBudget.take(mailbox);
+      const decision = await listBudget.take(mailbox);
+      if (settled) return;
       if (decision.allowed) {
         paid = true;
         enqueue(undefined, 'look');
@@ -122,12 +125,15 @@ export function holdForMail(ctx: WaitContext, request: HoldRequest): Promise<Hol
       // Only an injected clock that stands still can keep the budget spent
       // past the timeout; the look is then recorded rather than held forever.
       if (timedOut && waited() > request.timeoutMs + listBudget.windowMs + 1000) {
-        listBudget.record(mailbox);
+        await listBudget.record(mailbox);
         paid = true;
         enqueue(undefined, 'look');
         return;
       }
-      deferTimer = setTimeout(paidLook, Math.max(1, decision.retryAfterMs));
+      deferTimer = setTimeout(startPaidLook, Math.max(1, decision.retryAfterMs));
+    };
+    const startPaidLook = () => {
+      paidLook().catch((error: unknown) => finish({ kind: 'failed', error, waitedMs: waited() }));
     };
 
     const timeoutTimer = setTimeout(() => {
@@ -140,7 +146,7 @@ export function holdForMail(ctx: WaitContext, request: HoldRequest): Promise<Hol
 
     if (signal.aborted) return onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
-    paidLook();
+    startPaidLook();
   });
 }
 

@@ -24,7 +24,7 @@ import { classify } from './classify.js';
 import type { WebhookEvent } from './events.js';
 import type { WebhookMetrics } from './metrics.js';
 import type { Webhook } from './registration.js';
-import type { DeliverySender } from './delivery-job.js';
+import type { DeliveryOutcome, DeliverySender } from './delivery-job.js';
 import type { Delivery, DeliveryAttempt, WebhookStore } from './webhook-store.js';
 
 export interface DispatchTimers {
@@ -249,17 +249,26 @@ export class WebhookDispatcher {
         [WEBHOOK_HEADERS.eventType]: delivery.event.type,
         [WEBHOOK_HEADERS.attempt]: String(attempt),
       };
-      const posted = await sender.post(
-        {
-          eventId: delivery.event.id,
-          payload: delivery.event.payload(),
-          url: webhook.url,
-          headers,
-          secret: webhook.secret,
-          timestampSeconds: Math.floor(at / 1000),
-          timeoutMs: webhook.timeoutMs,
-        },
-        lane.abort.signal,
+      const posted = await delivery.event.payload().then(
+        (payload) =>
+          sender.post(
+            {
+              eventId: delivery.event.id,
+              payload,
+              url: webhook.url,
+              headers,
+              secret: webhook.secret,
+              timestampSeconds: Math.floor(at / 1000),
+              timeoutMs: webhook.timeoutMs,
+            },
+            lane.abort.signal,
+          ),
+        // The message lives in a shared store that did not answer: nothing went out, and the attempt is retried like a network failure.
+        (error: unknown): DeliveryOutcome => ({
+          result: { kind: 'failure', reason: 'unavailable', detail: `the message could not be read from the store: ${String(error)}` },
+          latencyMs: 0,
+          excerpt: '',
+        }),
       );
       if (lane.removed) return;
       const now = timers.now();

@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import type { WebhookEventType } from '../../contract/webhooks.js';
 import type { WireDeliveryOutcome, WireWebhookEvent } from '../../contract/webhook-wire.js';
 import type { SmtpAttempt } from '../smtp/attempts.js';
-import type { StoredMessage } from '../store/message-store.js';
+import type { StoredMessage } from '../store/mail-store.js';
 import type { EventEnvelope, EventPayload } from './delivery-job.js';
 
 export interface WebhookEvent {
@@ -24,8 +24,12 @@ export interface WebhookEvent {
   readonly address: string;
   /** Wall-clock ms. */
   readonly createdAt: number;
-  /** What the sender builds the body from: plain data, made on first call and then the same. */
-  payload(): EventPayload;
+  /**
+   * What the sender builds the body from: plain data, made on first call and
+   * then the same. A promise, since a message's source may live in a shared
+   * store (the memory store's resolves at once).
+   */
+  payload(): Promise<EventPayload>;
 }
 
 /** `evt_` and 32 hex digits: unique across servers and restarts, so a receiver can deduplicate on it alone. */
@@ -33,9 +37,14 @@ export function eventId(): string {
   return `evt_${randomUUID().replaceAll('-', '')}`;
 }
 
-function once<T>(make: () => T): () => T {
-  let made: { value: T } | undefined;
-  return () => (made ??= { value: make() }).value;
+/** `make` called once and its promise kept, unless it rejects: the next call tries again (a store out of reach for a moment). */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () =>
+    (made ??= make().catch((error: unknown) => {
+      made = undefined;
+      throw error;
+    }));
 }
 
 function envelope(id: string, type: WebhookEventType, address: string, createdAt: number): EventEnvelope {
@@ -50,7 +59,7 @@ export function messageReceived(message: StoredMessage, rawUrl: (message: Stored
     type: 'message.received',
     address: message.mailbox,
     createdAt: message.receivedAt,
-    payload: once(() => ({
+    payload: once(async () => ({
       kind: 'message',
       envelope: envelope(id, 'message.received', message.mailbox, message.receivedAt),
       message: {
@@ -58,7 +67,7 @@ export function messageReceived(message: StoredMessage, rawUrl: (message: Stored
         receivedAt: message.receivedAt,
         size: message.size,
         envelopeFrom: message.content.envelopeFrom,
-        source: message.content.raw.toString('latin1'),
+        source: (await message.content.source()).toString('latin1'),
       },
       rawUrl: rawUrl(message),
     })),
@@ -74,7 +83,7 @@ export function deliveryOutcome(attempt: SmtpAttempt & { readonly code: number }
     type,
     address: attempt.to,
     createdAt: attempt.at,
-    payload: once(() => {
+    payload: once(async () => {
       const data: WireDeliveryOutcome = {
         from: attempt.from,
         to: attempt.to,

@@ -8,7 +8,7 @@ import type { RandomSource } from '../../contract/random.js';
 import { WEBHOOK_LIMITS, type WebhookEventType } from '../../contract/webhooks.js';
 import type { Logger } from '../log.js';
 import type { AttemptFeed, SmtpAttempt } from '../smtp/attempts.js';
-import type { MessageStore, StoredMessage } from '../store/message-store.js';
+import type { StoredMessage } from '../store/mail-store.js';
 import { systemTimers, WebhookDispatcher, type DispatchTimers } from './dispatcher.js';
 import type { DeliverySender } from './delivery-job.js';
 import { deliveryOutcome, messageReceived } from './events.js';
@@ -21,8 +21,8 @@ import { MemoryWebhookStore, type Delivery, type WebhookStore } from './webhook-
 export class TooManyWebhooksError extends Error {}
 
 export interface WebhookServiceOptions {
+  /** The SMTP intake's attempts; an accepted one comes with its stored copy. */
   readonly attempts: AttemptFeed;
-  readonly messages: MessageStore;
   /** The raw source's URL (the API's base is known once the HTTP port is bound). */
   readonly rawUrl: (message: StoredMessage) => string;
   /** The mailbox key of a registration's `address`, or its refusal. */
@@ -83,7 +83,7 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
   // The fan-out, on the SMTP path of every mail: with no registration it
   // costs one comparison; with some, a lookup and, per subscriber, a queued
   // reference. Nothing is parsed or serialised here, nor in this thread (events.ts).
-  const unsubscribe = options.attempts.subscribe((attempt) => {
+  const unsubscribe = options.attempts.subscribe((attempt, message) => {
     if (store.size === 0) return;
     const type = typeOf(attempt);
     if (type === undefined) return;
@@ -91,7 +91,6 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
     if (subscribers.length === 0) return;
     let event;
     if (type === 'message.received') {
-      const message = attempt.messageId === undefined ? undefined : options.messages.get(attempt.to, attempt.messageId);
       if (!message) return;
       event = messageReceived(message, options.rawUrl);
     } else {

@@ -305,6 +305,14 @@ export function requestBytes(request: FuzzRequest): Buffer {
 
 const ANSWER_TYPES = /^(application\/json|message\/rfc822|text\/event-stream)(;|$)/;
 
+/**
+ * The web UI's own files (src/server/http/ui-assets.ts): a page, a script
+ * and a stylesheet, with the UI's policy (scripts from its origin only)
+ * instead of the API's sandbox. Everything else stays as strict as before.
+ */
+const UI_FILES = new Set(['/', '/ui/app.js', '/ui/app.css']);
+const UI_TYPES = /^(text\/html|text\/javascript|text\/css)(;|$)/;
+
 /** Everything wrong with an answer; empty when it is what the contract promises. */
 export function answerProblems(request: FuzzRequest, outcome: RawHttpOutcome): string[] {
   if (outcome.kind === 'hang') return [`no whole answer within the deadline; received ${JSON.stringify(outcome.received.toString('latin1').slice(0, 300))}`];
@@ -326,11 +334,15 @@ export function answerProblems(request: FuzzRequest, outcome: RawHttpOutcome): s
     if (!known) problems.push(`${status} not injected by the fault switch: ${text.slice(0, 300)}`);
   }
   if (header('x-content-type-options') !== 'nosniff') problems.push('no X-Content-Type-Options: nosniff');
-  if (!header('content-security-policy')?.includes('sandbox')) problems.push('no sandboxing Content-Security-Policy');
+  const uiFile = status === 200 && UI_FILES.has(request.target.split('?')[0]!);
+  const policy = header('content-security-policy');
+  if (uiFile ? !policy?.includes("script-src 'self'") || !policy.includes("frame-ancestors 'none'") : !policy?.includes('sandbox')) {
+    problems.push(uiFile ? `the UI's file without the UI's policy: ${policy}` : 'no sandboxing Content-Security-Policy');
+  }
   const cors = Object.keys(headers).filter((name) => name.startsWith('access-control-'));
   if (cors.length > 0) problems.push(`CORS headers: ${cors.join(', ')}`);
   const type = header('content-type');
-  if (type !== undefined && !ANSWER_TYPES.test(type)) problems.push(`content type ${type}`);
+  if (type !== undefined && !(uiFile ? UI_TYPES : ANSWER_TYPES).test(type)) problems.push(`content type ${type}`);
   if (type === undefined && body.length > 0) problems.push('a body without a content type');
   const isHead = request.method === 'HEAD';
   if (status >= 400 && !isHead) {

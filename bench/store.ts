@@ -1,0 +1,215 @@
+// `npm run bench -- store` (issue 14): the memory store against the Redis
+// store with one and with two replicas, in one run, each server in its own
+// process (`mailroom serve`, NODE_ENV=production) and one redis-server
+// (Debian's, no persistence) for the Redis runs.
+//
+//  1. SMTP ingest: BENCH_STORE_MESSAGES (default 100,000) messages over
+//     BENCH_STORE_ADDRESSES (default 10,000) addresses, sent by 8 senders
+//     each one message at a time over its own connection (a pre-composed
+//     source: the cheapest sender nodemailer has), split evenly over the
+//     replicas. The rate is the whole run's; p50/p99 are of each message's
+//     SMTP transaction (MAIL FROM to the 250).
+//  2. List: one `GET /mailbox?limit=25` per address of the filled store
+//     (BENCH_STORE_LISTS, default all of them), one keep-alive connection per
+//     replica, alternating replicas.
+//  3. Wake-up: a long-poll held on one server is answered when mail is
+//     stored, by the same server (memory, Redis with one replica) or by the
+//     other replica (Redis with two: the cross-replica wake-up through
+//     pub/sub). Timed from the moment the send starts to the long-poll's
+//     answer, BENCH_STORE_WAKES (default 200) times; the send's own SMTP
+//     transaction is printed beside it.
+import nodemailer, { type Transporter } from 'nodemailer';
+import { Pool } from 'undici';
+import { startRedisServer } from '../test/support/redis-server.js';
+import type { BenchSection } from './run.js';
+import { answersHealthz, describe, formatMs, freePort, percentile, sleep, startChild, verdict, waitFor, type Child } from './support.js';
+
+const MESSAGES = Number(process.env.BENCH_STORE_MESSAGES ?? 100_000);
+const ADDRESSES = Number(process.env.BENCH_STORE_ADDRESSES ?? 10_000);
+const LISTS = Number(process.env.BENCH_STORE_LISTS ?? ADDRESSES);
+const WAKES = Number(process.env.BENCH_STORE_WAKES ?? 200);
+const SENDERS = 8;
+const PRODUCTION = { ...process.env, NODE_ENV: 'production' };
+
+const SOURCE = (to: string, i: number) =>
+  Buffer.from(
+    [
+      'From: Acme <noreply@acme.example>',
+      `To: ${to}`,
+      `Subject: Your code ${String(i).padStart(6, '0')}`,
+      'MIME-Version: 1.0',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      `Hello,\r\n\r\nYour sign-in code is ${100000 + (i % 900000)}. It expires in 10 minutes.\r\nIf you did not ask for it, ignore this message.`,
+      '',
+    ].join('\r\n'),
+  );
+
+interface Replica {
+  readonly smtpPort: number;
+  readonly apiURL: string;
+  readonly child: Child;
+}
+
+async function startReplica(store: string): Promise<Replica> {
+  const [smtpPort, httpPort] = [await freePort(), await freePort()];
+  const child = startChild(
+    process.execPath,
+    ['dist/cli/index.js', 'serve', '--smtp-port', String(smtpPort), '--http-port', String(httpPort), '--max-messages', 'unlimited', '--store', store],
+    PRODUCTION,
+  );
+  const apiURL = `http://127.0.0.1:${httpPort}`;
+  await waitFor('mailroom serve', child, () => answersHealthz(apiURL), 30_000);
+  return { smtpPort, apiURL, child };
+}
+
+interface Config {
+  readonly name: string;
+  readonly replicas: readonly Replica[];
+}
+
+interface Result {
+  readonly rate: number;
+  readonly ingest: number[];
+  readonly list: number[];
+  readonly listRefused: number;
+  readonly wake: number[];
+  readonly wakeSmtp: number[];
+}
+
+function transport(port: number): Transporter {
+  return nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, pool: true, maxConnections: 1, maxMessages: Infinity });
+}
+
+async function ingest(config: Config): Promise<{ rate: number; latencies: number[] }> {
+  const transports = Array.from({ length: SENDERS }, (_, i) => transport(config.replicas[i % config.replicas.length]!.smtpPort));
+  try {
+    // open every connection before the clock starts
+    await Promise.all(
+      transports.map((t, i) => t.sendMail({ envelope: { from: 'noreply@acme.example', to: `warmup-${i}@mailroom.test` }, raw: SOURCE('w', i) })),
+    );
+    const latencies: number[] = [];
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      transports.map(async (t) => {
+        for (let i = next++; i < MESSAGES; i = next++) {
+          const to = `user-${i % ADDRESSES}@mailroom.test`;
+          const at = performance.now();
+          await t.sendMail({ envelope: { from: 'noreply@acme.example', to }, raw: SOURCE(to, i) });
+          latencies.push(performance.now() - at);
+        }
+      }),
+    );
+    return { rate: MESSAGES / ((performance.now() - started) / 1000), latencies };
+  } finally {
+    for (const t of transports) t.close();
+  }
+}
+
+async function listAll(config: Config): Promise<{ latencies: number[]; refused: number }> {
+  const pools = config.replicas.map((r) => new Pool(r.apiURL, { connections: 1, pipelining: 1 }));
+  try {
+    const latencies: number[] = [];
+    let refused = 0;
+    for (let i = 0; i < LISTS; i++) {
+      const pool = pools[i % pools.length]!;
+      const started = performance.now();
+      const response = await pool.request({ method: 'GET', path: `/api/v1/mailbox?address=user-${i}%40mailroom.test&limit=25` });
+      await response.body.text();
+      if (response.statusCode === 200) latencies.push(performance.now() - started);
+      else refused++;
+    }
+    return { latencies, refused };
+  } finally {
+    await Promise.all(pools.map((p) => p.close()));
+  }
+}
+
+async function wakeUps(config: Config): Promise<{ wake: number[]; smtp: number[] }> {
+  const holder = config.replicas[config.replicas.length - 1]!;
+  const sender = transport(config.replicas[0]!.smtpPort);
+  const pool = new Pool(holder.apiURL, { connections: 1, pipelining: 1 });
+  try {
+    await sender.sendMail({ envelope: { from: 'noreply@acme.example', to: 'warmup@mailroom.test' }, raw: SOURCE('w', 0) });
+    const wake: number[] = [];
+    const smtp: number[] = [];
+    for (let i = 0; i < WAKES; i++) {
+      const to = `wake-${process.pid}-${i}@mailroom.test`;
+      const answered = pool.request({ method: 'GET', path: `/api/v1/mailbox/wait?address=${encodeURIComponent(to)}&timeout=10` }).then(async (response) => {
+        const body = (await response.body.json()) as { timed_out?: boolean };
+        return { at: performance.now(), ok: response.statusCode === 200 && body.timed_out === false };
+      });
+      // let the hold make its first look before the mail goes (a bench, not a test: a pause is fine here)
+      await sleep(30);
+      const started = performance.now();
+      await sender.sendMail({ envelope: { from: 'noreply@acme.example', to }, raw: SOURCE(to, i) });
+      smtp.push(performance.now() - started);
+      const { at, ok } = await answered;
+      if (ok) wake.push(at - started);
+    }
+    return { wake, smtp };
+  } finally {
+    sender.close();
+    await pool.close();
+  }
+}
+
+async function run(config: Config): Promise<Result> {
+  const { rate, latencies } = await ingest(config);
+  console.log(`  ${config.name}: ingested ${MESSAGES} messages at ${rate.toFixed(0)} msgs/s`);
+  const list = await listAll(config);
+  const { wake, smtp } = await wakeUps(config);
+  return { rate, ingest: latencies, list: list.latencies, listRefused: list.refused, wake, wakeSmtp: smtp };
+}
+
+export const storeBench: BenchSection = {
+  name: 'store',
+  description: 'memory store vs Redis store (1 and 2 replicas): SMTP ingest, list latency and wake-ups',
+  async run() {
+    console.log(
+      `${MESSAGES} messages over ${ADDRESSES} addresses per configuration, ${SENDERS} senders one message at a time, ${LISTS} list calls, ${WAKES} wake-ups (BENCH_STORE_MESSAGES, BENCH_STORE_ADDRESSES, BENCH_STORE_LISTS, BENCH_STORE_WAKES adjust)`,
+    );
+    const redis = await startRedisServer();
+    const results = new Map<string, Result>();
+    try {
+      const configs: Array<{ name: string; stores: string[] }> = [
+        { name: 'memory', stores: ['memory'] },
+        { name: 'Redis, 1 replica', stores: [redis.url('bench1')] },
+        { name: 'Redis, 2 replicas', stores: [redis.url('bench2'), redis.url('bench2')] },
+      ];
+      for (const { name, stores } of configs) {
+        const replicas = await Promise.all(stores.map(startReplica));
+        try {
+          results.set(name, await run({ name, replicas }));
+        } finally {
+          await Promise.all(replicas.map((r) => r.child.stop()));
+        }
+      }
+    } finally {
+      await redis.close();
+    }
+    const ms = formatMs(2);
+    console.log('\n  | configuration | ingest msgs/s | ingest p50 / p99 | list p50 / p99 | wake-up p50 / p99 (its SMTP send p50) |');
+    console.log('  | --- | --- | --- | --- | --- |');
+    for (const [name, r] of results) {
+      const refused = r.listRefused > 0 ? ` (${r.listRefused} not 200, not timed)` : '';
+      console.log(
+        `  | ${name} | ${r.rate.toFixed(0)} | ${ms(percentile(r.ingest, 50))} / ${ms(percentile(r.ingest, 99))} | ${ms(percentile(r.list, 50))} / ${ms(percentile(r.list, 99))}${refused} | ${ms(percentile(r.wake, 50))} / ${ms(percentile(r.wake, 99))} (${ms(percentile(r.wakeSmtp, 50))}) |`,
+      );
+    }
+    const memory = results.get('memory')!;
+    const one = results.get('Redis, 1 replica')!;
+    const two = results.get('Redis, 2 replicas')!;
+    console.log(
+      `\n  Redis ingest with 1 replica is ${(one.rate / memory.rate).toFixed(2)}x the memory store's (target >= 0.5x: ${verdict(one.rate >= 0.5 * memory.rate)})`,
+    );
+    console.log(`  Redis ingest with 2 replicas is ${(two.rate / one.rate).toFixed(2)}x 1 replica's (target > 1x: ${verdict(two.rate > one.rate)})`);
+    console.log(
+      `  Redis list p99: 1 replica ${ms(percentile(one.list, 99))}, 2 replicas ${ms(percentile(two.list, 99))} (target <= 10 ms: ${verdict(Math.max(percentile(one.list, 99), percentile(two.list, 99)) <= 10)})`,
+    );
+    console.log(
+      `  cross-replica wake-up p50 ${ms(percentile(two.wake, 50))} (target <= 20 ms: ${verdict(percentile(two.wake, 50) <= 20)}); ${describe(two.wake, ms, [50, 99])}`,
+    );
+  },
+};

@@ -1,0 +1,122 @@
+// openMail: a received mail shown in the test's own page, its links followed
+// by role in the same browser context, its scripts never run. The mail goes
+// through the e2e mailroom server over real SMTP; the "app" whose cookie
+// must survive the click is a small HTTP server on a real socket.
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createTransport } from 'nodemailer';
+import { test as base, expect, openMail, MAIL_ORIGIN } from 'mailroom/playwright';
+import { SMTP_PORT } from './servers.js';
+
+interface App {
+  readonly url: string;
+  /** Every path the app was asked for, with the cookie header it came with. */
+  readonly hits: { path: string; cookie: string | undefined }[];
+}
+
+const test = base.extend<{ app: App; send: (mail: { subject: string; html?: string; text: string }) => Promise<void> }>({
+  app: async ({}, use) => {
+    const hits: App['hits'] = [];
+    const server: Server = createServer((req, res) => {
+      const path = req.url ?? '/';
+      hits.push({ path, cookie: req.headers.cookie });
+      if (path === '/login') {
+        res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'session=s3cret; Path=/; HttpOnly; SameSite=Lax' });
+        res.end('<!doctype html><title>Logged in</title><h1>Logged in</h1>');
+        return;
+      }
+      const session = /(?:^|; )session=([^;]*)/.exec(req.headers.cookie ?? '')?.[1];
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<!doctype html><title>Landed</title><h1>Landed on ${path.replace(/[^\w/?=-]/g, '')}</h1><p>session: ${session ?? 'none'}</p>`);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    await use({ url: `http://127.0.0.1:${port}`, hits });
+    server.close();
+  },
+  send: async ({ inbox }, use) => {
+    const transport = createTransport({ host: '127.0.0.1', port: SMTP_PORT, secure: false, ignoreTLS: true });
+    await use(async (mail) => {
+      await transport.sendMail({ from: 'Acme <hello@acme.example>', to: inbox.address, ...mail });
+    });
+    transport.close();
+  },
+});
+
+test('a link in the HTML is clicked by its name, in the same context, with the cookie the app set', async ({ page, inbox, app, send }) => {
+  await page.goto(`${app.url}/login`);
+  await send({
+    subject: 'Confirm your email',
+    text: `Confirm: ${app.url}/confirm?token=t1`,
+    html: `<p>Hello</p><p><a href="${app.url}/confirm?token=t1">Confirm your email</a></p><p><a href="${app.url}/other" style="display:none">Hidden</a></p>`,
+  });
+  const mail = await inbox.expectMail({ subject: 'Confirm' });
+
+  await openMail(page, mail);
+  expect(new URL(page.url()).origin).toBe(MAIL_ORIGIN);
+  // A hidden link is not a link a person can click.
+  await expect(page.getByRole('link', { name: 'Hidden' })).toBeHidden();
+  await page.getByRole('link', { name: 'Confirm your email' }).click();
+
+  await expect(page.getByRole('heading', { name: 'Landed on /confirm?token=t1' })).toBeVisible();
+  await expect(page.getByText('session: s3cret')).toBeVisible();
+  expect(app.hits.find((h) => h.path === '/confirm?token=t1')?.cookie).toBe('session=s3cret');
+});
+
+test('scripts in a mail never run: an inline script, an onerror handler, a javascript: link', async ({ page, inbox, send }) => {
+  await send({
+    subject: 'Scripted',
+    text: 'This mail has scripts.',
+    html: [
+      '<title>Scripted</title>',
+      '<script>document.title = "script ran"</script>',
+      '<img src="data:," onerror="document.title = \'handler ran\'" alt="broken">',
+      '<a href="javascript:document.title = \'link ran\'">Run</a>',
+      '<p>Body text</p>',
+    ].join(''),
+  });
+  const mail = await inbox.expectMail({ subject: 'Scripted' });
+  // The test's own listener (Playwright's init scripts are not the page's, so the policy does not stop them):
+  // every refusal the policy makes is an event with the directive it broke.
+  // (A string: the project's types have no DOM.)
+  await page.addInitScript({
+    content: `window.refused = []; document.addEventListener('securitypolicyviolation', (e) => window.refused.push(e.effectiveDirective + ' ' + e.sample));`,
+  });
+  const refused = () => page.evaluate<string[]>('window.refused');
+  let documentPolicy: string | undefined;
+  page.on('response', (response) => {
+    if (response.request().isNavigationRequest()) documentPolicy = response.headers()['content-security-policy'];
+  });
+
+  await openMail(page, mail);
+  await expect(page.getByText('Body text')).toBeVisible();
+  await page.getByRole('link', { name: 'Run' }).click();
+  // Each was refused: the inline script, the handler, the javascript: URL.
+  await expect.poll(async () => (await refused()).length).toBeGreaterThanOrEqual(3);
+  expect((await refused()).every((entry) => entry.startsWith('script-src'))).toBe(true);
+  expect(await page.title()).toBe('Scripted');
+  expect(documentPolicy).toContain("script-src 'none'");
+});
+
+test('a text-only mail is shown as text, its URLs as links', async ({ page, inbox, app, send }) => {
+  await send({ subject: 'Plain', text: `Hi <b>there</b>,\n\nReset your password: ${app.url}/reset?k=9\n\nThe Acme team` });
+  const mail = await inbox.expectMail({ subject: 'Plain' });
+  expect(mail.html).toBe('');
+
+  await openMail(page, mail);
+  // The markup in the text is text, not markup.
+  await expect(page.getByText('Hi <b>there</b>,')).toBeVisible();
+  await page.getByRole('link', { name: `${app.url}/reset?k=9` }).click();
+  await expect(page.getByRole('heading', { name: 'Landed on /reset?k=9' })).toBeVisible();
+});
+
+test('going back to a mail shows it again', async ({ page, inbox, app, send }) => {
+  await send({ subject: 'Twice', text: 'x', html: `<a href="${app.url}/one">One</a>` });
+  await openMail(page, await inbox.expectMail({ subject: 'Twice' }));
+  await page.getByRole('link', { name: 'One' }).click();
+  await expect(page.getByRole('heading', { name: 'Landed on /one' })).toBeVisible();
+  await page.goBack();
+  await expect(page.getByRole('link', { name: 'One' })).toBeVisible();
+});

@@ -1,0 +1,120 @@
+// `openMail(page, mail)`: the mail in the test's own browser, as a mail
+// client shows it, so a test clicks the button a person would click
+// (`page.getByRole('link', { name: 'Confirm' })`) instead of reading
+// `mail.links[0]`. A link that is hidden, mislabelled or broken in the HTML
+// is then the failure it should be.
+//
+// The document is answered by a Playwright route on the page, at an origin
+// of its own (`http://mail.mailroom.localhost`, a loopback name no real site
+// can have): no server to start, and it works the same with a browser that
+// runs elsewhere (connectOptions). The answer carries a Content-Security-
+// Policy that forbids every script (inline, event handlers, `javascript:`
+// URLs), plugins, forms and a `<base>` of the mail's own, the way a mail
+// client never runs a sender's code. Links are real links: following one is
+// an ordinary navigation in the same page and context, so cookies the app set
+// earlier in the test are sent.
+import type { Page, Route } from '@playwright/test';
+import { LinkifyIt } from 'linkify-it';
+import type { Mail } from '../inbox/mail.js';
+
+/** The origin mail is shown at: `.localhost` names resolve to loopback only, and the route answers before any request leaves. */
+export const MAIL_ORIGIN = 'http://mail.mailroom.localhost';
+
+/**
+ * What a shown mail may do: images, styles and fonts from anywhere (as a
+ * mail client that shows images), nothing that runs or submits.
+ */
+export const MAIL_CSP = [
+  "default-src 'none'",
+  "script-src 'none'",
+  "object-src 'none'",
+  "form-action 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+  'img-src * data: blob:',
+  "style-src * 'unsafe-inline'",
+  'font-src * data:',
+].join('; ');
+
+/** The mail a test has: a `Mail` from `inbox.expectMail`, or anything with its HTML, text and subject. */
+export type OpenableMail = Pick<Mail, 'html' | 'text' | 'subject'> & Partial<Pick<Mail, 'id' | 'address'>>;
+
+export interface OpenMailOptions {
+  /** Show the text part even when the mail has HTML (default: HTML when there is some). */
+  readonly part?: 'html' | 'text';
+}
+
+// One route per page answers every mail that page has been shown; the
+// documents are kept per page, so a `page.goBack()` to a mail still works.
+const shown = new WeakMap<Page, Map<string, string>>();
+let counter = 0;
+
+/**
+ * Shows a mail in `page`, as a mail client would, and resolves once it has
+ * loaded: its HTML (scripts never run), or its text with the URLs as links
+ * when it has no HTML. Returns the page, for chaining.
+ *
+ * @example
+ * const mail = await inbox.expectMail({ subject: 'Confirm' });
+ * await openMail(page, mail);
+ * await page.getByRole('link', { name: 'Confirm my email' }).click();
+ */
+export async function openMail(page: Page, mail: OpenableMail, options: OpenMailOptions = {}): Promise<Page> {
+  if (options.part !== undefined && options.part !== 'html' && options.part !== 'text') {
+    throw new TypeError(`Expected \`openMail\` option \`part\` to be "html" or "text", got ${JSON.stringify(options.part)}`);
+  }
+  const document = mailDocument(mail, options.part);
+  let documents = shown.get(page);
+  if (!documents) {
+    const routed = new Map<string, string>();
+    documents = routed;
+    shown.set(page, routed);
+    await page.route(`${MAIL_ORIGIN}/**`, (route) => answer(route, routed));
+  }
+  const path = `/mail/${++counter}/${encodeURIComponent(mail.id ?? 'message')}`;
+  documents.set(path, document);
+  await page.goto(`${MAIL_ORIGIN}${path}`, { waitUntil: 'load' });
+  return page;
+}
+
+function answer(route: Route, documents: ReadonlyMap<string, string>): Promise<void> {
+  const { pathname } = new URL(route.request().url());
+  const body = documents.get(pathname);
+  const headers = { 'content-security-policy': MAIL_CSP, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
+  if (body === undefined) {
+    // The favicon, or an image the mail names relative to its own (nonexistent) base.
+    return route.fulfill({ status: 404, headers, contentType: 'text/plain', body: 'Not a mail shown by openMail' });
+  }
+  return route.fulfill({ status: 200, headers, contentType: 'text/html; charset=utf-8', body });
+}
+
+/** The document a mail is shown as: its HTML as sent, or its text as text. */
+export function mailDocument(mail: OpenableMail, part?: 'html' | 'text'): string {
+  if (mail.html && part !== 'text') return mail.html;
+  const title = escapeHtml(mail.subject);
+  return [
+    '<!doctype html><html><head><meta charset="utf-8">',
+    `<title>${title}</title>`,
+    '<style>body{margin:16px;font:15px/1.5 system-ui,sans-serif}pre{white-space:pre-wrap;word-break:break-word;font:inherit}</style>',
+    `</head><body><pre>${linkifiedText(mail.text)}</pre></body></html>`,
+  ].join('');
+}
+
+const linkify = new LinkifyIt({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
+
+/** Escapes the text and makes its http(s) URLs links, as mail clients do with a text mail. */
+export function linkifiedText(text: string): string {
+  const matches = (linkify.match(text) ?? []).filter((m) => /^https?:/i.test(m.url));
+  let out = '';
+  let at = 0;
+  for (const m of matches) {
+    out += escapeHtml(text.slice(at, m.index));
+    out += `<a href="${escapeHtml(m.url)}">${escapeHtml(m.raw)}</a>`;
+    at = m.lastIndex;
+  }
+  return out + escapeHtml(text.slice(at));
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

@@ -1,0 +1,26 @@
+// `GET /api/v1/mailboxes` (an embedded-server extension for the web UI): the
+// mailboxes that hold mail, the one whose newest message arrived last first, each with
+// its count and newest message's summary. A person's list, not a test's: it
+// draws on no per-address budget (it names no address) and is bounded by
+// `limit` (1 to 100, default 25).
+import { MAX_ADDRESS_LENGTH } from '../../contract/address.js';
+import { Refusal } from '../../contract/refusal.js';
+import type { WireMailboxes } from '../../contract/wire.js';
+import type { MailboxReader } from '../mailbox-reader.js';
+import type { MailStore } from '../store/mail-store.js';
+import { parseLimit, singleParam } from './params.js';
+
+export async function answerMailboxIndex(params: URLSearchParams, store: MailStore, reader: MailboxReader): Promise<WireMailboxes> {
+  const limit = parseLimit(params);
+  const contains = singleParam(params, 'contains')?.trim().toLowerCase();
+  if (contains !== undefined && contains.length > MAX_ADDRESS_LENGTH) {
+    throw new Refusal(
+      400,
+      'invalid_request',
+      `Parameter \`contains\` is at most ${MAX_ADDRESS_LENGTH} characters (an address's length), got ${contains.length}`,
+    );
+  }
+  const { total, entries } = await store.mailboxes(limit, contains || undefined);
+  const newest = await Promise.all(entries.map((entry) => reader.wireSummary(entry.newest)));
+  return { total, mailboxes: entries.map((entry, i) => ({ address: entry.mailbox, count: entry.count, newest: newest[i]! })) };
+}

@@ -1,0 +1,100 @@
+// The store boundary: what SMTP intake, the HTTP API, the long-poll and the
+// MCP tools ask of wherever the mail lives. Two real implementations: the
+// in-memory store (message-store.ts, the default, one process) and the Redis
+// store (redis/redis-store.ts, shared by any number of server processes).
+//
+// The methods return `Awaitable` values: the memory store answers
+// synchronously (so its speed and its unit tests are what they were), the
+// Redis store with promises; every caller awaits. A store that cannot reach
+// its backing service throws the `503 unavailable` refusal
+// (store-unavailable.ts), which the HTTP API and MCP answer as it is and SMTP
+// intake turns into `451 4.3.0`.
+import type { ParsedMail, ParsedSummary } from './mime-parse.js';
+
+export type Awaitable<T> = T | Promise<T>;
+
+/** One received source and what is read out of it; shared by every recipient's copy. */
+export interface MessageBody {
+  readonly envelopeFrom: string;
+  /** The list's summary when it is already known (no parse, no round trip). */
+  readonly summaryIfKnown: ParsedSummary | undefined;
+  summary(): Promise<ParsedSummary>;
+  parsed(): Promise<ParsedMail>;
+  /** The source as received (the `raw` route). */
+  source(): Promise<Buffer>;
+}
+
+export interface StoredMessage {
+  readonly id: string;
+  /** The mailbox key (lower-cased address). */
+  readonly mailbox: string;
+  /** Wall-clock ms when the message was stored. */
+  readonly receivedAt: number;
+  readonly size: number;
+  readonly content: MessageBody;
+  /** Set by the memory store when the message goes; a Redis store's copy is a snapshot and stays false. */
+  removed: boolean;
+}
+
+export type RemovalReason = 'expired' | 'evicted' | 'deleted';
+
+/**
+ * Told of each message stored for the mailbox, after it is visible to
+ * readers. `undefined` means "something may have arrived unseen" (a Redis
+ * store's subscription came back after a break): look at the mailbox again.
+ */
+export type ArrivalListener = (message: StoredMessage | undefined) => void;
+
+/** What changed in the store, for watchers of every mailbox (the web UI's event stream). */
+export type StoreChange = { readonly type: 'arrived'; readonly message: StoredMessage } | { readonly type: 'removed'; readonly message: StoredMessage };
+export type ChangeListener = (change: StoreChange) => void;
+
+/** One mailbox in the index: its key, how many messages it holds, and its newest. */
+export interface MailboxEntry {
+  readonly mailbox: string;
+  readonly count: number;
+  readonly newest: StoredMessage;
+}
+
+export interface EvictionRecord {
+  readonly count: number;
+  readonly newestId: string;
+}
+
+export interface MailStore {
+  /** `memory` or the Redis URL without its password, for logs and refusals. */
+  readonly description: string;
+  /** Live messages across all mailboxes. */
+  count(): Awaitable<number>;
+  /**
+   * Stores one copy per mailbox key (keys validated and lower-cased;
+   * duplicates stored once) and one copy of the body. When it resolves,
+   * readers (of every server sharing the store) see the mail.
+   */
+  deliver(mailboxes: readonly string[], raw: Buffer, envelopeFrom?: string): Awaitable<StoredMessage[]>;
+  /** Newest first, at most `limit`; with `beforeId`, only messages whose id sorts before it. */
+  list(mailbox: string, limit: number, beforeId?: string): Awaitable<StoredMessage[]>;
+  /** Newest first, the messages whose id sorts after `sinceId` (all when undefined). */
+  newerThan(mailbox: string, sinceId: string | undefined): Awaitable<StoredMessage[]>;
+  get(mailbox: string, id: string): Awaitable<StoredMessage | undefined>;
+  /** True when the message existed in that mailbox and is now gone. */
+  delete(mailbox: string, id: string): Awaitable<boolean>;
+  /** Removes every message of the mailbox; returns how many there were. */
+  deleteMailbox(mailbox: string): Awaitable<number>;
+  /** What a server-side wait hangs on; returns the unsubscribe function. */
+  onArrival(mailbox: string, listener: ArrivalListener): () => void;
+  /**
+   * Told of every arrival and removal in any mailbox (a shared store: made
+   * through any server), for the web UI's event stream; returns the
+   * unsubscribe function.
+   */
+  watch(listener: ChangeListener): () => void;
+  /** Every mailbox holding mail, the newest arrival first, at most `limit`, only keys containing `contains` when given. */
+  mailboxes(limit: number, contains?: string): Awaitable<{ readonly total: number; readonly entries: MailboxEntry[] }>;
+  /** Drops messages older than the retention period. */
+  expire(): Awaitable<void>;
+  /** What the global cap evicted from `mailbox`, if anything. */
+  evictedFrom(mailbox: string): Awaitable<EvictionRecord | undefined>;
+  /** Lets go of connections; the memory store has none. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,338 @@
+// The Redis store: the MailStore (mail-store.ts) kept in one Redis, so any
+// number of mailroom servers pointed at it act as one service. Mail taken in
+// by one is listed, fetched and deleted through any other; a wait held on one
+// wakes when another stores (pub/sub, store-script.ts's `P:arrived`); the
+// global cap, retention and the id counter are enforced inside Redis.
+//
+// Each operation is one call of the store's Lua script (atomic, one round
+// trip). A body is stored once per message whatever its recipients; the
+// list's summary is made at intake (the fast path of fast-summary.ts, about
+// a microsecond) and kept beside it, so listing never moves sources. Sources
+// read on this server are kept in a small cache (bodies never change).
+import { hostname } from 'node:os';
+import type { Logger } from '../../log.js';
+import type { WallClock } from '../../server-options.js';
+import type { ArrivalListener, ChangeListener, EvictionRecord, MailboxEntry, MailStore, MessageBody, StoredMessage } from '../mail-store.js';
+import { MessageContent, ParseCache } from '../message-content.js';
+import type { ParsedMail, ParsedSummary } from '../mime-parse.js';
+import type { RequestBudget } from '../../budgets/budget.js';
+import { RedisBudget } from './redis-budget.js';
+import { RedisConnection, type RedisReply } from './redis-connection.js';
+import { STORE_SCRIPT } from './store-script.js';
+import { addKeyedListener } from '../keyed-listeners.js';
+
+export interface RedisStoreOptions {
+  /** `redis://[user:password@]host:port/db` (or `rediss://`). */
+  readonly url: string;
+  readonly clock: WallClock;
+  readonly retention: number;
+  readonly maxMessages: number;
+  readonly logger: Logger;
+  /** Key prefix, so several services (or test runs) can share one Redis. Default `mailroom`. */
+  readonly prefix?: string | undefined;
+  /** Called for every message the global cap pushed out of a delivery made here. */
+  readonly onEvict?: ((message: StoredMessage) => void) | undefined;
+  readonly onListenerError?: ((error: unknown) => void) | undefined;
+  readonly connectTimeoutMs?: number | undefined;
+}
+
+/** Redis forgets a key this long after the retention, whether or not any server is left to sweep it. */
+const EXPIRY_MARGIN_MS = 60_000;
+const BODY_CACHE_ENTRIES = 256;
+const BODY_CACHE_BYTES = 64 * 1024 * 1024;
+
+interface Announcement {
+  readonly r: string;
+  readonly id: string;
+  readonly mb: string;
+  readonly at: string;
+  readonly size: number;
+  readonly body: string;
+  readonly from: string;
+  readonly s: string;
+}
+
+/** A stored message's body as a listing sees it: the summary at hand, the source fetched on first use. */
+class SharedBody implements MessageBody {
+  readonly envelopeFrom: string;
+  readonly summaryIfKnown: ParsedSummary;
+  readonly #load: () => Promise<MessageContent>;
+
+  constructor(envelopeFrom: string, summary: ParsedSummary, load: () => Promise<MessageContent>) {
+    this.envelopeFrom = envelopeFrom;
+    this.summaryIfKnown = summary;
+    this.#load = load;
+  }
+
+  summary(): Promise<ParsedSummary> {
+    return Promise.resolve(this.summaryIfKnown);
+  }
+
+  async parsed(): Promise<ParsedMail> {
+    return (await this.#load()).parsed();
+  }
+
+  async source(): Promise<Buffer> {
+    return (await this.#load()).raw;
+  }
+}
+
+type Subscriber = Awaited<ReturnType<RedisConnection['subscriber']>>;
+
+const text = (value: RedisReply | undefined): string => (Buffer.isBuffer(value) ? value.toString('utf8') : value == null ? '' : String(value));
+
+export class RedisMailStore implements MailStore {
+  readonly description: string;
+  readonly #connection: RedisConnection;
+  readonly #subscriber: Subscriber;
+  readonly #options: RedisStoreOptions;
+  readonly #prefix: string;
+  readonly #replica = `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+  readonly #listeners = new Map<string, Set<ArrivalListener>>();
+  readonly #watchers = new Set<ChangeListener>();
+  readonly #parses = new ParseCache();
+  readonly #bodies = new Map<string, MessageContent>();
+  #bodyBytes = 0;
+
+  private constructor(connection: RedisConnection, subscriber: Subscriber, options: RedisStoreOptions) {
+    this.#connection = connection;
+    this.#subscriber = subscriber;
+    this.#options = options;
+    this.#prefix = options.prefix ?? 'mailroom';
+    this.description = connection.description;
+  }
+
+  static async open(options: RedisStoreOptions): Promise<RedisMailStore> {
+    const connection = await RedisConnection.open(options.url, options.logger, options.connectTimeoutMs);
+    // After a break the client renews the subscription; what was published
+    // meanwhile is lost, so every held wait looks again.
+    const opened: { store?: RedisMailStore } = {};
+    let subscriber;
+    try {
+      subscriber = await connection.subscriber(() => opened.store?.lookAgain());
+    } catch (error) {
+      await connection.close();
+      throw error;
+    }
+    const store = (opened.store = new RedisMailStore(connection, subscriber, options));
+    await store.#listen();
+    return store;
+  }
+
+  async count(): Promise<number> {
+    return Number(await this.#call('count'));
+  }
+
+  async deliver(mailboxes: readonly string[], raw: Buffer, envelopeFrom = ''): Promise<StoredMessage[]> {
+    const unique = [...new Set(mailboxes)];
+    const content = new MessageContent(raw, envelopeFrom, this.#parses);
+    const summary = await content.summary();
+    const receivedAt = this.#now();
+    const reply = (await this.#call(
+      'deliver',
+      [String(this.#options.maxMessages === Infinity ? -1 : this.#options.maxMessages), this.#replica, envelopeFrom, raw, JSON.stringify(summary), ...unique],
+      receivedAt,
+    )) as RedisReply[];
+    const bodyId = text(reply[0]);
+    this.#remember(bodyId, content);
+    const body = new SharedBody(envelopeFrom, summary, () => Promise.resolve(content));
+    // [bodyId, the copies' ids in order, '--', then (id, mailbox, at) of each message the cap pushed out]
+    const ids = reply.slice(1, 1 + unique.length).map(text);
+    const evicted = new Set<string>();
+    // The eviction reporter reads only a victim's id, mailbox and time: its body is not fetched.
+    for (let i = 2 + unique.length; i + 2 < reply.length; i += 3) {
+      const victim = { id: text(reply[i]), mailbox: text(reply[i + 1]), receivedAt: Number(text(reply[i + 2])), size: 0, content: body, removed: true };
+      evicted.add(victim.id);
+      this.#options.onEvict?.(victim);
+    }
+    const stored = unique.map((mailbox, n): StoredMessage => {
+      const id = ids[n]!;
+      return { id, mailbox, receivedAt, size: raw.length, content: body, removed: evicted.has(id) };
+    });
+    for (const message of stored) if (!message.removed) this.#announce(message);
+    return stored;
+  }
+
+  async list(mailbox: string, limit: number, beforeId?: string): Promise<StoredMessage[]> {
+    return this.#described(mailbox, (await this.#call('list', [mailbox, String(limit), beforeId ?? ''])) as RedisReply[]);
+  }
+
+  async newerThan(mailbox: string, sinceId: string | undefined): Promise<StoredMessage[]> {
+    return this.#described(mailbox, (await this.#call('newer', [mailbox, sinceId ?? ''])) as RedisReply[]);
+  }
+
+  async get(mailbox: string, id: string): Promise<StoredMessage | undefined> {
+    const reply = (await this.#call('get', [mailbox, id])) as RedisReply[];
+    if (reply.length === 0) return undefined;
+    const bodyId = text(reply[3]);
+    const raw = reply[6];
+    if (!this.#bodies.has(bodyId) && Buffer.isBuffer(raw)) {
+      this.#remember(bodyId, new MessageContent(raw, text(reply[4]), this.#parses, JSON.parse(text(reply[5])) as ParsedSummary));
+    }
+    return this.#described(mailbox, reply.slice(0, 6))[0];
+  }
+
+  async delete(mailbox: string, id: string): Promise<boolean> {
+    return Number(await this.#call('delete', [mailbox, id])) === 1;
+  }
+
+  async deleteMailbox(mailbox: string): Promise<number> {
+    return Number(await this.#call('deleteMailbox', [mailbox]));
+  }
+
+  onArrival(mailbox: string, listener: ArrivalListener): () => void {
+    return addKeyedListener(this.#listeners, mailbox, listener);
+  }
+
+  /** Told through Redis (pub/sub), so a change made through any server reaches every server's watchers, a little after it is visible. */
+  watch(listener: ChangeListener): () => void {
+    this.#watchers.add(listener);
+    return () => void this.#watchers.delete(listener);
+  }
+
+  async mailboxes(limit: number, contains?: string): Promise<{ readonly total: number; readonly entries: MailboxEntry[] }> {
+    const reply = (await this.#call('mailboxes', [String(limit), contains ?? ''])) as RedisReply[];
+    const entries: MailboxEntry[] = [];
+    for (let i = 1; i + 7 < reply.length; i += 8) {
+      const mailbox = text(reply[i]);
+      entries.push({ mailbox, count: Number(reply[i + 1]), newest: this.#described(mailbox, reply.slice(i + 2, i + 8))[0]! });
+    }
+    return { total: Number(reply[0]), entries };
+  }
+
+  async expire(): Promise<void> {
+    await this.#call('expire');
+  }
+
+  async evictedFrom(mailbox: string): Promise<EvictionRecord | undefined> {
+    const [count, newest] = (await this.#call('evicted', [mailbox])) as RedisReply[];
+    return count == null ? undefined : { count: Number(text(count)), newestId: text(newest) };
+  }
+
+  /** A per-address budget shared by every server on this Redis (`name`: which one, e.g. `list`). */
+  budget(name: string, perSecond: number): RequestBudget {
+    return new RedisBudget({ connection: this.#connection, perSecond, clock: this.#options.clock, prefix: this.#prefix, name });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.#subscriber.close().catch(() => this.#subscriber.destroy()), this.#connection.close()]);
+  }
+
+  #now(): number {
+    return this.#options.clock.now();
+  }
+
+  #call(op: string, args: readonly (string | Buffer)[] = [], now = this.#now()): Promise<RedisReply> {
+    const { retention } = this.#options;
+    return this.#connection.script(STORE_SCRIPT, [], [this.#prefix, op, String(now), String(retention), String(retention + EXPIRY_MARGIN_MS), ...args]);
+  }
+
+  /** Messages from the script's flat answer: id, at, size, body, from, summary per message. */
+  #described(mailbox: string, reply: readonly RedisReply[]): StoredMessage[] {
+    const out: StoredMessage[] = [];
+    for (let i = 0; i + 5 < reply.length; i += 6) {
+      const bodyId = text(reply[i + 3]);
+      const body = new SharedBody(text(reply[i + 4]), JSON.parse(text(reply[i + 5])) as ParsedSummary, () => this.#body(bodyId));
+      out.push({ id: text(reply[i]), mailbox, receivedAt: Number(text(reply[i + 1])), size: Number(text(reply[i + 2])), content: body, removed: false });
+    }
+    return out;
+  }
+
+  /** A body's source, from this server's cache or from Redis. */
+  async #body(bodyId: string): Promise<MessageContent> {
+    const cached = this.#bodies.get(bodyId);
+    if (cached) return cached;
+    const [raw, from, summary] = (await this.#connection.run(['HMGET', `${this.#prefix}:b:${bodyId}`, 'raw', 'from', 'summary'])) as RedisReply[];
+    // Gone between the listing and now (deleted, expired): what was listed is all there is.
+    const content = new MessageContent(
+      Buffer.isBuffer(raw) ? raw : Buffer.alloc(0),
+      text(from),
+      this.#parses,
+      summary ? (JSON.parse(text(summary)) as ParsedSummary) : undefined,
+    );
+    if (Buffer.isBuffer(raw)) this.#remember(bodyId, content);
+    return content;
+  }
+
+  #remember(bodyId: string, content: MessageContent): void {
+    if (this.#bodies.has(bodyId)) return;
+    this.#bodies.set(bodyId, content);
+    this.#bodyBytes += content.raw.length;
+    for (const [oldest, old] of this.#bodies) {
+      if (this.#bodies.size <= BODY_CACHE_ENTRIES && this.#bodyBytes <= BODY_CACHE_BYTES) break;
+      if (oldest === bodyId) break;
+      this.#bodies.delete(oldest);
+      this.#bodyBytes -= old.raw.length;
+    }
+  }
+
+  /** Once commands go through again (the subscription may be back first), every held wait looks. */
+  private lookAgain(tries = 0): void {
+    if (!this.#connection.isReady && tries < 200) {
+      setTimeout(() => this.lookAgain(tries + 1), 50).unref();
+      return;
+    }
+    for (const listeners of this.#listeners.values()) for (const listener of [...listeners]) this.#tell(listener, undefined);
+  }
+
+  async #listen(): Promise<void> {
+    await this.#subscriber.subscribe(`${this.#prefix}:removed`, (message: string) => {
+      if (this.#watchers.size === 0) return;
+      let note: { id: string; mb: string };
+      try {
+        note = JSON.parse(message) as { id: string; mb: string };
+      } catch (error) {
+        this.#options.onListenerError?.(error);
+        return;
+      }
+      const gone = new SharedBody('', { from: '', to: [], subject: '', preview: '' }, () => this.#body(''));
+      this.#tellWatchers({ type: 'removed', message: { id: note.id, mailbox: note.mb, receivedAt: 0, size: 0, content: gone, removed: true } });
+    });
+    await this.#subscriber.subscribe(`${this.#prefix}:arrived`, (message: string) => {
+      // Every server hears every arrival: read no further than whether anyone here waits for it.
+      if (this.#listeners.size === 0 && this.#watchers.size === 0) return;
+      let note: Announcement;
+      let summary: ParsedSummary;
+      try {
+        note = JSON.parse(message) as Announcement;
+        const own = note.r === this.#replica;
+        if ((own || !this.#listeners.has(note.mb)) && this.#watchers.size === 0) return;
+        summary = JSON.parse(note.s) as ParsedSummary;
+      } catch (error) {
+        // not ours to read (another program publishing on the channel): no arrival
+        this.#options.onListenerError?.(error);
+        return;
+      }
+      const own = note.r === this.#replica;
+      const body = new SharedBody(note.from, summary, () => this.#body(note.body));
+      const arrived: StoredMessage = { id: note.id, mailbox: note.mb, receivedAt: Number(note.at), size: note.size, content: body, removed: false };
+      // this server's own deliveries woke its waits already, as they returned
+      if (!own) this.#announce(arrived);
+      this.#tellWatchers({ type: 'arrived', message: arrived });
+    });
+  }
+
+  #tellWatchers(change: Parameters<ChangeListener>[0]): void {
+    for (const watcher of [...this.#watchers]) {
+      try {
+        watcher(change);
+      } catch (error) {
+        this.#options.onListenerError?.(error);
+      }
+    }
+  }
+
+  #announce(message: StoredMessage): void {
+    const listeners = this.#listeners.get(message.mailbox);
+    if (!listeners) return;
+    for (const listener of [...listeners]) this.#tell(listener, message);
+  }
+
+  #tell(listener: ArrivalListener, message: StoredMessage | undefined): void {
+    try {
+      listener(message);
+    } catch (error) {
+      this.#options.onListenerError?.(error);
+    }
+  }
+}

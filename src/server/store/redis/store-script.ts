@@ -1,0 +1,259 @@
+// The Redis store's one Lua script: every operation runs inside Redis, atomic
+// and in one round trip, so replicas never see half a delivery, the global
+// cap and retention hold across them, and ids are issued by one counter.
+//
+// Keys, under a prefix P (default `mailroom`):
+//   P:seq            the id counter (INCRBY; raised to now * 1024 when behind, like ids.ts)
+//   P:arrivals       sorted set of every live id, all at score 0: ordered by id (lexicographic = arrival)
+//   P:mb:<mailbox>   the same, per mailbox
+//   P:m:<id>         hash: mb, at (received, ms), size, body (the body's key suffix)
+//   P:b:<bodyId>     hash: raw, from, summary (JSON), refs (copies pointing at it): one per message, not per recipient
+//   P:ev:<mailbox>   hash: count, newest (what the cap evicted from the mailbox)
+//   P:boxes          sorted set of the mailboxes holding mail, scored by their newest id (as a number): the web UI's index
+//   channel P:arrived  one JSON message per stored copy: {r: replica, id, mb, at, size, body, from, s: summary}
+//   channel P:removed  one JSON message per removed copy (deleted, expired, evicted): {id, mb}
+//
+// Retention is enforced from the server's clock (ARGV `now`) on every call, as
+// the memory store does, so an injected clock holds for Redis too; every key
+// also carries a Redis expiry of the retention plus a margin, so a store that
+// no server sweeps any more still empties itself.
+//
+// Key names are built inside the script: this targets one Redis (or a
+// primary with replicas behind Sentinel), not Redis Cluster.
+
+export const STORE_SCRIPT = String.raw`
+local P = ARGV[1]
+local op = ARGV[2]
+local now = tonumber(ARGV[3])
+local retention = tonumber(ARGV[4])
+local ttl = tonumber(ARGV[5])
+local A = P .. ':arrivals'
+
+local DIGITS = '0123456789abcdefghijklmnopqrstuvwxyz'
+local function base36(n)
+  local out = ''
+  for i = 1, 11 do
+    local d = math.fmod(n, 36)
+    out = string.sub(DIGITS, d + 1, d + 1) .. out
+    n = (n - d) / 36
+  end
+  return out
+end
+
+local function number36(id)
+  local n = 0
+  for i = 1, #id do n = n * 36 + (string.find(DIGITS, string.sub(id, i, i), 1, true) - 1) end
+  return n
+end
+
+local function remove(id)
+  local mkey = P .. ':m:' .. id
+  local f = redis.call('HMGET', mkey, 'mb', 'body', 'at')
+  redis.call('ZREM', A, id)
+  if f[1] then
+    local mbkey = P .. ':mb:' .. f[1]
+    redis.call('ZREM', mbkey, id)
+    local top = redis.call('ZRANGE', mbkey, -1, -1)[1]
+    if top then redis.call('ZADD', P .. ':boxes', number36(top), f[1]) else redis.call('ZREM', P .. ':boxes', f[1]) end
+    redis.call('PUBLISH', P .. ':removed', cjson.encode({id = id, mb = f[1]}))
+  end
+  redis.call('DEL', mkey)
+  if f[2] then
+    local bkey = P .. ':b:' .. f[2]
+    if redis.call('HINCRBY', bkey, 'refs', -1) <= 0 then redis.call('DEL', bkey) end
+  end
+  return f
+end
+
+-- Drops what outlived the retention, oldest first; at most 1000 per call (reads also filter by age).
+local function expire()
+  local cutoff = now - retention
+  for i = 1, 1000 do
+    local oldest = redis.call('ZRANGE', A, 0, 0)[1]
+    if not oldest then return end
+    local at = redis.call('HGET', P .. ':m:' .. oldest, 'at')
+    if at and tonumber(at) > cutoff then return end
+    remove(oldest)
+  end
+end
+
+-- id, at, size, from, summary of each listed id still alive (in the order given).
+local function describe(ids, mailbox)
+  local out = {}
+  local cutoff = now - retention
+  for _, id in ipairs(ids) do
+    local f = redis.call('HMGET', P .. ':m:' .. id, 'mb', 'at', 'size', 'body')
+    if f[1] == mailbox and f[2] and tonumber(f[2]) > cutoff then
+      local b = redis.call('HMGET', P .. ':b:' .. f[4], 'from', 'summary')
+      -- (a body gone under Redis's own expiry takes its copies with it)
+      if b[2] then
+        table.insert(out, id)
+        table.insert(out, f[2])
+        table.insert(out, f[3])
+        table.insert(out, f[4])
+        table.insert(out, b[1] or '')
+        table.insert(out, b[2])
+      end
+    elseif not f[1] then
+      -- its hash expired under Redis's own expiry: the indexes let it go too
+      redis.call('ZREM', A, id)
+      redis.call('ZREM', P .. ':mb:' .. mailbox, id)
+    end
+  end
+  return out
+end
+
+if op == 'deliver' then
+  -- ARGV: 6 maxMessages (-1: none), 7 replica, 8 from, 9 raw, 10 summary, 11.. mailboxes
+  expire()
+  local max = tonumber(ARGV[6])
+  local n = #ARGV - 10
+  local floor = now * 1024
+  local seq = tonumber(redis.call('GET', P .. ':seq') or '0')
+  if seq < floor then redis.call('SET', P .. ':seq', string.format('%.0f', floor)) end
+  local last = redis.call('INCRBY', P .. ':seq', n)
+  local first = last - n + 1
+  local bodyId = base36(first)
+  local bkey = P .. ':b:' .. bodyId
+  redis.call('HSET', bkey, 'raw', ARGV[9], 'from', ARGV[8], 'summary', ARGV[10], 'refs', n)
+  redis.call('PEXPIRE', bkey, ttl)
+  local size = string.len(ARGV[9])
+  local ids = {}
+  for i = 1, n do
+    local id = base36(first + i - 1)
+    local mailbox = ARGV[10 + i]
+    local mkey = P .. ':m:' .. id
+    redis.call('HSET', mkey, 'mb', mailbox, 'at', ARGV[3], 'size', size, 'body', bodyId)
+    redis.call('PEXPIRE', mkey, ttl)
+    redis.call('ZADD', A, 0, id)
+    redis.call('ZADD', P .. ':mb:' .. mailbox, 0, id)
+    redis.call('PEXPIRE', P .. ':mb:' .. mailbox, ttl)
+    redis.call('ZADD', P .. ':boxes', first + i - 1, mailbox)
+    ids[i] = id
+  end
+  redis.call('PEXPIRE', A, ttl)
+  redis.call('PEXPIRE', P .. ':boxes', ttl)
+  -- the global cap: the oldest go first, whoever stored them
+  local evicted = {}
+  if max >= 0 then
+    while redis.call('ZCARD', A) > max do
+      local oldest = redis.call('ZRANGE', A, 0, 0)[1]
+      local f = remove(oldest)
+      if f[1] then
+        local ekey = P .. ':ev:' .. f[1]
+        redis.call('HINCRBY', ekey, 'count', 1)
+        redis.call('HSET', ekey, 'newest', oldest)
+        redis.call('PEXPIRE', ekey, ttl)
+        table.insert(evicted, oldest)
+        table.insert(evicted, f[1])
+        table.insert(evicted, f[3] or '0')
+      end
+    end
+  end
+  -- announced only once stored, and only the copies the cap left in place
+  local out = {bodyId}
+  for i = 1, n do
+    local id = ids[i]
+    table.insert(out, id)
+    if #evicted == 0 or redis.call('EXISTS', P .. ':m:' .. id) == 1 then
+      redis.call('PUBLISH', P .. ':arrived', cjson.encode({r = ARGV[7], id = id, mb = ARGV[10 + i], at = ARGV[3], size = size, body = bodyId, from = ARGV[8], s = ARGV[10]}))
+    end
+  end
+  table.insert(out, '--')
+  for _, v in ipairs(evicted) do table.insert(out, v) end
+  return out
+elseif op == 'list' then
+  -- ARGV: 6 mailbox, 7 limit, 8 beforeId ('' for the newest)
+  expire()
+  local top = ARGV[8] == '' and '+' or ('(' .. ARGV[8])
+  return describe(redis.call('ZREVRANGEBYLEX', P .. ':mb:' .. ARGV[6], top, '-', 'LIMIT', 0, tonumber(ARGV[7])), ARGV[6])
+elseif op == 'newer' then
+  -- ARGV: 6 mailbox, 7 sinceId ('' for all)
+  expire()
+  local bottom = ARGV[7] == '' and '-' or ('(' .. ARGV[7])
+  return describe(redis.call('ZREVRANGEBYLEX', P .. ':mb:' .. ARGV[6], '+', bottom), ARGV[6])
+elseif op == 'get' then
+  -- ARGV: 6 mailbox, 7 id; answers the description and the source
+  expire()
+  local d = describe({ARGV[7]}, ARGV[6])
+  if #d == 0 then return {} end
+  table.insert(d, redis.call('HGET', P .. ':b:' .. d[4], 'raw') or '')
+  return d
+elseif op == 'delete' then
+  -- ARGV: 6 mailbox, 7 id
+  expire()
+  if redis.call('HGET', P .. ':m:' .. ARGV[7], 'mb') ~= ARGV[6] then return 0 end
+  remove(ARGV[7])
+  return 1
+elseif op == 'deleteMailbox' then
+  -- ARGV: 6 mailbox
+  expire()
+  local ids = redis.call('ZRANGE', P .. ':mb:' .. ARGV[6], 0, -1)
+  local count = 0
+  for _, id in ipairs(ids) do
+    local f = remove(id)
+    if f[1] then count = count + 1 end
+  end
+  return count
+elseif op == 'mailboxes' then
+  -- ARGV: 6 limit, 7 contains ('' for all); answers the total, then per mailbox: key, count, and its newest described
+  expire()
+  local limit = tonumber(ARGV[6])
+  local out = {0}
+  local total = 0
+  for _, mb in ipairs(redis.call('ZREVRANGE', P .. ':boxes', 0, -1)) do
+    if ARGV[7] == '' or string.find(mb, ARGV[7], 1, true) then
+      local mbkey = P .. ':mb:' .. mb
+      local newest = redis.call('ZRANGE', mbkey, -1, -1)[1]
+      if newest then
+        total = total + 1
+        if total <= limit then
+          local d = describe({newest}, mb)
+          if #d == 6 then
+            table.insert(out, mb)
+            table.insert(out, redis.call('ZCARD', mbkey))
+            for _, v in ipairs(d) do table.insert(out, v) end
+          end
+        end
+      end
+    end
+  end
+  out[1] = total
+  return out
+elseif op == 'count' then
+  expire()
+  return redis.call('ZCARD', A)
+elseif op == 'expire' then
+  expire()
+  return 0
+elseif op == 'evicted' then
+  -- ARGV: 6 mailbox
+  return redis.call('HMGET', P .. ':ev:' .. ARGV[6], 'count', 'newest')
+end
+return redis.error_reply('mailroom: unknown store operation ' .. tostring(op))
+`;
+
+/**
+ * The per-address budget as a sliding log in a Redis list (budgets/budget.ts
+ * explains the rule): KEYS[1] the log, ARGV now, capacity, windowMs, and
+ * `take` or `record`. `take` answers {1} when allowed, else {0, waitMs, sinceLastMs}.
+ */
+export const BUDGET_SCRIPT = String.raw`
+local key = KEYS[1]
+local now = tonumber(ARGV[1])
+local capacity = tonumber(ARGV[2])
+local window = tonumber(ARGV[3])
+local n = redis.call('LLEN', key)
+if ARGV[4] == 'take' and n >= capacity then
+  local oldest = tonumber(redis.call('LINDEX', key, 0))
+  local wait = oldest + window - now
+  if wait > 0 then
+    return {0, tostring(wait), tostring(now - tonumber(redis.call('LINDEX', key, -1)))}
+  end
+  redis.call('LPOP', key)
+end
+redis.call('RPUSH', key, ARGV[1])
+while redis.call('LLEN', key) > capacity do redis.call('LPOP', key) end
+redis.call('PEXPIRE', key, math.ceil(window) + 1000)
+return {1}
+`;

@@ -1,0 +1,249 @@
+// Several `mailroom serve` processes on one Redis act as one service: mail in
+// through one is read through another, a wait held on one wakes when another
+// stores, the list budget and the global cap are one across them, a client
+// behind a load-balancing URL rides out the loss of the replica holding its
+// wait, and a Redis outage is answered (503, 451 4.3.0) and recovered from
+// without a restart. Real processes (the built CLI), a real redis-server,
+// real sockets; nothing here is timed, every wait is bounded.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createInbox } from '../../src/index.js';
+import type { MailroomServer } from '../../src/server/index.js';
+import { startBalancer, type Balancer } from '../support/tcp-balancer.js';
+import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { freshAddress, sendMail, sendRaw } from './helpers.js';
+import { connectMcp } from './wait-helpers.js';
+
+const BIN = fileURLToPath(new URL('../../dist/cli/index.js', import.meta.url));
+
+interface Replica {
+  readonly smtpPort: number;
+  readonly apiURL: string;
+  readonly child: ChildProcess;
+  output(): string;
+  /** SIGKILL: no goodbye, as a lost node. */
+  kill(): Promise<void>;
+}
+
+const replicas: Replica[] = [];
+const balancers: Balancer[] = [];
+let redis: RedisServer;
+let prefixes = 0;
+
+beforeAll(async () => {
+  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` first (npm test does)`);
+  redis = await startRedisServer();
+});
+afterEach(async () => {
+  await Promise.all(balancers.splice(0).map((b) => b.close()));
+  await Promise.all(replicas.splice(0).map((r) => r.kill()));
+  if (!redis.running) await redis.start();
+});
+afterAll(async () => {
+  await redis?.close();
+});
+
+/** A store URL of its own for one test: its replicas share it, other tests do not. */
+function sharedStore(): string {
+  return redis.url(`replicas-${process.pid}-${++prefixes}`);
+}
+
+async function startReplica(store: string, ...args: string[]): Promise<Replica> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--smtp-port', '0', '--http-port', '0', '--store', store, '--enable-faults', ...args], {
+    env: { PATH: process.env.PATH ?? '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  };
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const smtp = /SMTP listening on [^:]+:(\d+)/.exec(output);
+    const http = /HTTP API listening on (http:\/\/\S+)\/api\/v1/.exec(output);
+    if (smtp && http) {
+      const replica = { smtpPort: Number(smtp[1]), apiURL: http[1]!, child, output: () => output, kill };
+      replicas.push(replica);
+      return replica;
+    }
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await kill();
+      throw new Error(`replica not ready: ${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** What the test helpers need of a server: its ports. */
+const asServer = (replica: Replica): MailroomServer => ({ smtpPort: replica.smtpPort, apiURL: replica.apiURL }) as MailroomServer;
+
+async function get(replica: { apiURL: string }, path: string, method: 'GET' | 'DELETE' = 'GET') {
+  const response = await request(`${replica.apiURL}${path}`, { method });
+  const text = await response.body.text();
+  return { status: response.statusCode, headers: response.headers, json: text ? JSON.parse(text) : undefined };
+}
+
+const list = (address: string) => `/api/v1/mailbox?address=${encodeURIComponent(address)}`;
+const message = (id: string, address: string, suffix = '') => `/api/v1/message/${id}${suffix}?mailbox=${encodeURIComponent(address)}`;
+
+describe('replicas on one Redis', () => {
+  it('take mail in through one and list, fetch and delete it through another; a replaced replica loses nothing', async () => {
+    const store = sharedStore();
+    const [a, b] = await Promise.all([startReplica(store), startReplica(store)]);
+    const [to, cc] = [freshAddress('shared'), freshAddress('shared-cc')];
+    expect(await sendMail(asServer(a), { to, cc, subject: 'through A', text: 'read me on B' })).toMatch(/^250 /);
+
+    const listed = await get(b, list(to));
+    expect(listed.status).toBe(200);
+    expect(listed.json.messages.map((m: { subject: string }) => m.subject)).toEqual(['through A']);
+    const id = listed.json.messages[0].id as string;
+    const fetched = await get(b, message(id, to));
+    expect(fetched.json).toMatchObject({ subject: 'through A', text: 'read me on B\n' });
+
+    // the second recipient's copy shares the body: deleting one copy leaves the other readable
+    const ccListed = await get(a, list(cc));
+    const ccId = ccListed.json.messages[0].id as string;
+    expect(ccId > id).toBe(true);
+    expect((await get(a, message(id, to), 'DELETE')).json).toEqual({ deleted: true });
+    expect((await get(b, message(id, to))).status).toBe(404);
+    expect((await get(b, message(ccId, cc))).json).toMatchObject({ subject: 'through A' });
+
+    // A goes away for good and a new replica takes its place: the mail is where it was
+    await a.kill();
+    const c = await startReplica(store);
+    // (not a list: A listed this address within the second, and the budget is shared)
+    expect((await get(c, message(ccId, cc))).json).toMatchObject({ id: ccId, subject: 'through A' });
+  });
+
+  it('wake a long-poll and an MCP wait held on one replica when another stores the mail', async () => {
+    const store = sharedStore();
+    const [a, b] = await Promise.all([startReplica(store), startReplica(store)]);
+    const [polled, mcpAddress] = [freshAddress('held'), freshAddress('held-mcp')];
+
+    const held = get(b, `/api/v1/mailbox/wait?address=${encodeURIComponent(polled)}&timeout=20`);
+    const mcp = await connectMcp(asServer(b));
+    const toolWait = mcp.callTool({ name: 'wait_for_message', arguments: { address: mcpAddress, timeout_seconds: 20 } });
+    // the long-poll has reached B before the mail goes to A (the MCP call is not counted in the stats)
+    await waitUntilHeld(b, polled);
+
+    await sendMail(asServer(a), { to: polled, subject: 'for the long-poll', text: 'x' });
+    await sendMail(asServer(a), { to: mcpAddress, subject: 'for the MCP wait', text: 'y' });
+    const answer = await held;
+    expect(answer.json).toMatchObject({ timed_out: false });
+    expect(answer.json.messages.map((m: { subject: string }) => m.subject)).toEqual(['for the long-poll']);
+    expect(answer.json.waited_seconds).toBeLessThan(20);
+    const tool = (await toolWait) as { structuredContent?: { timed_out: boolean; message?: { subject: string } } };
+    expect(tool.structuredContent).toMatchObject({ timed_out: false, message: { subject: 'for the MCP wait' } });
+  });
+
+  it('share the list budget and the global cap: a second list call within the second on another replica gets 429, and the oldest mail of all goes first', async () => {
+    const store = sharedStore();
+    const [a, b] = await Promise.all([startReplica(store, '--max-messages', '3'), startReplica(store, '--max-messages', '3')]);
+    const to = freshAddress('budget');
+    expect((await get(a, list(to))).status).toBe(200);
+    const refused = await get(b, list(to));
+    expect(refused.status).toBe(429);
+    expect(refused.json.error).toBe('rate_limited');
+    expect(refused.headers['retry-after']).toBe('1');
+
+    const [first, second] = [freshAddress('cap'), freshAddress('cap')];
+    await sendMail(asServer(a), { to: first, subject: 'one', text: '1' });
+    await sendMail(asServer(b), { to: second, subject: 'two', text: '2' });
+    await sendMail(asServer(a), { to: second, subject: 'three', text: '3' });
+    await sendMail(asServer(b), { to: second, subject: 'four', text: '4' });
+    const left = await get(a, list(first));
+    expect(left.json.messages).toEqual([]);
+    expect(left.json.evicted).toMatchObject({ count: 1 });
+    const kept = await get(b, list(second));
+    expect(kept.json.messages.map((m: { subject: string }) => m.subject)).toEqual(['four', 'three', 'two']);
+  });
+
+  it("keep a client's wait through a load-balancing URL when the replica holding it is killed", async () => {
+    const store = sharedStore();
+    const [a, b] = await Promise.all([startReplica(store), startReplica(store)]);
+    const balancer = await startBalancer([a, b].map((r) => Number(new URL(r.apiURL).port)));
+    balancers.push(balancer);
+    const inbox = await createInbox({ apiURL: `http://127.0.0.1:${balancer.port}`, domain: 'mailroom.test' });
+    const waiting = inbox.expectMail({ subject: 'after the loss' }, { timeout: 30_000 });
+
+    // find the replica holding the long-poll, kill it, and send through the other
+    let holder: Replica | undefined;
+    const deadline = Date.now() + 15_000;
+    while (!holder && Date.now() < deadline) {
+      for (const replica of [a, b]) if ((await waitsIn(replica, inbox.address)) > 0) holder = replica;
+      if (!holder) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(holder, 'one of the replicas counted the long-poll').toBeDefined();
+    const survivor = holder === a ? b : a;
+    await holder!.kill();
+    await sendMail(asServer(survivor), { to: inbox.address, subject: 'after the loss', text: 'still here' });
+    const mail = await waiting;
+    expect(mail.subject).toBe('after the loss');
+    expect(survivor.child.exitCode).toBeNull();
+  });
+});
+
+describe('a Redis outage', () => {
+  it('is answered 503 unavailable over HTTP and 451 4.3.0 over SMTP, without a crash, and service returns on its own', async () => {
+    const store = sharedStore();
+    const replica = await startReplica(store);
+    const to = freshAddress('outage');
+    expect(await sendMail(asServer(replica), { to, subject: 'before', text: 'x' })).toMatch(/^250 /);
+    // A wait held through the outage, answered by mail stored after it. Its
+    // first look (two script calls: the budget, the mailbox) is over before
+    // Redis goes: a look caught in the outage is answered 503, as any call.
+    const heldThrough = freshAddress('held-through');
+    const scriptsBefore = await redis.calls('evalsha');
+    const held = get(replica, `/api/v1/mailbox/wait?address=${encodeURIComponent(heldThrough)}&timeout=20`);
+    await waitUntilHeld(replica, heldThrough);
+    const deadline = Date.now() + 10_000;
+    while ((await redis.calls('evalsha')) < scriptsBefore + 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+
+    await redis.stop(true);
+    const listed = await get(replica, list(freshAddress('outage')));
+    expect(listed.status).toBe(503);
+    expect(listed.json.error).toBe('unavailable');
+    expect(listed.json.message).toMatch(/message store \(Redis at redis:\/\/127\.0\.0\.1:\d+\/0\) cannot be reached/);
+    expect(listed.headers['retry-after']).toBe('1');
+    const refused = await sendRaw(replica.smtpPort, 'app@example.com', [to], 'Subject: during\r\n\r\nx\r\n');
+    expect(refused).toMatch(/^451 4\.3\.0 /);
+
+    await redis.start();
+    // the client reconnects with backoff (at most 1 s apart): poll until it answers, bounded
+    let status = 0;
+    const back = Date.now() + 15_000;
+    while (status !== 200 && Date.now() < back) {
+      status = (await get(replica, list(freshAddress('after')))).status;
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(status).toBe(200);
+    expect(await sendMail(asServer(replica), { to, subject: 'after', text: 'y' })).toMatch(/^250 /);
+    expect(await sendMail(asServer(replica), { to: heldThrough, subject: 'after the outage', text: 'z' })).toMatch(/^250 /);
+    const answer = await held;
+    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+    expect(answer.json.messages.map((m: { subject: string }) => m.subject)).toEqual(['after the outage']);
+    expect(replica.child.exitCode).toBeNull();
+    expect(replica.output()).toMatch(/lost the message store/);
+  });
+});
+
+/** Long-polls the replica has counted for the address (the fault switch's stats). */
+async function waitsIn(replica: Replica, address: string): Promise<number> {
+  const stats = await get(replica, `/_mailroom/stats?address=${encodeURIComponent(address)}`);
+  return (stats.json?.wait as number | undefined) ?? 0;
+}
+
+async function waitUntilHeld(replica: Replica, address: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while ((await waitsIn(replica, address)) === 0) {
+    if (Date.now() > deadline) throw new Error(`no wait for ${address} reached ${replica.apiURL}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

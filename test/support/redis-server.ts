@@ -1,0 +1,134 @@
+// A real redis-server (Debian's package, `.ci/run` installs it) for the tests
+// of the Redis store: on a free loopback port, with no persistence (`--save ''
+// --appendonly no`) and its working directory in a temporary folder removed
+// at stop, so a run leaves no files behind. Tests may stop it and start it
+// again on the same port, as an outage would.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const REDIS_SERVER = process.env.MAILROOM_REDIS_SERVER ?? 'redis-server';
+
+export interface RedisServer {
+  readonly port: number;
+  /** `redis://127.0.0.1:<port>/0`, plus `?prefix=` when one is given. */
+  url(prefix?: string): string;
+  /** Stops the process (SIGKILL when `abruptly`: no goodbye to clients). The port stays this server's to start again. */
+  stop(abruptly?: boolean): Promise<void>;
+  /** Starts it again on the same port (empty: nothing was persisted). */
+  start(): Promise<void>;
+  readonly running: boolean;
+  /** Stops it for good and removes its folder. */
+  close(): Promise<void>;
+  /** How many times Redis has run `command` (INFO commandstats), e.g. `evalsha`: a way to know a call has been made. */
+  calls(command: string): Promise<number>;
+}
+
+export function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function launch(port: number, dir: string): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      REDIS_SERVER,
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`redis-server on port ${port} did not accept connections within 10 s; it said: ${output}`));
+    }, 10_000);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(new Error(`cannot start ${REDIS_SERVER} (install Debian's redis-server, or set MAILROOM_REDIS_SERVER): ${error.message}`));
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`redis-server on port ${port} exited with ${code} before it was ready: ${output}`));
+    });
+    child.stderr.on('data', (chunk: Buffer) => void (output += chunk.toString()));
+    // With --loglevel warning it prints nothing when ready: ask it.
+    const probe = async () => {
+      for (;;) {
+        if (child.exitCode !== null) return;
+        const ok = await new Promise<boolean>((done) => {
+          const socket = connect(port, '127.0.0.1');
+          socket.once('connect', () => socket.write('PING\r\n'));
+          socket.once('data', (data) => {
+            socket.destroy();
+            done(data.toString().startsWith('+PONG'));
+          });
+          socket.once('error', () => done(false));
+        });
+        if (ok) {
+          clearTimeout(timer);
+          child.removeAllListeners('exit');
+          return resolve(child);
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    void probe();
+  });
+}
+
+export async function startRedisServer(): Promise<RedisServer> {
+  const port = await freeLoopbackPort();
+  const dir = mkdtempSync(join(tmpdir(), 'mailroom-redis-'));
+  let child: ChildProcess | undefined = await launch(port, dir);
+  const server: RedisServer = {
+    port,
+    url: (prefix) => `redis://127.0.0.1:${port}/0${prefix ? `?prefix=${prefix}` : ''}`,
+    get running() {
+      return child !== undefined;
+    },
+    async stop(abruptly = false) {
+      const current = child;
+      child = undefined;
+      if (!current || current.exitCode !== null) return;
+      await new Promise<void>((resolve) => {
+        current.once('exit', () => resolve());
+        current.kill(abruptly ? 'SIGKILL' : 'SIGTERM');
+      });
+    },
+    async start() {
+      if (child) return;
+      child = await launch(port, dir);
+    },
+    async calls(command) {
+      const info = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1');
+        let reply = '';
+        socket.once('connect', () => socket.write('INFO commandstats\r\n'));
+        socket.on('data', (chunk: Buffer) => {
+          reply += chunk.toString();
+          const header = /^\$(\d+)\r\n/.exec(reply);
+          if (header && Buffer.byteLength(reply) >= header[0].length + Number(header[1]) + 2) {
+            socket.destroy();
+            resolve(reply);
+          }
+        });
+        socket.once('error', reject);
+      });
+      return Number(new RegExp(`^cmdstat_${command.toLowerCase()}:calls=(\\d+)`, 'm').exec(info)?.[1] ?? 0);
+    },
+    async close() {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return server;
+}
