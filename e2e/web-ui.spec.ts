@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { createTransport } from 'nodemailer';
 import { startServer } from 'mailroom/server';
 import { test as base, expect } from 'mailroom/playwright';
-import { API_URL, SMTP_PORT } from './servers.js';
+import { DEMO_WEBHOOK_SECRET } from '../fixtures/demo-app/support-desk.js';
+import { API_URL, APP_URL, SMTP_PORT } from './servers.js';
 
 interface Remote {
   readonly url: string;
@@ -222,6 +223,22 @@ test('the SMTP attempts tab shows the deferral lab’s log for the address', asy
   await expect(rows).toHaveCount(3);
   await expect(rows.nth(1)).toContainText('deferred');
   await expect(rows.nth(2)).toContainText('accepted');
+});
+
+test('the webhook deliveries tab shows what each webhook hearing the address was sent, with every attempt', async ({ page, mailbox, send, inbox, request }) => {
+  // The demo app's support desk fails the first attempt, then takes it.
+  await request.post(`${APP_URL}/api/support/fail-next`, { data: { address: mailbox, times: 1, status: 503 } });
+  const retry = { maxAttempts: 5, initialDelayMs: 200, factor: 2, maxDelayMs: 2_000 };
+  const hook = await inbox.webhooks.add({ url: `${APP_URL}/webhooks/mail`, secret: DEMO_WEBHOOK_SECRET, events: ['message.received'], retry });
+  await send({ subject: 'Hooked', text: 'x' });
+  await expect(hook).toHaveDelivered('message.received', { attempts: 2 });
+  await page.getByRole('option', { name: /Hooked/ }).click();
+  await page.getByRole('tab', { name: 'Webhook deliveries' }).click();
+  const rows = page.getByRole('table', { name: `Webhook deliveries to ${APP_URL}/webhooks/mail` }).getByRole('row');
+  await expect(rows).toHaveCount(2);
+  await expect(rows.nth(1)).toContainText('message.received');
+  await expect(rows.nth(1)).toContainText('delivered');
+  await expect(rows.nth(1).getByRole('listitem')).toHaveText([/^#1 503 retrying after .* ms, next in \d+ ms$/, /^#2 200 delivered after .* ms$/]);
 });
 
 test('with --token: the page asks for it, refuses a wrong one, and the API stays closed without it', async ({ page }) => {

@@ -60,7 +60,7 @@ export interface WireWebhookAttempt {
   /** From the request going out to the answer's head (or the failure), ms. */
   readonly latency_ms: number;
   readonly outcome: WebhookAttemptOutcome;
-  /** One word: the status (`503`), or `timeout`, `refused`, `reset`, `network`, `signature`, `4xx-not-retried`, `cancelled`. */
+  /** One word: the status (`503`), or `timeout`, `refused`, `reset`, `network`, `unavailable`, `signature`, `4xx-not-retried`, `cancelled`. */
   readonly reason: string;
   /** For `retrying`: how long until the next attempt, ms (the backoff with its jitter, or `Retry-After`). */
   readonly next_delay_ms: number | null;

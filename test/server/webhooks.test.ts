@@ -461,6 +461,11 @@ describe('the events', () => {
     await until(server, scoped.id, settled(1));
     expect(receiver.received.map((r) => JSON.parse(r.body).data.message.subject)).toEqual(['yours']);
     expect(everywhere.received.map((r) => JSON.parse(r.body).data.message.subject)).toEqual(['not yours', 'yours']);
+    // The log of the unscoped one, for one address (the web UI's tab): only that mailbox's events, the address checked like any.
+    const only = await call(server, `/api/v1/webhooks/${global.id}/deliveries?address=${encodeURIComponent(mine.toUpperCase())}`);
+    expect(only.status, only.text).toBe(200);
+    expect((only.json.deliveries as Delivery[]).map((d) => d.address)).toEqual([mine]);
+    expect((await call(server, `/api/v1/webhooks/${global.id}/deliveries?address=nope`)).json.error).toBe('invalid_address');
   });
 });
 

@@ -111,7 +111,11 @@ export async function answerWebhooks(
       return { status: 200, body: { deleted: webhooks.remove(id) !== undefined } };
     case 'deliveries': {
       if (!webhooks.get(id)) throw noWebhook(id);
-      return { status: 200, body: { webhook_id: id, deliveries: webhooks.deliveries(id).map(wireDelivery) } satisfies WireWebhookDeliveries };
+      // `address`: only the events at that mailbox (the web UI's tab for one mailbox, on a webhook that hears every address).
+      const address = singleParam(params, 'address');
+      const key = address === undefined ? undefined : ctx.reader.mailboxKey(address, 'address');
+      const deliveries = webhooks.deliveries(id).filter((d) => key === undefined || d.event.address === key);
+      return { status: 200, body: { webhook_id: id, deliveries: deliveries.map(wireDelivery) } satisfies WireWebhookDeliveries };
     }
     case 'deadLetters': {
       if (!webhooks.get(id)) throw noWebhook(id);

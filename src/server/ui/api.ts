@@ -6,6 +6,7 @@
 // gone when the tab closes) and sent as `Authorization: Bearer`, never in a
 // URL. The event stream is read with fetch() for the same reason: an
 // EventSource cannot send that header.
+import type { WireWebhook, WireWebhookDeliveries, WireWebhookDelivery } from '../../contract/webhook-wire.js';
 import type { WireHealth, WireListing, WireMailboxes, WireMailEvent, WireMessage, WireSmtpAttempts, WireSummary } from '../../contract/wire.js';
 
 const TOKEN_KEY = 'mailroom.token';
@@ -67,6 +68,17 @@ export const api = {
     json<{ deleted: boolean }>(`/api/v1/message/${encodeURIComponent(id)}?${q({ mailbox: address })}`, { method: 'DELETE' }),
   deleteMailbox: (address: string) => json<{ deleted: number }>(`/api/v1/mailbox?${q({ address })}`, { method: 'DELETE' }),
   attempts: (path: string, address: string) => json<WireSmtpAttempts>(`${path}?${q({ address })}`),
+  /** Every webhook that hears `address` (scoped to it, or to every address), each with what it was sent for that address. */
+  webhookDeliveries: async (path: string, address: string): Promise<{ webhook: WireWebhook; deliveries: readonly WireWebhookDelivery[] }[]> => {
+    const { webhooks } = await json<{ webhooks: WireWebhook[] }>(path);
+    const hearing = webhooks.filter((webhook) => webhook.address === null || webhook.address === address.toLowerCase());
+    return Promise.all(
+      hearing.map(async (webhook) => ({
+        webhook,
+        deliveries: (await json<WireWebhookDeliveries>(`${path}/${encodeURIComponent(webhook.id)}/deliveries?${q({ address })}`)).deliveries,
+      })),
+    );
+  },
 };
 
 /** The summary fields of a full message, for adding an arrival to the list without a list call. */

@@ -1,14 +1,16 @@
 // One message: its HTML (sandboxed), text, headers, raw source, attachments,
 // and, on a server with the SMTP deferral lab, the address's SMTP attempt
-// timeline. Each tab fetches what it shows when it is opened.
+// timeline; on a server with webhooks, what they were sent for the address.
+// Each tab fetches what it shows when it is opened.
 import PostalMime from 'postal-mime';
 import { useEffect, useState } from 'preact/hooks';
+import type { WireWebhookAttempt } from '../../contract/webhook-wire.js';
 import type { WireHealth, WireMessage, WireSmtpAttempt } from '../../contract/wire.js';
 import { api } from './api.js';
 import { formatSize, formatTime } from './format.js';
 import { MailFrame } from './mail-frame.js';
 
-type TabId = 'html' | 'text' | 'headers' | 'raw' | 'attachments' | 'attempts';
+type TabId = 'html' | 'text' | 'headers' | 'raw' | 'attachments' | 'attempts' | 'webhooks';
 
 interface Tab {
   readonly id: TabId;
@@ -17,8 +19,8 @@ interface Tab {
 
 /**
  * The tabs this message has. Per-address extensions add theirs when the
- * server advertises them in /healthz: the SMTP attempts today; webhook
- * deliveries (issue 13) belong here too, behind `features.webhooks`.
+ * server advertises them in /healthz: the SMTP attempts (`features.smtp_attempts`)
+ * and the webhook deliveries (`features.webhooks`).
  */
 function tabsFor(message: WireMessage, features: WireHealth['features']): Tab[] {
   const tabs: Tab[] = [];
@@ -26,6 +28,7 @@ function tabsFor(message: WireMessage, features: WireHealth['features']): Tab[] 
   tabs.push({ id: 'text', label: 'Text' }, { id: 'headers', label: 'Headers' }, { id: 'raw', label: 'Raw' });
   tabs.push({ id: 'attachments', label: `Attachments (${message.attachments.length})` });
   if (features.smtp_attempts) tabs.push({ id: 'attempts', label: 'SMTP attempts' });
+  if (features.webhooks) tabs.push({ id: 'webhooks', label: 'Webhook deliveries' });
   return tabs;
 }
 
@@ -79,6 +82,7 @@ export function MessageView(props: { address: string; message: WireMessage; feat
         {current === 'raw' && <Raw address={address} id={message.id} />}
         {current === 'attachments' && <Attachments address={address} message={message} />}
         {current === 'attempts' && features.smtp_attempts && <Attempts path={features.smtp_attempts} address={address} />}
+        {current === 'webhooks' && features.webhooks && <Deliveries path={features.webhooks} address={address} />}
       </div>
     </article>
   );
@@ -200,5 +204,63 @@ function Attempts({ path, address }: { path: string; address: string }) {
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** `1 503 retrying, next in 212 ms`: one attempt, as the delivery log has it. */
+function attemptText(a: WireWebhookAttempt): string {
+  const copy = a.copy > 1 ? ` (copy ${a.copy})` : '';
+  const next = a.next_delay_ms === null ? '' : `, next in ${a.next_delay_ms} ms`;
+  return `#${a.attempt}${copy} ${a.status ?? a.reason} ${a.outcome} after ${a.latency_ms} ms${next}`;
+}
+
+/** The webhooks that hear the address, each with the events it was sent for it, oldest first, and every attempt. */
+function Deliveries({ path, address }: { path: string; address: string }) {
+  const { value, error } = useLoad(() => api.webhookDeliveries(path, address), [path, address]);
+  if (error) return <p role="alert">{error}</p>;
+  if (!value) return <p class="loading">Loading the webhook deliveries…</p>;
+  if (value.length === 0) return <p class="empty">No webhook hears {address}.</p>;
+  return (
+    <>
+      {value.map(({ webhook, deliveries }) => (
+        <section key={webhook.id} class="webhook">
+          <h3>
+            {webhook.url} <span class="id">{webhook.id}</span>
+          </h3>
+          {deliveries.length === 0 ? (
+            <p class="empty">Nothing sent to it for {address} yet.</p>
+          ) : (
+            <table class="deliveries" aria-label={`Webhook deliveries to ${webhook.url}`}>
+              <thead>
+                <tr>
+                  <th scope="col">Event</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Attempts</th>
+                </tr>
+              </thead>
+              <tbody>
+                {deliveries.map((d) => (
+                  <tr key={d.event_id} class={d.state}>
+                    <td>
+                      <time dateTime={d.created_at}>{formatTime(d.created_at)}</time> <span class="id">{d.event_id}</span>
+                    </td>
+                    <td>{d.event_type}</td>
+                    <td>{d.state.replace('_', ' ')}</td>
+                    <td>
+                      <ol class="timeline">
+                        {d.attempts.map((a, i) => (
+                          <li key={i}>{attemptText(a)}</li>
+                        ))}
+                      </ol>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </section>
+      ))}
+    </>
   );
 }
