@@ -55,6 +55,8 @@ export interface DeliveryOutcome {
 /** Where the dispatcher sends attempts: in this thread (tests) or in the delivery thread (the server). */
 export interface DeliverySender {
   post(job: DeliveryJob, signal: AbortSignal): Promise<DeliveryOutcome>;
+  /** Gets ready for a first attempt (the delivery thread: started and warmed up), when a webhook is registered. */
+  warm?(): void;
   close(): Promise<void>;
 }
 

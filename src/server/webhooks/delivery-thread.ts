@@ -6,10 +6,17 @@
 // is busy, SMTP intake gets the CPU first and webhooks wait a little (their
 // queue drains once the burst is over); on an idle machine it changes
 // nothing. Elsewhere, or when not allowed, it runs at the process's priority.
+// It first warms up at the process's priority: one body built and signed,
+// so the cold work of a first delivery (the parser's first run, the code
+// compiled on first use) is not left to a thread that a busy machine gives
+// a few percent of a core (in a loaded test run that stretched a first
+// attempt past ten seconds).
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
-import type { DeliveryJob, DeliveryOutcome } from './delivery-job.js';
+import { signatureHeader } from '../../contract/webhook-signature.js';
+import type { DeliveryJob, DeliveryOutcome, EventPayload } from './delivery-job.js';
+import { buildBody } from './event-body.js';
 import { WebhookSender } from './sender.js';
 
 export type ToThread = { readonly type: 'post'; readonly id: number; readonly job: DeliveryJob } | { readonly type: 'cancel'; readonly id: number };
@@ -25,8 +32,45 @@ function lowerThisThreadsPriority(): void {
   }
 }
 
+const WARM_UP: EventPayload = {
+  kind: 'message',
+  envelope: { id: 'evt_warm', type: 'message.received', created_at: new Date(0).toISOString(), address: 'warm@mailroom.test' },
+  message: {
+    id: 'warm',
+    receivedAt: 0,
+    size: 0,
+    envelopeFrom: 'a@example.com',
+    source: [
+      'From: A <a@example.com>',
+      'To: warm@mailroom.test',
+      'Subject: warm-up',
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/alternative; boundary="b"',
+      '',
+      '--b',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'Your code is 123456: https://example.com/confirm',
+      '--b',
+      'Content-Type: text/html; charset=utf-8',
+      '',
+      '<p>Your code is <b>123456</b>: <a href="https://example.com/confirm">confirm</a></p>',
+      '--b--',
+      '',
+    ].join('\r\n'),
+  },
+  rawUrl: 'http://127.0.0.1/raw',
+};
+
+async function warmUp(): Promise<void> {
+  signatureHeader('warm-up', 0, await buildBody(WARM_UP));
+}
+
 if (parentPort) {
-  lowerThisThreadsPriority();
+  // Attempts handed over meanwhile run at once; only the priority waits for the warm-up.
+  void warmUp()
+    .catch(() => {})
+    .finally(lowerThisThreadsPriority);
   const port = parentPort;
   const sender = new WebhookSender();
   const inFlight = new Map<number, AbortController>();

@@ -7,8 +7,10 @@
 //
 // `ThreadedSender` is the intake side: it hands each attempt over as plain
 // data (delivery-job.ts) and gets its outcome back; the thread
-// (delivery-thread.ts) runs `WebhookSender` (sender.ts). The thread starts with the first attempt, so a
-// server without webhooks runs none.
+// (delivery-thread.ts) runs `WebhookSender` (sender.ts). The thread starts
+// with the first registration (or, failing that, the first attempt), so a
+// server without webhooks runs none, and a first event does not wait for
+// the thread to load.
 //
 // From TypeScript source (mailroom's own tests) the thread's module is a .ts
 // file node cannot load by itself: it is loaded through tsx, a dev
@@ -46,6 +48,10 @@ export class ThreadedSender implements DeliverySender {
       });
       thread.postMessage({ type: 'post', id, job } satisfies ToThread);
     });
+  }
+
+  warm(): void {
+    this.#threadNow();
   }
 
   async close(): Promise<void> {

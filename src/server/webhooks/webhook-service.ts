@@ -107,6 +107,7 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
       }
       const webhook = parseWebhookInput(input, { id: webhookId(), now: options.now(), mailboxKey: options.mailboxKey });
       working.add(webhook);
+      sender.warm?.();
       return webhook;
     },
     get: (id) => store.get(id),
