@@ -39,6 +39,7 @@ const SERVER_CONTRACT = [
   'test/server/store-choice.test.ts',
   'test/server/wait-clamp.test.ts',
   'test/server/web-ui.test.ts',
+  'test/server/webhooks-store.test.ts',
 ];
 
 export default defineConfig({

@@ -122,4 +122,25 @@ describe('the dispatcher on an injected clock', () => {
     expect(receiver.received.map((r) => JSON.parse(r.body).n)).toEqual([n - 1, n - 1, n]);
     await close();
   });
+
+  it('a payload the store cannot give (a shared store out of reach) is an attempt that sends nothing, logged unavailable, and retried', async () => {
+    const { receiver, timers, store, webhook, dispatcher, settle, close } = await setUp({ retry: { initial_delay_ms: 1_000 } }, [0]);
+    const ok = event();
+    let asked = 0;
+    dispatcher.enqueue(webhook, {
+      ...ok,
+      payload: () => (++asked === 1 ? Promise.reject(new Error('The store at redis://… cannot be reached')) : ok.payload()),
+    });
+    timers.advance(0);
+    await settle(1);
+    const [first] = store.deliveries(webhook.id);
+    expect(first!.attempts).toMatchObject([{ attempt: 1, status: undefined, reason: 'unavailable', outcome: 'retrying', nextDelayMs: 1_000 }]);
+    expect(receiver.received).toHaveLength(0);
+    timers.advance(1_000);
+    await settle(2);
+    expect(store.deliveries(webhook.id)[0]!.state).toBe('delivered');
+    expect(receiver.received.map((r) => r.eventId)).toEqual([ok.id]);
+    expect(asked).toBe(2);
+    await close();
+  });
 });
