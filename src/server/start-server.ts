@@ -185,7 +185,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
   apiURL = `http://${hostForURL(config.host)}:${httpPort}`;
   for (const given of config.staticWebhooks) {
     try {
-      const webhook = webhooks!.register({ url: given.url, secret: given.secret, events: given.events });
+      const webhook = await webhooks!.register({ url: given.url, secret: given.secret, events: given.events });
       if (given.secret === undefined) logger.warn(`mailroom: webhook ${webhook.id} posts to ${webhook.url}, signed with the secret ${webhook.secret}`);
     } catch (error) {
       smtp.destroyConnections();

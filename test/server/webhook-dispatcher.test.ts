@@ -67,7 +67,7 @@ async function setUp(input: Record<string, unknown>, draws: number[] = []) {
   const sender = new WebhookSender();
   const dispatcher = new WebhookDispatcher({ store, sender, timers, random: () => draws.shift() ?? 0, metrics: new WebhookMetrics(() => 0), logger: quiet });
   const webhook = parseWebhookInput({ url: receiver.url, ...input }, { id: 'wh_test', now: timers.now(), mailboxKey: (a) => a });
-  dispatcher.add(webhook);
+  await dispatcher.add(webhook);
   /** Lets the attempt in flight reach the receiver and its answer come back (real sockets), until the log shows `attempts`. */
   const settle = async (attempts: number) => {
     const deadline = performance.now() + 5_000;

@@ -175,7 +175,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
           ctx.smtpLab.rules.clear(mailbox);
           ctx.smtpLab.log.delete(mailbox);
         }
-        ctx.webhooks?.removeScopedTo(mailbox);
+        await ctx.webhooks?.removeScopedTo(mailbox);
         return json(200, { deleted: await ctx.store.deleteMailbox(mailbox) });
       }
       const mailbox = mailboxParam(params, 'mailbox');

@@ -89,7 +89,7 @@ export async function answerWebhooks(
     case 'add': {
       const body = await jsonBody(req);
       try {
-        return { status: 201, body: { webhook: toWireWebhook(webhooks.register(body)) } };
+        return { status: 201, body: { webhook: toWireWebhook(await webhooks.register(body)) } };
       } catch (error) {
         if (error instanceof Refusal) throw error;
         if (error instanceof TypeError || error instanceof TooManyWebhooksError) throw new Refusal(400, 'invalid_request', `Invalid webhook: ${error.message}`);
@@ -108,24 +108,24 @@ export async function answerWebhooks(
     }
     case 'remove':
       // Idempotent, like every delete of the contract.
-      return { status: 200, body: { deleted: webhooks.remove(id) !== undefined } };
+      return { status: 200, body: { deleted: (await webhooks.remove(id)) !== undefined } };
     case 'deliveries': {
       if (!webhooks.get(id)) throw noWebhook(id);
       // `address`: only the events at that mailbox (the web UI's tab for one mailbox, on a webhook that hears every address).
       const address = singleParam(params, 'address');
       const key = address === undefined ? undefined : ctx.reader.mailboxKey(address, 'address');
-      const deliveries = webhooks.deliveries(id).filter((d) => key === undefined || d.event.address === key);
+      const deliveries = (await webhooks.deliveries(id)).filter((d) => key === undefined || d.event.address === key);
       return { status: 200, body: { webhook_id: id, deliveries: deliveries.map(wireDelivery) } satisfies WireWebhookDeliveries };
     }
     case 'deadLetters': {
       if (!webhooks.get(id)) throw noWebhook(id);
-      const dead = webhooks.deliveries(id).filter((d) => d.state === 'dead_lettered');
+      const dead = (await webhooks.deliveries(id)).filter((d) => d.state === 'dead_lettered');
       return { status: 200, body: { webhook_id: id, dead_letters: dead.map(wireDeadLetter) } satisfies WireDeadLetters };
     }
     case 'replay': {
       if (!webhooks.get(id)) throw noWebhook(id);
       const eventId = ids.eventId ?? '';
-      const replayed = webhooks.replay(id, eventId);
+      const replayed = await webhooks.replay(id, eventId);
       if (!replayed) throw new Refusal(404, 'not_found', `No dead letter ${eventId} at webhook ${id}: it was delivered, is still pending, or never existed`);
       return { status: 202, body: { replayed: eventId, delivery: wireDelivery(replayed) } };
     }

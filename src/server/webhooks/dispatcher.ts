@@ -15,7 +15,10 @@
 // - the test controls: `duplicates`, `out_of_order`, `first_attempt_delay_ms`.
 //
 // Time and randomness are injected (`DispatchTimers`, `RandomSource`), so
-// the schedule is tested exactly, without sleeping.
+// the schedule is tested exactly, without sleeping. The state is kept in a
+// `WebhookStore` (webhook-store.ts) that may answer later (a shared store):
+// a memory store's answers are taken in the same tick, so with it an event
+// is queued on the SMTP path itself.
 import { backoffStep, withJitter } from '../../contract/backoff.js';
 import type { RandomSource } from '../../contract/random.js';
 import { WEBHOOK_HEADERS } from '../../contract/webhook-signature.js';
@@ -25,7 +28,14 @@ import type { WebhookEvent } from './events.js';
 import type { WebhookMetrics } from './metrics.js';
 import type { Webhook } from './registration.js';
 import type { DeliveryOutcome, DeliverySender } from './delivery-job.js';
+import type { Awaitable } from '../store/mail-store.js';
 import type { Delivery, DeliveryAttempt, WebhookStore } from './webhook-store.js';
+
+/** `then(value)` at once when `value` is already there (a memory store), else when it comes. */
+function whenReady<T>(value: Awaitable<T>, then: (value: T) => void, failed: (error: unknown) => void): void {
+  if (value instanceof Promise) value.then(then, failed);
+  else then(value);
+}
 
 export interface DispatchTimers {
   /** Wall-clock ms (the server's clock). */
@@ -83,8 +93,8 @@ export class WebhookDispatcher {
   }
 
   /** Registers a webhook with the store and starts its lane. */
-  add(webhook: Webhook): void {
-    this.#o.store.add(webhook);
+  async add(webhook: Webhook): Promise<void> {
+    await this.#o.store.add(webhook);
     this.#laneOf(webhook);
   }
 
@@ -104,12 +114,21 @@ export class WebhookDispatcher {
       deadAt: undefined,
       excerpt: undefined,
     };
-    if (!this.#o.store.enqueue(delivery)) {
+    const dropped = (why: string) => {
       this.#o.metrics.dropped();
-      this.#o.logger.warn(`mailroom: webhook ${webhook.id} has its log full of pending events; ${event.type} ${event.id} for ${event.address} was dropped`);
-      return;
-    }
-    if (!webhook.outOfOrder) return this.#release(lane, [delivery]);
+      this.#o.logger.warn(`mailroom: webhook ${webhook.id} ${why}; ${event.type} ${event.id} for ${event.address} was dropped`);
+    };
+    whenReady(
+      this.#o.store.enqueue(delivery),
+      (kept) => (kept ? this.#queued(lane, delivery) : dropped('has its log full of pending events')),
+      (error) => dropped(`could not keep an event: ${String(error)}`),
+    );
+  }
+
+  /** A delivery the store took: in line now, or, for `out_of_order`, held for the next one to overtake it. */
+  #queued(lane: Lane, delivery: Delivery): void {
+    if (this.#closed || lane.removed) return;
+    if (!lane.webhook.outOfOrder) return this.#release(lane, [delivery]);
     // Swapped pairs: the first of two waits for the second, which then goes first.
     const held = lane.held;
     if (held) {
@@ -128,7 +147,7 @@ export class WebhookDispatcher {
   }
 
   /** Stops a webhook: its pending events are cancelled and an attempt in flight is aborted. */
-  remove(id: string): Webhook | undefined {
+  async remove(id: string): Promise<Webhook | undefined> {
     const lane = this.#lanes.get(id);
     if (lane) this.#stop(lane);
     this.#lanes.delete(id);
@@ -136,15 +155,15 @@ export class WebhookDispatcher {
   }
 
   /** Sends a dead letter again with a fresh budget of attempts; undefined when there is no such dead letter. */
-  replay(webhookId: string, eventId: string): Delivery | undefined {
+  async replay(webhookId: string, eventId: string): Promise<Delivery | undefined> {
+    const delivery = await this.#o.store.delivery(webhookId, eventId);
     const lane = this.#lanes.get(webhookId);
-    const delivery = this.#o.store.delivery(webhookId, eventId);
-    if (!lane || !delivery || delivery.state !== 'dead_lettered') return undefined;
+    if (!lane || lane.removed || !delivery || delivery.state !== 'dead_lettered') return undefined;
     delivery.state = 'pending';
     delivery.cycleAttempts = 0;
     delivery.deadAt = undefined;
     delivery.nextAttemptAt = this.#o.timers.now();
-    this.#o.store.saved(delivery);
+    await this.#o.store.saved(delivery);
     this.#release(lane, [delivery]);
     return delivery;
   }
@@ -310,7 +329,12 @@ export class WebhookDispatcher {
         delivery.nextAttemptAt = undefined;
       }
       delivery.attempts.push(finished);
-      store.saved(delivery);
+      try {
+        await store.saved(delivery);
+      } catch (error) {
+        // The dispatcher goes on from what it holds; a durable store is behind until the next write.
+        this.#o.logger.error(`mailroom: webhook ${webhook.id} could not save ${delivery.event.id}'s attempt ${attempt}: ${String(error)}`);
+      }
       metrics.attempted(delivery, finished);
       if (delivery.state !== 'pending') metrics.settled(delivery);
     } finally {

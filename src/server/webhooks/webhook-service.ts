@@ -39,15 +39,15 @@ export interface WebhookServiceOptions {
 
 export interface WebhookService {
   /** Checks and stores a registration (a TypeError names a bad field), and starts delivering to it. */
-  register(input: unknown): Webhook;
+  register(input: unknown): Promise<Webhook>;
   get(id: string): Webhook | undefined;
   /** Oldest first; with `address`, only those scoped to that mailbox. */
   list(address?: string): readonly Webhook[];
-  remove(id: string): Webhook | undefined;
+  remove(id: string): Promise<Webhook | undefined>;
   /** Removes the webhooks scoped to a mailbox (it was deleted); how many. */
-  removeScopedTo(address: string): number;
-  deliveries(id: string): readonly Delivery[];
-  replay(id: string, eventId: string): Delivery | undefined;
+  removeScopedTo(address: string): Promise<number>;
+  deliveries(id: string): Promise<readonly Delivery[]>;
+  replay(id: string, eventId: string): Promise<Delivery | undefined>;
   readonly metrics: WebhookMetrics;
   close(): Promise<void>;
 }
@@ -101,24 +101,24 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
   });
 
   return {
-    register(input) {
+    async register(input) {
       if (store.size >= WEBHOOK_LIMITS.maxWebhooks) {
         throw new TooManyWebhooksError(`This server holds ${WEBHOOK_LIMITS.maxWebhooks} webhooks already; remove some first (DELETE /api/v1/webhooks/{id})`);
       }
       const webhook = parseWebhookInput(input, { id: webhookId(), now: options.now(), mailboxKey: options.mailboxKey });
-      working.add(webhook);
+      await working.add(webhook);
       sender.warm?.();
       return webhook;
     },
     get: (id) => store.get(id),
     list: (address) => (address === undefined ? store.list() : store.scopedTo(address)),
     remove: (id) => working.remove(id),
-    removeScopedTo(address) {
+    async removeScopedTo(address) {
       const scoped = [...store.scopedTo(address)];
-      for (const webhook of scoped) working.remove(webhook.id);
+      await Promise.all(scoped.map((webhook) => working.remove(webhook.id)));
       return scoped.length;
     },
-    deliveries: (id) => store.deliveries(id),
+    deliveries: async (id) => store.deliveries(id),
     replay: (id, eventId) => working.replay(id, eventId),
     metrics,
     async close() {

@@ -4,9 +4,19 @@
 // (dispatcher.ts) decides; the store only keeps. This memory store is the
 // only one so far; a Redis store (its own issue) would keep the same
 // records so retries survive a restart: everything here is plain data
-// except an event's lazily built body (events.ts), which such a store
-// would serialise when the event is queued.
+// except an event's payload (events.ts), which such a store would keep as
+// the message's mailbox and id (or a delivery outcome's fields) and make
+// again when read back.
+//
+// Like the mail store's boundary (store/mail-store.ts), the methods that
+// write, and those that read the delivery log, return `Awaitable` values:
+// the memory store answers synchronously, a shared store with promises, and
+// every caller awaits. The registrations are read synchronously (`size`,
+// `get`, `list`, `scopedTo`, `subscribers`): `subscribers` is asked on the
+// SMTP path of every mail, so a shared store keeps them in memory as well,
+// written through to its backing service.
 import type { WebhookAttemptOutcome, WebhookDeliveryState, WebhookEventType } from '../../contract/webhooks.js';
+import type { Awaitable } from '../store/mail-store.js';
 import type { WebhookEvent } from './events.js';
 import type { Webhook } from './registration.js';
 
@@ -45,12 +55,12 @@ export interface Delivery {
 export interface WebhookStore {
   /** Registrations held. */
   readonly size: number;
-  add(webhook: Webhook): void;
+  add(webhook: Webhook): Awaitable<void>;
   get(id: string): Webhook | undefined;
   /** Oldest first. */
   list(): readonly Webhook[];
   /** Forgets the registration and its deliveries; returns it, or undefined when there was none. */
-  remove(id: string): Webhook | undefined;
+  remove(id: string): Awaitable<Webhook | undefined>;
   /** The registrations scoped to `address`. */
   scopedTo(address: string): readonly Webhook[];
   /**
@@ -59,12 +69,12 @@ export interface WebhookStore {
    */
   subscribers(type: WebhookEventType, address: string): readonly Webhook[];
   /** Keeps a new delivery; false when the webhook's log is full of pending ones (the event is dropped). */
-  enqueue(delivery: Delivery): boolean;
+  enqueue(delivery: Delivery): Awaitable<boolean>;
   /** Every delivery of the webhook still kept, oldest first. */
-  deliveries(webhookId: string): readonly Delivery[];
-  delivery(webhookId: string, eventId: string): Delivery | undefined;
+  deliveries(webhookId: string): Awaitable<readonly Delivery[]>;
+  delivery(webhookId: string, eventId: string): Awaitable<Delivery | undefined>;
   /** The dispatcher changed `delivery`: a durable store writes it back (the memory store holds the object itself). */
-  saved(delivery: Delivery): void;
+  saved(delivery: Delivery): Awaitable<void>;
 }
 
 /** Deliveries kept per webhook; past it the oldest finished ones go. */
