@@ -9,6 +9,7 @@
 // mail's own attachments: read out of the raw source and shown as data: URLs.
 import PostalMime from 'postal-mime';
 import { useEffect, useState } from 'preact/hooks';
+import { contentIdKey, hasInlineReferences, replaceInlineReferences } from '../../contract/inline-images.js';
 import { api, ApiError } from './api.js';
 
 /** Does the HTML name an image (or background) on the network? Then the "show images" switch is offered. */
@@ -28,24 +29,19 @@ export function frameDocument(html: string, allowImages: boolean): string {
 }
 
 /**
- * The HTML with each `cid:` reference replaced by a data: URL of that
- * attachment (data:, not blob:, since the frame's opaque origin may not
- * read the page's blob: URLs).
+ * The HTML with each `cid:` image replaced by a data: URL of that attachment
+ * (data:, not blob:, since the frame's opaque origin may not read the
+ * page's blob: URLs).
  */
 async function withInlineImages(html: string, raw: ArrayBuffer): Promise<string> {
   const parsed = await PostalMime.parse(raw, { attachmentEncoding: 'base64' });
-  let out = html;
+  const images = new Map<string, string>();
   for (const attachment of parsed.attachments) {
-    const cid = attachment.contentId?.replace(/^<|>$/g, '');
-    if (!cid || !/^image\//i.test(attachment.mimeType)) continue;
-    out = out.split(`cid:${cid}`).join(`data:${attachment.mimeType};base64,${attachment.content as string}`);
+    if (attachment.contentId && /^image\//i.test(attachment.mimeType)) {
+      images.set(contentIdKey(attachment.contentId), `data:${attachment.mimeType};base64,${attachment.content as string}`);
+    }
   }
-  return out;
-}
-
-/** Does the HTML refer to an inline image (`cid:`)? Then the frame waits for them. */
-function hasInlineImages(html: string): boolean {
-  return /\bcid:/i.test(html);
+  return replaceInlineReferences(html, (contentId) => images.get(contentId));
 }
 
 export function MailFrame({ html, subject, address, id }: { html: string; subject: string; address: string; id: string }) {
@@ -55,9 +51,9 @@ export function MailFrame({ html, subject, address, id }: { html: string; subjec
   // while it loads left it empty to Playwright in about 1 of 5 runs under
   // load (the cid: spec in e2e/web-ui.spec.ts), and a first draw with
   // broken images would flash anyway.
-  const [shown, setShown] = useState<string | undefined>(hasInlineImages(html) ? undefined : html);
+  const [shown, setShown] = useState<string | undefined>(hasInlineReferences(html) ? undefined : html);
   useEffect(() => {
-    if (!hasInlineImages(html)) return setShown(html);
+    if (!hasInlineReferences(html)) return setShown(html);
     setShown(undefined);
     let live = true;
     let retry: ReturnType<typeof setTimeout> | undefined;
