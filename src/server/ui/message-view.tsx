@@ -211,7 +211,7 @@ function Attempts({ path, address }: { path: string; address: string }) {
 function attemptText(a: WireWebhookAttempt): string {
   const copy = a.copy > 1 ? ` (copy ${a.copy})` : '';
   const next = a.next_delay_ms === null ? '' : `, next in ${a.next_delay_ms} ms`;
-  return `#${a.attempt}${copy} ${a.status ?? a.reason} ${a.outcome} after ${a.latency_ms} ms${next}`;
+  return `#${a.attempt}${copy} ${a.status ?? a.reason} ${a.outcome} after ${Math.round(a.latency_ms)} ms${next}`;
 }
 
 /** The webhooks that hear the address, each with the events it was sent for it, oldest first, and every attempt. */
@@ -248,11 +248,11 @@ function Deliveries({ path, address }: { path: string; address: string }) {
                     <td>{d.event_type}</td>
                     <td>{d.state.replace('_', ' ')}</td>
                     <td>
-                      <ol class="timeline">
+                      <ul class="timeline">
                         {d.attempts.map((a, i) => (
                           <li key={i}>{attemptText(a)}</li>
                         ))}
-                      </ol>
+                      </ul>
                     </td>
                   </tr>
                 ))}
