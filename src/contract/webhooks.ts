@@ -70,9 +70,12 @@ export type WebhookDeliveryState = 'pending' | 'delivered' | 'dead_lettered' | '
  * attempt's timeout), `refused` (connection refused), `reset` (the
  * connection dropped mid-answer), `network` (anything else on the way),
  * `unavailable` (the event's message could not be read from a shared store,
- * so nothing was sent; retried),
+ * so nothing was sent; retried), `lost` (the server making the attempt
+ * stopped - killed, or shut down mid-attempt - before its outcome was
+ * known: on a shared store another server records it and retries; it may
+ * or may not have reached the receiver, and it counts toward the cap),
  * `signature` (401 or 403: the receiver refused the signature, not
  * retried), `4xx-not-retried` (any other 4xx but 408 and 429), and
  * `cancelled` (the webhook was removed mid-attempt).
  */
-export type WebhookFailureWord = 'timeout' | 'refused' | 'reset' | 'network' | 'unavailable' | 'signature' | '4xx-not-retried' | 'cancelled';
+export type WebhookFailureWord = 'timeout' | 'refused' | 'reset' | 'network' | 'unavailable' | 'lost' | 'signature' | '4xx-not-retried' | 'cancelled';

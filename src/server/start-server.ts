@@ -22,7 +22,7 @@ import { RuleBook } from './rules/rule-book.js';
 import { MemoryRuleStore } from './rules/rule-store.js';
 import { EvictionReporter } from './store/eviction.js';
 import { API_BASE } from '../contract/routes.js';
-import { createWebhookService, type WebhookService } from './webhooks/webhook-service.js';
+import { createWebhookService, staticWebhookId, type WebhookService } from './webhooks/webhook-service.js';
 import type { MailStore } from './store/mail-store.js';
 import { openStore } from './store/open-store.js';
 
@@ -97,7 +97,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
   const { clock, logger } = config;
 
   const evictions = new EvictionReporter({ clock, logger, maxMessages: config.maxMessages });
-  const { store, listBudget, messageBudget } = await openStore(config, {
+  const { store, listBudget, messageBudget, sharedWebhooks } = await openStore(config, {
     onEvict: (message) => evictions.record(message),
     onListenerError: (error) => logger.error(`mailroom: an arrival listener failed: ${String(error)}`),
   });
@@ -114,8 +114,17 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
   if (smtpLab) attempts.subscribe((attempt) => smtpLab.log.record(attempt));
   // The API's base is known once the HTTP port is bound; only a delivery, later, reads it.
   let apiURL = '';
+  // On a shared store the webhooks are shared too (registrations read before the first mail is taken in).
+  let webhookStore;
+  try {
+    webhookStore = config.webhooks ? await sharedWebhooks?.() : undefined;
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const webhooks = config.webhooks
     ? createWebhookService({
+        store: webhookStore,
         attempts,
         rawUrl: (message) => `${apiURL}${API_BASE}/message/${message.id}/raw?mailbox=${encodeURIComponent(message.mailbox)}`,
         mailboxKey: (address) => reader.mailboxKey(address, 'address'),
@@ -183,9 +192,9 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     throw error;
   }
   apiURL = `http://${hostForURL(config.host)}:${httpPort}`;
-  for (const given of config.staticWebhooks) {
+  for (const [index, given] of config.staticWebhooks.entries()) {
     try {
-      const webhook = await webhooks!.register({ url: given.url, secret: given.secret, events: given.events });
+      const webhook = await webhooks!.register({ url: given.url, secret: given.secret, events: given.events }, { id: staticWebhookId(given, index) });
       if (given.secret === undefined) logger.warn(`mailroom: webhook ${webhook.id} posts to ${webhook.url}, signed with the secret ${webhook.secret}`);
     } catch (error) {
       smtp.destroyConnections();

@@ -57,6 +57,7 @@ function event(): WebhookEvent {
     address: 'a@mailroom.test',
     createdAt: 0,
     payload: () => Promise.resolve({ kind: 'json', body: JSON.stringify({ id, n: k }) }),
+    record: () => ({ id, type: 'message.received', address: 'a@mailroom.test', createdAt: 0, ref: { kind: 'json', body: JSON.stringify({ id, n: k }) } }),
   };
 }
 

@@ -15,6 +15,7 @@ const delivery = (id: string): Delivery => ({
     address: 'a@mailroom.test',
     createdAt: 0,
     payload: () => Promise.resolve({ kind: 'json', body: '{}' }),
+    record: () => ({ id, type: 'message.received', address: 'a@mailroom.test', createdAt: 0, ref: { kind: 'json', body: '{}' } }),
   } satisfies WebhookEvent,
   state: 'pending',
   attempts: [],

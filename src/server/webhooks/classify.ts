@@ -5,6 +5,7 @@
 //   408, 429, 5xx                        retried (429 and 503 after their Retry-After)
 //   timeout, reset, refused, network     retried
 //   unavailable                          retried (the event's message could not be read from the store)
+//   lost                                 retried (on a shared store: the server making the attempt stopped before its outcome was known)
 //   401, 403                             not retried: `signature` (the receiver refused the signature)
 //   any other 4xx                        not retried: `4xx-not-retried` (the request itself is wrong)
 //   1xx, 3xx                             not retried, logged by their status
@@ -16,7 +17,7 @@ import { WEBHOOK_LIMITS } from '../../contract/webhooks.js';
 /** What came back of one attempt, as the sender saw it. */
 export type AttemptResult =
   | { readonly kind: 'answer'; readonly status: number; readonly retryAfter: string | undefined }
-  | { readonly kind: 'failure'; readonly reason: 'timeout' | 'refused' | 'reset' | 'network' | 'unavailable' | 'cancelled'; readonly detail: string };
+  | { readonly kind: 'failure'; readonly reason: 'timeout' | 'refused' | 'reset' | 'network' | 'unavailable' | 'lost' | 'cancelled'; readonly detail: string };
 
 export interface Verdict {
   readonly delivered: boolean;

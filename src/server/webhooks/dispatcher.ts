@@ -1,12 +1,8 @@
-// The delivery worker: takes queued events to their endpoints, at least
-// once, with the seed's retry strategy (seed 002):
+// The delivery worker for a store kept by one server (the memory store):
+// takes queued events to their endpoints, at least once, with the seed's
+// retry strategy (seed 002; each attempt and what its answer means:
+// attempt.ts), and
 //
-// - each answer classified (classify.ts): delivered, retried, or
-//   dead-lettered at once with its reason;
-// - a retry after an exponential backoff with a cap, jitter added on top
-//   (contract/backoff.ts, the same jitter as the client's wait schedule),
-//   or after exactly the receiver's `Retry-After`;
-// - a cap on attempts that stops exactly there (the first one counts);
 // - one endpoint's events one at a time, in order (`ordered`, the
 //   default): a failing event holds back the ones after it, as a queue
 //   that keeps order must; `ordered: false` sends each on its own;
@@ -19,17 +15,15 @@
 // `WebhookStore` (webhook-store.ts) that may answer later (a shared store):
 // a memory store's answers are taken in the same tick, so with it an event
 // is queued on the SMTP path itself.
-import { backoffStep, withJitter } from '../../contract/backoff.js';
 import type { RandomSource } from '../../contract/random.js';
-import { WEBHOOK_HEADERS } from '../../contract/webhook-signature.js';
 import type { Logger } from '../log.js';
-import { classify } from './classify.js';
+import { attemptJob, nextAttemptNumber, settle, unavailable } from './attempt.js';
 import type { WebhookEvent } from './events.js';
 import type { WebhookMetrics } from './metrics.js';
 import type { Webhook } from './registration.js';
-import type { DeliveryOutcome, DeliverySender } from './delivery-job.js';
+import type { DeliverySender } from './delivery-job.js';
 import type { Awaitable } from '../store/mail-store.js';
-import type { Delivery, DeliveryAttempt, WebhookStore } from './webhook-store.js';
+import type { Delivery, WebhookStore } from './webhook-store.js';
 
 /** `then(value)` at once when `value` is already there (a memory store), else when it comes. */
 function whenReady<T>(value: Awaitable<T>, then: (value: T) => void, failed: (error: unknown) => void): void {
@@ -58,7 +52,6 @@ export const systemTimers = (now: () => number): DispatchTimers => ({
 
 /** How long `out_of_order` holds an event for a second one to swap it with. */
 export const OUT_OF_ORDER_HOLD_MS = 1_000;
-const USER_AGENT = 'mailroom-webhooks/0.1';
 
 export interface DispatcherOptions {
   readonly store: WebhookStore;
@@ -259,76 +252,15 @@ export class WebhookDispatcher {
     const { timers, sender, store, metrics, random } = this.#o;
     lane.inFlight.add(delivery);
     try {
-      const attempt = delivery.attempts.filter((a) => a.copy === delivery.copy).length + 1;
+      const attempt = nextAttemptNumber(delivery);
       const at = timers.now();
-      const headers = {
-        'content-type': 'application/json; charset=utf-8',
-        'user-agent': USER_AGENT,
-        [WEBHOOK_HEADERS.eventId]: delivery.event.id,
-        [WEBHOOK_HEADERS.eventType]: delivery.event.type,
-        [WEBHOOK_HEADERS.attempt]: String(attempt),
-      };
       const posted = await delivery.event.payload().then(
-        (payload) =>
-          sender.post(
-            {
-              eventId: delivery.event.id,
-              payload,
-              url: webhook.url,
-              headers,
-              secret: webhook.secret,
-              timestampSeconds: Math.floor(at / 1000),
-              timeoutMs: webhook.timeoutMs,
-            },
-            lane.abort.signal,
-          ),
+        (payload) => sender.post(attemptJob(webhook, delivery, attempt, at, payload), lane.abort.signal),
         // The message lives in a shared store that did not answer: nothing went out, and the attempt is retried like a network failure.
-        (error: unknown): DeliveryOutcome => ({
-          result: { kind: 'failure', reason: 'unavailable', detail: `the message could not be read from the store: ${String(error)}` },
-          latencyMs: 0,
-          excerpt: '',
-        }),
+        unavailable,
       );
       if (lane.removed) return;
-      const now = timers.now();
-      const verdict = classify(posted.result, now);
-      delivery.cycleAttempts++;
-      const record: Omit<DeliveryAttempt, 'outcome' | 'nextDelayMs'> = {
-        attempt,
-        copy: delivery.copy,
-        at,
-        status: posted.result.kind === 'answer' ? posted.result.status : undefined,
-        latencyMs: Math.round(posted.latencyMs * 100) / 100,
-        reason: verdict.reason,
-      };
-      let finished: DeliveryAttempt;
-      if (verdict.delivered) {
-        finished = { ...record, outcome: 'delivered', nextDelayMs: undefined };
-        if (delivery.copy < webhook.duplicates) {
-          // The next copy of the same event goes at once, with the same id: a handler must count it once.
-          delivery.copy++;
-          delivery.cycleAttempts = 0;
-          delivery.nextAttemptAt = now;
-        } else {
-          delivery.state = 'delivered';
-          delivery.nextAttemptAt = undefined;
-        }
-      } else if (verdict.retry && delivery.cycleAttempts < webhook.retry.maxAttempts) {
-        const wait = verdict.retryAfterMs ?? withJitter(backoffStep(webhook.retry, delivery.cycleAttempts), random);
-        const nextDelayMs = Math.round(wait);
-        finished = { ...record, outcome: 'retrying', nextDelayMs };
-        delivery.nextAttemptAt = now + nextDelayMs;
-      } else {
-        if (verdict.reason === 'cancelled') delivery.state = 'cancelled';
-        else {
-          delivery.state = 'dead_lettered';
-          delivery.deadAt = now;
-          delivery.excerpt = posted.excerpt;
-        }
-        finished = { ...record, outcome: 'failed', nextDelayMs: undefined };
-        delivery.nextAttemptAt = undefined;
-      }
-      delivery.attempts.push(finished);
+      const finished = settle(delivery, webhook, { number: attempt, at }, posted, timers.now(), random);
       try {
         await store.saved(delivery);
       } catch (error) {

@@ -30,6 +30,33 @@ export interface WebhookEvent {
    * store (the memory store's resolves at once).
    */
   payload(): Promise<EventPayload>;
+  /**
+   * The event as plain data, for a store that keeps it where other servers
+   * read it (a shared store): a message is named, not copied (its source is
+   * read back from the store when an attempt goes, `payloadOf`).
+   */
+  record(): EventRecord;
+}
+
+/** What a shared store keeps of an event's payload: enough to build the same body on any server. */
+export type EventRef =
+  | { readonly kind: 'json'; readonly body: string }
+  | {
+      readonly kind: 'message';
+      readonly messageId: string;
+      readonly receivedAt: number;
+      readonly size: number;
+      readonly envelopeFrom: string;
+      readonly rawUrl: string;
+    };
+
+/** An event as plain data (`WebhookEvent.record()`). */
+export interface EventRecord {
+  readonly id: string;
+  readonly type: WebhookEventType;
+  readonly address: string;
+  readonly createdAt: number;
+  readonly ref: EventRef;
 }
 
 /** `evt_` and 32 hex digits: unique across servers and restarts, so a receiver can deduplicate on it alone. */
@@ -54,51 +81,79 @@ function envelope(id: string, type: WebhookEventType, address: string, createdAt
 /** `message.received` for a stored message; `rawUrl` is where its source is served. */
 export function messageReceived(message: StoredMessage, rawUrl: (message: StoredMessage) => string): WebhookEvent {
   const id = eventId();
+  const record = (): EventRecord => ({
+    id,
+    type: 'message.received',
+    address: message.mailbox,
+    createdAt: message.receivedAt,
+    ref: {
+      kind: 'message',
+      messageId: message.id,
+      receivedAt: message.receivedAt,
+      size: message.size,
+      envelopeFrom: message.content.envelopeFrom,
+      rawUrl: rawUrl(message),
+    },
+  });
   return {
     id,
     type: 'message.received',
     address: message.mailbox,
     createdAt: message.receivedAt,
-    payload: once(async () => ({
-      kind: 'message',
-      envelope: envelope(id, 'message.received', message.mailbox, message.receivedAt),
-      message: {
-        id: message.id,
-        receivedAt: message.receivedAt,
-        size: message.size,
-        envelopeFrom: message.content.envelopeFrom,
-        source: (await message.content.source()).toString('latin1'),
-      },
-      rawUrl: rawUrl(message),
-    })),
+    payload: once(async () => payloadOf(record(), await message.content.source())),
+    record,
   };
+}
+
+/**
+ * The payload of a recorded event; `source` is the message's source, for
+ * `message.received` (what `record()` named). The same record and source
+ * give the same payload on every server, so every attempt sends the same body.
+ */
+export function payloadOf(record: EventRecord, source: Buffer | undefined): EventPayload {
+  const { ref } = record;
+  if (ref.kind === 'json') return { kind: 'json', body: ref.body };
+  if (source === undefined) throw new Error(`the message ${ref.messageId} is no longer in the store`);
+  return {
+    kind: 'message',
+    envelope: envelope(record.id, record.type, record.address, record.createdAt),
+    message: { id: ref.messageId, receivedAt: ref.receivedAt, size: ref.size, envelopeFrom: ref.envelopeFrom, source: source.toString('latin1') },
+    rawUrl: ref.rawUrl,
+  };
+}
+
+/** A recorded event as the dispatcher takes it; `payload` is made from the record when an attempt goes. */
+export function eventOf(record: EventRecord, payload: () => Promise<EventPayload>): WebhookEvent {
+  return { id: record.id, type: record.type, address: record.address, createdAt: record.createdAt, payload: once(payload), record: () => record };
 }
 
 /** `delivery.deferred` (4xx) or `delivery.rejected` (5xx) for an SMTP refusal at an address: a small body, built here. */
 export function deliveryOutcome(attempt: SmtpAttempt & { readonly code: number }): WebhookEvent {
   const id = eventId();
   const type = attempt.outcome === 'rejected' ? 'delivery.rejected' : 'delivery.deferred';
+  const body = () => {
+    const data: WireDeliveryOutcome = {
+      from: attempt.from,
+      to: attempt.to,
+      client_ip: attempt.clientIp,
+      stage: attempt.stage,
+      code: attempt.code,
+      enhanced_code: attempt.enhancedCode ?? null,
+      text: attempt.text,
+      outcome: attempt.outcome,
+      rule: attempt.rule ?? null,
+      message_id: attempt.headerMessageId ?? null,
+      subject: attempt.headerSubject ?? null,
+    };
+    const event = { ...envelope(id, type, attempt.to, attempt.at), data } as WireWebhookEvent;
+    return JSON.stringify(event);
+  };
   return {
     id,
     type,
     address: attempt.to,
     createdAt: attempt.at,
-    payload: once(async () => {
-      const data: WireDeliveryOutcome = {
-        from: attempt.from,
-        to: attempt.to,
-        client_ip: attempt.clientIp,
-        stage: attempt.stage,
-        code: attempt.code,
-        enhanced_code: attempt.enhancedCode ?? null,
-        text: attempt.text,
-        outcome: attempt.outcome,
-        rule: attempt.rule ?? null,
-        message_id: attempt.headerMessageId ?? null,
-        subject: attempt.headerSubject ?? null,
-      };
-      const event = { ...envelope(id, type, attempt.to, attempt.at), data } as WireWebhookEvent;
-      return { kind: 'json', body: JSON.stringify(event) };
-    }),
+    payload: once(async () => ({ kind: 'json', body: body() })),
+    record: () => ({ id, type, address: attempt.to, createdAt: attempt.at, ref: { kind: 'json', body: body() } }),
   };
 }

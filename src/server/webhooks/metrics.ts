@@ -16,7 +16,8 @@ export class WebhookMetrics {
   readonly #latency: Histogram;
   readonly #dropped: Counter;
 
-  constructor(pending: () => number) {
+  /** `pending`: how many events are queued or between attempts (a shared store's count is asked of it). */
+  constructor(pending: () => number | Promise<number>) {
     const registers = [this.registry];
     this.#attempts = new Counter({
       name: 'mailroom_webhook_attempts_total',
@@ -57,7 +58,9 @@ export class WebhookMetrics {
       help: 'Webhook events queued or waiting for a retry',
       registers,
       collect() {
-        this.set(pending());
+        const count = pending();
+        if (typeof count === 'number') return this.set(count);
+        return count.then((n) => this.set(n));
       },
     });
   }

@@ -3,7 +3,12 @@
 // the dispatcher that delivers them, the sender's connections and the
 // metrics. The HTTP API (http/webhooks.ts) and `startServer`'s static
 // registrations (`mailroom serve --webhook`) both go through `register`.
-import { randomBytes } from 'node:crypto';
+//
+// The store decides the dispatcher: one kept by this server (the memory
+// store, the default) is delivered by dispatcher.ts, which holds the queue;
+// a shared one (Redis) by shared-dispatcher.ts, which claims due attempts
+// from the store with every other server on it.
+import { createHash, randomBytes } from 'node:crypto';
 import type { RandomSource } from '../../contract/random.js';
 import { WEBHOOK_LIMITS, type WebhookEventType } from '../../contract/webhooks.js';
 import type { Logger } from '../log.js';
@@ -11,11 +16,12 @@ import type { AttemptFeed, SmtpAttempt } from '../smtp/attempts.js';
 import type { StoredMessage } from '../store/mail-store.js';
 import { systemTimers, WebhookDispatcher, type DispatchTimers } from './dispatcher.js';
 import type { DeliverySender } from './delivery-job.js';
-import { deliveryOutcome, messageReceived } from './events.js';
+import { deliveryOutcome, messageReceived, type WebhookEvent } from './events.js';
 import { WebhookMetrics } from './metrics.js';
 import { parseWebhookInput, type Webhook } from './registration.js';
+import { SharedDispatcher } from './shared-dispatcher.js';
 import { ThreadedSender } from './threaded-sender.js';
-import { MemoryWebhookStore, type Delivery, type WebhookStore } from './webhook-store.js';
+import { isShared, MemoryWebhookStore, type AnyWebhookStore, type Delivery } from './webhook-store.js';
 
 /** Registration refused: too many already. */
 export class TooManyWebhooksError extends Error {}
@@ -32,14 +38,19 @@ export interface WebhookServiceOptions {
   readonly logger: Logger;
   /** Injected in tests of the schedule; real timers otherwise. */
   readonly timers?: DispatchTimers | undefined;
-  readonly store?: WebhookStore | undefined;
+  /** Where registrations and retry state live: this server's memory unless a shared store is given. */
+  readonly store?: AnyWebhookStore | undefined;
   /** Where attempts are built and sent: the delivery thread unless a test says otherwise. */
   readonly sender?: DeliverySender | undefined;
 }
 
 export interface WebhookService {
-  /** Checks and stores a registration (a TypeError names a bad field), and starts delivering to it. */
-  register(input: unknown): Promise<Webhook>;
+  /**
+   * Checks and stores a registration (a TypeError names a bad field), and
+   * starts delivering to it. `id`: a static webhook's (`staticWebhookId`);
+   * on a shared store one already registered under it is kept and returned.
+   */
+  register(input: unknown, options?: { readonly id?: string }): Promise<Webhook>;
   get(id: string): Webhook | undefined;
   /** Oldest first; with `address`, only those scoped to that mailbox. */
   list(address?: string): readonly Webhook[];
@@ -56,6 +67,20 @@ function webhookId(): string {
   return `wh_${randomBytes(12).toString('hex')}`;
 }
 
+/**
+ * The id of the `index`th static webhook (`mailroom serve --webhook`): made
+ * from what was given, so every server started with the same `--webhook` on
+ * one shared store names the same registration (one webhook, not one per
+ * server), and a restarted server finds its own.
+ */
+export function staticWebhookId(
+  given: { readonly url: string; readonly secret?: string | undefined; readonly events?: readonly string[] | undefined },
+  index: number,
+): string {
+  const made = createHash('sha256').update(JSON.stringify([given.url, given.secret ?? null, given.events ?? null, index]));
+  return `wh_${made.digest('hex').slice(0, 24)}`;
+}
+
 const typeOf = (attempt: SmtpAttempt): WebhookEventType | undefined =>
   attempt.outcome === 'accepted'
     ? 'message.received'
@@ -68,17 +93,38 @@ const typeOf = (attempt: SmtpAttempt): WebhookEventType | undefined =>
 export function createWebhookService(options: WebhookServiceOptions): WebhookService {
   const store = options.store ?? new MemoryWebhookStore();
   const sender = options.sender ?? new ThreadedSender();
-  let dispatcher: WebhookDispatcher | undefined = undefined;
-  const metrics = new WebhookMetrics(() => dispatcher?.pending ?? 0);
-  dispatcher = new WebhookDispatcher({
-    store,
-    sender,
-    timers: options.timers ?? systemTimers(options.now),
-    random: options.random,
-    metrics,
-    logger: options.logger,
-  });
-  const working = dispatcher;
+  const timers = options.timers ?? systemTimers(options.now);
+  const common = { sender, timers, random: options.random, logger: options.logger };
+  let pending: () => number | Promise<number> = () => 0;
+  const metrics = new WebhookMetrics(() => pending());
+  let fanOut: (subscribers: readonly Webhook[], event: WebhookEvent) => void;
+  let dispatcher: {
+    add(webhook: Webhook): Promise<Webhook>;
+    remove(id: string): Promise<Webhook | undefined>;
+    replay(id: string, eventId: string): Promise<Delivery | undefined>;
+    close(): void | Promise<void>;
+  };
+  if (isShared(store)) {
+    const shared = new SharedDispatcher({ ...common, store, metrics });
+    pending = () => shared.pendingNow();
+    fanOut = (subscribers, event) => shared.enqueue(subscribers, event);
+    dispatcher = shared;
+  } else {
+    const local = new WebhookDispatcher({ ...common, store, metrics });
+    pending = () => local.pending;
+    fanOut = (subscribers, event) => {
+      for (const webhook of subscribers) local.enqueue(webhook, event);
+    };
+    dispatcher = {
+      add: async (webhook) => {
+        await local.add(webhook);
+        return webhook;
+      },
+      remove: (id) => local.remove(id),
+      replay: (id, eventId) => local.replay(id, eventId),
+      close: () => local.close(),
+    };
+  }
 
   // The fan-out, on the SMTP path of every mail: with no registration it
   // costs one comparison; with some, a lookup and, per subscriber, a queued
@@ -97,34 +143,35 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
       if (attempt.code === undefined) return;
       event = deliveryOutcome({ ...attempt, code: attempt.code });
     }
-    for (const webhook of subscribers) working.enqueue(webhook, event);
+    fanOut(subscribers, event);
   });
 
   return {
-    async register(input) {
+    async register(input, given) {
       if (store.size >= WEBHOOK_LIMITS.maxWebhooks) {
         throw new TooManyWebhooksError(`This server holds ${WEBHOOK_LIMITS.maxWebhooks} webhooks already; remove some first (DELETE /api/v1/webhooks/{id})`);
       }
-      const webhook = parseWebhookInput(input, { id: webhookId(), now: options.now(), mailboxKey: options.mailboxKey });
-      await working.add(webhook);
+      const webhook = parseWebhookInput(input, { id: given?.id ?? webhookId(), now: options.now(), mailboxKey: options.mailboxKey });
+      const stored = await dispatcher.add(webhook);
       sender.warm?.();
-      return webhook;
+      return stored;
     },
     get: (id) => store.get(id),
     list: (address) => (address === undefined ? store.list() : store.scopedTo(address)),
-    remove: (id) => working.remove(id),
+    remove: (id) => dispatcher.remove(id),
     async removeScopedTo(address) {
       const scoped = [...store.scopedTo(address)];
-      await Promise.all(scoped.map((webhook) => working.remove(webhook.id)));
+      await Promise.all(scoped.map((webhook) => dispatcher.remove(webhook.id)));
       return scoped.length;
     },
     deliveries: async (id) => store.deliveries(id),
-    replay: (id, eventId) => working.replay(id, eventId),
+    replay: (id, eventId) => dispatcher.replay(id, eventId),
     metrics,
     async close() {
       unsubscribe();
-      working.close();
+      await dispatcher.close();
       await sender.close();
+      if (isShared(store)) await store.close();
     },
   };
 }

@@ -1,23 +1,28 @@
 // Where webhooks and their retry state live, behind a small interface: the
 // registrations, and for each one every event it was sent with its
-// attempts, its state and when the next attempt is due. The dispatcher
-// (dispatcher.ts) decides; the store only keeps. This memory store is the
-// only one so far; a Redis store (its own issue) would keep the same
-// records so retries survive a restart: everything here is plain data
-// except an event's payload (events.ts), which such a store would keep as
-// the message's mailbox and id (or a delivery outcome's fields) and make
-// again when read back.
+// attempts, its state and when the next attempt is due. Two kinds:
+//
+// - `WebhookStore`, kept by one server: the dispatcher (dispatcher.ts) holds
+//   the queue and the timers and decides; the store only keeps. The memory
+//   store below is the default.
+// - `SharedWebhookStore`, kept where several servers read it (the Redis
+//   store, store/redis/redis-webhook-store.ts): the store also holds each
+//   endpoint's queue, with each pending event's next-attempt time, and
+//   hands out due attempts by lease, so each attempt is made by exactly one
+//   server (shared-dispatcher.ts). Events and deliveries are plain data
+//   there (`EventRecord`, `DeliveryRecord`).
 //
 // Like the mail store's boundary (store/mail-store.ts), the methods that
 // write, and those that read the delivery log, return `Awaitable` values:
 // the memory store answers synchronously, a shared store with promises, and
 // every caller awaits. The registrations are read synchronously (`size`,
 // `get`, `list`, `scopedTo`, `subscribers`): `subscribers` is asked on the
-// SMTP path of every mail, so a shared store keeps them in memory as well,
-// written through to its backing service.
+// SMTP path of every mail, so a shared store keeps them in memory as well
+// (a `RegistrationIndex`), written through to its backing service and told
+// of changes made through other servers.
 import type { WebhookAttemptOutcome, WebhookDeliveryState, WebhookEventType } from '../../contract/webhooks.js';
 import type { Awaitable } from '../store/mail-store.js';
-import type { WebhookEvent } from './events.js';
+import type { EventRecord, WebhookEvent } from './events.js';
 import type { Webhook } from './registration.js';
 
 export interface DeliveryAttempt {
@@ -52,7 +57,24 @@ export interface Delivery {
   excerpt: string | undefined;
 }
 
+/** The registrations as every store answers them: synchronously, from memory. */
+export interface WebhookRegistrations {
+  /** Registrations held. */
+  readonly size: number;
+  get(id: string): Webhook | undefined;
+  /** Oldest first. */
+  list(): readonly Webhook[];
+  /** The registrations scoped to `address`. */
+  scopedTo(address: string): readonly Webhook[];
+  /**
+   * The registrations that want `type` at `address`. Asked for every SMTP
+   * outcome while any registration exists, so it must be cheap.
+   */
+  subscribers(type: WebhookEventType, address: string): readonly Webhook[];
+}
+
 export interface WebhookStore {
+  readonly kind?: 'local';
   /** Registrations held. */
   readonly size: number;
   add(webhook: Webhook): Awaitable<void>;
@@ -77,33 +99,133 @@ export interface WebhookStore {
   saved(delivery: Delivery): Awaitable<void>;
 }
 
+/** A delivery as plain data, as a shared store keeps it (`Delivery` with its event as an `EventRecord`). */
+export interface DeliveryRecord {
+  readonly event: EventRecord;
+  readonly state: WebhookDeliveryState;
+  readonly attempts: readonly DeliveryAttempt[];
+  readonly copy: number;
+  readonly cycleAttempts: number;
+  readonly nextAttemptAt?: number | undefined;
+  readonly deadAt?: number | undefined;
+  readonly excerpt?: string | undefined;
+}
+
+export function toDeliveryRecord(delivery: Delivery): DeliveryRecord {
+  const { event, state, attempts, copy, cycleAttempts, nextAttemptAt, deadAt, excerpt } = delivery;
+  return { event: event.record(), state, attempts, copy, cycleAttempts, nextAttemptAt, deadAt, excerpt };
+}
+
+/** The dispatcher's working copy of a record; `event` is the event made from its record. */
+export function fromDeliveryRecord(webhookId: string, record: DeliveryRecord, event: WebhookEvent): Delivery {
+  return {
+    webhookId,
+    event,
+    state: record.state,
+    attempts: [...record.attempts],
+    copy: record.copy,
+    cycleAttempts: record.cycleAttempts,
+    nextAttemptAt: record.nextAttemptAt ?? undefined,
+    deadAt: record.deadAt ?? undefined,
+    excerpt: record.excerpt ?? undefined,
+  };
+}
+
+/**
+ * One due attempt handed to one server: until it reports the outcome
+ * (`complete`) or its lease runs out, no other server is given the event.
+ */
+export interface Claim {
+  readonly webhookId: string;
+  /** The registration as the store holds it (this server's copy may not have heard of it yet). */
+  readonly webhook: Webhook;
+  readonly delivery: Delivery;
+  /** Names this lease; `complete` and `renew` are refused once the event was handed to another server. */
+  readonly token: string;
+  /**
+   * The lease before this one, when it ran out without an outcome: the
+   * server making that attempt stopped (killed). The attempt it was making
+   * is recorded as `lost` before any other.
+   */
+  readonly lost: { readonly since: number; readonly until: number } | undefined;
+}
+
+export interface ClaimBatch {
+  readonly claims: readonly Claim[];
+  /** When the next attempt of any webhook is due (or a lease runs out); undefined when nothing is pending. */
+  readonly nextDueAt: number | undefined;
+  /** Events pending, over every webhook and every server. */
+  readonly pending: number;
+}
+
+/**
+ * A store several servers share: it keeps the registrations, each
+ * endpoint's queue of pending events, the delivery log and the dead
+ * letters, and hands out due attempts by lease.
+ */
+export interface SharedWebhookStore extends WebhookRegistrations {
+  readonly kind: 'shared';
+  /** How long a claimed attempt stays this server's without a renewal, ms. */
+  readonly leaseMs: number;
+  /** Stores a registration; one with this id already there is kept, and returned (a static webhook given to several servers). */
+  add(webhook: Webhook): Promise<Webhook>;
+  /** Forgets the registration and its deliveries, for every server; returns it, or undefined when there was none. */
+  remove(id: string): Promise<Webhook | undefined>;
+  /**
+   * Queues `event` for each webhook, due at its `dueAt`; for each, false
+   * when it was not kept (the webhook is gone, or its log is full of
+   * pending events). Rejects when the store cannot be reached.
+   */
+  enqueue(event: EventRecord, targets: readonly { readonly webhookId: string; readonly dueAt: number }[]): Promise<boolean[]>;
+  /** Hands this server up to `limit` due attempts, each under a lease. */
+  claim(limit: number): Promise<ClaimBatch>;
+  /** Extends the leases of attempts still in flight here. */
+  renew(claims: readonly Claim[]): Promise<void>;
+  /** Writes the claimed delivery back and ends the lease; false when the lease was lost (another server has the event) or the webhook is gone. */
+  complete(claim: Claim, delivery: Delivery): Promise<boolean>;
+  /** Queues a dead letter again with a fresh budget of attempts; undefined when there is no such dead letter. */
+  replay(webhookId: string, eventId: string): Promise<Delivery | undefined>;
+  deliveries(webhookId: string): Promise<readonly Delivery[]>;
+  delivery(webhookId: string, eventId: string): Promise<Delivery | undefined>;
+  /** Events pending over every webhook. */
+  pendingCount(): Promise<number>;
+  /** Told when an attempt may be due at `at` (an event queued, retried or replayed through any server). */
+  onDue(listener: (at: number) => void): () => void;
+  /** Told when a webhook was removed, through any server. */
+  onRemoved(listener: (id: string) => void): () => void;
+  /** Told when the store is reachable again after a break (what was announced meanwhile was missed). */
+  onReconnect(listener: () => void): () => void;
+  /** Stops listening (the connection itself belongs to the mail store). */
+  close(): Promise<void>;
+}
+
+export type AnyWebhookStore = WebhookStore | SharedWebhookStore;
+
+export const isShared = (store: AnyWebhookStore): store is SharedWebhookStore => store.kind === 'shared';
+
 /** Deliveries kept per webhook; past it the oldest finished ones go. */
 export const MAX_DELIVERIES_PER_WEBHOOK = 10_000;
 
 const NONE: readonly Webhook[] = Object.freeze([]);
 
-export class MemoryWebhookStore implements WebhookStore {
+/**
+ * The registrations in memory, indexed for `subscribers()`: every address,
+ * and by the one address a registration is scoped to. The memory store's
+ * own, and a shared store's copy.
+ */
+export class RegistrationIndex implements WebhookRegistrations {
   readonly #webhooks = new Map<string, Webhook>();
   /** Registrations for every address, and those scoped to one, for subscribers(). */
   #everywhere: readonly Webhook[] = NONE;
   readonly #byAddress = new Map<string, readonly Webhook[]>();
-  readonly #deliveries = new Map<string, Map<string, Delivery>>();
-  /** Per webhook, the ids of its finished deliveries in the order they finished: the first to go when its log is full. */
-  readonly #finished = new Map<string, string[]>();
-  readonly #maxPerWebhook: number;
-
-  constructor(options: { readonly maxDeliveriesPerWebhook?: number } = {}) {
-    this.#maxPerWebhook = options.maxDeliveriesPerWebhook ?? MAX_DELIVERIES_PER_WEBHOOK;
-  }
 
   get size(): number {
     return this.#webhooks.size;
   }
 
   add(webhook: Webhook): void {
+    if (this.#webhooks.has(webhook.id)) this.remove(webhook.id);
     this.#webhooks.set(webhook.id, webhook);
-    this.#deliveries.set(webhook.id, new Map());
-    this.#finished.set(webhook.id, []);
     if (webhook.address === undefined) this.#everywhere = [...this.#everywhere, webhook];
     else this.#byAddress.set(webhook.address, [...(this.#byAddress.get(webhook.address) ?? NONE), webhook]);
   }
@@ -120,8 +242,6 @@ export class MemoryWebhookStore implements WebhookStore {
     const webhook = this.#webhooks.get(id);
     if (!webhook) return undefined;
     this.#webhooks.delete(id);
-    this.#deliveries.delete(id);
-    this.#finished.delete(id);
     if (webhook.address === undefined) this.#everywhere = this.#everywhere.filter((w) => w !== webhook);
     else {
       const left = (this.#byAddress.get(webhook.address) ?? NONE).filter((w) => w !== webhook);
@@ -142,6 +262,52 @@ export class MemoryWebhookStore implements WebhookStore {
     for (const webhook of this.#everywhere) if (webhook.events.includes(type)) out.push(webhook);
     if (scoped) for (const webhook of scoped) if (webhook.events.includes(type)) out.push(webhook);
     return out;
+  }
+}
+
+export class MemoryWebhookStore implements WebhookStore {
+  readonly #registrations = new RegistrationIndex();
+  readonly #deliveries = new Map<string, Map<string, Delivery>>();
+  /** Per webhook, the ids of its finished deliveries in the order they finished: the first to go when its log is full. */
+  readonly #finished = new Map<string, string[]>();
+  readonly #maxPerWebhook: number;
+
+  constructor(options: { readonly maxDeliveriesPerWebhook?: number } = {}) {
+    this.#maxPerWebhook = options.maxDeliveriesPerWebhook ?? MAX_DELIVERIES_PER_WEBHOOK;
+  }
+
+  get size(): number {
+    return this.#registrations.size;
+  }
+
+  add(webhook: Webhook): void {
+    this.#registrations.add(webhook);
+    this.#deliveries.set(webhook.id, new Map());
+    this.#finished.set(webhook.id, []);
+  }
+
+  get(id: string): Webhook | undefined {
+    return this.#registrations.get(id);
+  }
+
+  list(): readonly Webhook[] {
+    return this.#registrations.list();
+  }
+
+  remove(id: string): Webhook | undefined {
+    const webhook = this.#registrations.remove(id);
+    if (!webhook) return undefined;
+    this.#deliveries.delete(id);
+    this.#finished.delete(id);
+    return webhook;
+  }
+
+  scopedTo(address: string): readonly Webhook[] {
+    return this.#registrations.scopedTo(address);
+  }
+
+  subscribers(type: WebhookEventType, address: string): readonly Webhook[] {
+    return this.#registrations.subscribers(type, address);
   }
 
   enqueue(delivery: Delivery): boolean {

@@ -20,6 +20,7 @@ import { RedisBudget } from './redis-budget.js';
 import { RedisConnection, type RedisReply } from './redis-connection.js';
 import { STORE_SCRIPT } from './store-script.js';
 import { addKeyedListener } from '../keyed-listeners.js';
+import type { RedisWebhookStore } from './redis-webhook-store.js';
 
 export interface RedisStoreOptions {
   /** `redis://[user:password@]host:port/db` (or `rediss://`). */
@@ -93,6 +94,8 @@ export class RedisMailStore implements MailStore {
   readonly #parses = new ParseCache();
   readonly #bodies = new Map<string, MessageContent>();
   #bodyBytes = 0;
+  /** Told each time commands go through again after a break (the webhook store reads what it may have missed). */
+  readonly #reconnected = new Set<() => void>();
 
   private constructor(connection: RedisConnection, subscriber: Subscriber, options: RedisStoreOptions) {
     this.#connection = connection;
@@ -214,6 +217,27 @@ export class RedisMailStore implements MailStore {
     return new RedisBudget({ connection: this.#connection, perSecond, clock: this.#options.clock, prefix: this.#prefix, name });
   }
 
+  /**
+   * The webhooks kept in this Redis (redis-webhook-store.ts), shared by every
+   * server on it, on this store's connections; `options` move its bounds
+   * (tests).
+   */
+  async webhooks(options: { readonly maxDeliveriesPerWebhook?: number; readonly leaseMs?: number } = {}): Promise<RedisWebhookStore> {
+    const { RedisWebhookStore } = await import('./redis-webhook-store.js');
+    return RedisWebhookStore.open({
+      connection: this.#connection,
+      subscriber: this.#subscriber,
+      prefix: this.#prefix,
+      clock: this.#options.clock,
+      logger: this.#options.logger,
+      onReconnect: (listener) => {
+        this.#reconnected.add(listener);
+        return () => void this.#reconnected.delete(listener);
+      },
+      ...options,
+    });
+  }
+
   async close(): Promise<void> {
     await Promise.all([this.#subscriber.close().catch(() => this.#subscriber.destroy()), this.#connection.close()]);
   }
@@ -273,6 +297,7 @@ export class RedisMailStore implements MailStore {
       return;
     }
     for (const listeners of this.#listeners.values()) for (const listener of [...listeners]) this.#tell(listener, undefined);
+    for (const listener of [...this.#reconnected]) this.#tell(listener, undefined);
   }
 
   async #listen(): Promise<void> {

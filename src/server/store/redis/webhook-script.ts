@@ -1,0 +1,305 @@
+// The Redis webhook store's one Lua script (redis-webhook-store.ts): the
+// registrations, each endpoint's queue of pending events, the leases on
+// attempts in flight, the delivery log and the dead letters, changed inside
+// Redis, atomic and in one round trip, so two servers never hand out the
+// same attempt.
+//
+// Keys, under the store's prefix P (W = P:wh:):
+//   W reg            hash: webhook id -> the registration (JSON)
+//   W order          sorted set: webhook ids by registration (seq): oldest first
+//   W seq            the counter that orders registrations, the log and the queues
+//   W tok            the counter that names leases
+//   W due            sorted set: webhook id -> when its next attempt is due (or its lease runs out)
+//   W pending        how many events are pending, over every webhook
+//   W held           hash: webhook id -> "event seq due until": `out_of_order`'s event held for a second one
+//   W d:<id>         hash: event id -> the delivery (JSON, written by the server that made the attempt)
+//   W log:<id>       sorted set: event ids by when they were queued (seq): the log, oldest first
+//   W q:<id>         sorted set: pending event ids in the order they go (seq)
+//   W t:<id>         sorted set: pending event id -> its next attempt's time, or its lease's end while in flight
+//   W l:<id>         hash: event id -> its lease, "token owner until since"
+//   W fin:<id>       sorted set: finished event ids by when they finished: the first to go when the log is full
+//   W r:<id>         hash: event id -> the message body it holds (see below)
+//   channel W changed  "+id" when a webhook is registered, "-id" when removed
+//   channel W due      the time something became due (an event queued, retried, replayed)
+//
+// A `message.received` event names its message; its body is read when an
+// attempt goes, by any server. So that an event outlives its message (the
+// mailbox deleted while a retry is pending, as the memory store allows), it
+// holds a reference on the message's body: P:b:<body>'s `refs`, the count
+// the store's own script (store-script.ts) keeps of the copies pointing at
+// a body and deletes it at zero. A delivered or cancelled event lets go at
+// once; a dead letter keeps it for a replay until it leaves the log. The
+// body still expires with the store's retention (its Redis expiry).
+//
+// Times come from the server's clock (ARGV now), as in the store's script.
+// What is due is decided here; what an attempt's answer means (the retry
+// policy) is decided by the server that made it (webhooks/attempt.ts),
+// which writes the delivery back with `complete`.
+
+export const WEBHOOK_SCRIPT = String.raw`
+local P = ARGV[1]
+local op = ARGV[2]
+local now = tonumber(ARGV[3])
+local W = P .. ':wh:'
+local REG, ORDER, DUE, HELD, SEQ, PENDING = W .. 'reg', W .. 'order', W .. 'due', W .. 'held', W .. 'seq', W .. 'pending'
+
+local function K(kind, id) return W .. kind .. ':' .. id end
+local function num(x) return string.format('%.17g', x) end
+
+local function registration(id)
+  local raw = redis.call('HGET', REG, id)
+  if not raw then return nil, nil end
+  return cjson.decode(raw), raw
+end
+
+-- The webhook's next due time in W due: an ordered endpoint's head only (it
+-- goes alone, in order), else its earliest pending event.
+local function refresh(id, ordered)
+  local due
+  if ordered then
+    local head = redis.call('ZRANGE', K('q', id), 0, 0)[1]
+    if head then due = redis.call('ZSCORE', K('t', id), head) end
+  else
+    due = redis.call('ZRANGE', K('t', id), 0, 0, 'WITHSCORES')[2]
+  end
+  if due then redis.call('ZADD', DUE, due, id) else redis.call('ZREM', DUE, id) end
+  return due
+end
+
+local function announce(due)
+  if due then redis.call('PUBLISH', W .. 'due', due) end
+end
+
+-- Lets go of the message body an event holds.
+local function release(id, ev)
+  local r = K('r', id)
+  local body = redis.call('HGET', r, ev)
+  if not body then return end
+  redis.call('HDEL', r, ev)
+  local bkey = P .. ':b:' .. body
+  if redis.call('EXISTS', bkey) == 1 and redis.call('HINCRBY', bkey, 'refs', -1) <= 0 then redis.call('DEL', bkey) end
+end
+
+local function lease(id, ev)
+  local raw = redis.call('HGET', K('l', id), ev)
+  if not raw then return nil end
+  local token, owner, untilAt, since = string.match(raw, '^(%S+) (%S+) (%S+) (%S+)$')
+  return {token = token, owner = owner, untilAt = untilAt, since = since, raw = raw}
+end
+
+if op == 'add' then
+  -- ARGV: 4 id, 5 registration; one already there is kept (a static webhook given to several servers)
+  local kept = redis.call('HGET', REG, ARGV[4])
+  if kept then return kept end
+  redis.call('HSET', REG, ARGV[4], ARGV[5])
+  redis.call('ZADD', ORDER, redis.call('INCR', SEQ), ARGV[4])
+  redis.call('PUBLISH', W .. 'changed', '+' .. ARGV[4])
+  return ARGV[5]
+elseif op == 'registrations' then
+  -- answers id, registration, order for each, oldest first; or one (ARGV 4)
+  local ids = ARGV[4] and {ARGV[4]} or redis.call('ZRANGE', ORDER, 0, -1)
+  local out = {}
+  for _, id in ipairs(ids) do
+    local raw = redis.call('HGET', REG, id)
+    if raw then
+      table.insert(out, id)
+      table.insert(out, raw)
+      table.insert(out, redis.call('ZSCORE', ORDER, id) or '0')
+    end
+  end
+  return out
+elseif op == 'remove' then
+  -- ARGV: 4 id; answers the registration removed, or nil
+  local id = ARGV[4]
+  local raw = redis.call('HGET', REG, id)
+  if not raw then return false end
+  local held = redis.call('HKEYS', K('r', id))
+  for _, ev in ipairs(held) do release(id, ev) end
+  local pending = redis.call('ZCARD', K('q', id))
+  if pending > 0 then redis.call('DECRBY', PENDING, pending) end
+  redis.call('HDEL', REG, id)
+  redis.call('ZREM', ORDER, id)
+  redis.call('ZREM', DUE, id)
+  redis.call('HDEL', HELD, id)
+  redis.call('DEL', K('d', id), K('log', id), K('q', id), K('t', id), K('l', id), K('fin', id), K('r', id))
+  redis.call('PUBLISH', W .. 'changed', '-' .. id)
+  return raw
+elseif op == 'enqueue' then
+  -- ARGV: 4 most deliveries kept per webhook, 5 event id, 6 delivery, 7 message id ('' for none),
+  -- 8 out_of_order's hold (ms), then (webhook id, due) per webhook; answers 1 (kept) or 0 per webhook
+  local max, ev, delivery, message, hold = tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7], tonumber(ARGV[8])
+  local body = false
+  if message ~= '' then body = redis.call('HGET', P .. ':m:' .. message, 'body') end
+  local out = {}
+  for i = 9, #ARGV, 2 do
+    local id, due = ARGV[i], tonumber(ARGV[i + 1])
+    local reg = registration(id)
+    local kept = 0
+    if reg then
+      local d = K('d', id)
+      -- a full log drops the delivery that finished first; pending ones are never dropped for a newer event
+      local room = redis.call('HLEN', d) < max
+      while not room do
+        local gone = redis.call('ZPOPMIN', K('fin', id))[1]
+        if not gone then break end
+        redis.call('HDEL', d, gone)
+        redis.call('ZREM', K('log', id), gone)
+        release(id, gone)
+        room = redis.call('HLEN', d) < max
+      end
+      if room and redis.call('HEXISTS', d, ev) == 0 then
+        local seq = redis.call('INCR', SEQ)
+        local place, at = seq, due
+        if reg.outOfOrder then
+          -- swapped pairs: the first of two is held for a second, which then goes first
+          local held = redis.call('HGET', HELD, id)
+          local hev, hseq, hdue, huntil
+          if held then hev, hseq, hdue, huntil = string.match(held, '^(%S+) (%S+) (%S+) (%S+)$') end
+          if held and tonumber(huntil) > now and redis.call('ZSCORE', K('q', id), hev) then
+            place = tonumber(hseq) - 0.5
+            redis.call('ZADD', K('t', id), num(math.max(tonumber(hdue), at) + 1), hev)
+            redis.call('HDEL', HELD, id)
+          else
+            redis.call('HSET', HELD, id, ev .. ' ' .. seq .. ' ' .. num(due) .. ' ' .. num(now + hold))
+            at = math.max(due, now + hold)
+          end
+        end
+        redis.call('HSET', d, ev, delivery)
+        redis.call('ZADD', K('log', id), seq, ev)
+        redis.call('ZADD', K('q', id), num(place), ev)
+        redis.call('ZADD', K('t', id), num(at), ev)
+        redis.call('INCR', PENDING)
+        if body then
+          local bkey = P .. ':b:' .. body
+          if redis.call('EXISTS', bkey) == 1 then
+            redis.call('HINCRBY', bkey, 'refs', 1)
+            redis.call('HSET', K('r', id), ev, body)
+          end
+        end
+        kept = 1
+        announce(refresh(id, reg.ordered))
+      end
+    end
+    table.insert(out, kept)
+  end
+  return out
+elseif op == 'claim' then
+  -- ARGV: 4 owner, 5 limit, 6 lease (ms); answers when the next attempt is due ('' for nothing pending),
+  -- how many events are pending, then per claim: webhook id, registration, event id, delivery, token, the run-out lease before it ('' for none)
+  local owner, limit, leaseMs = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6])
+  local claims = {}
+  local n = 0
+  if limit > 0 then
+    for _, id in ipairs(redis.call('ZRANGEBYSCORE', DUE, '-inf', num(now), 'LIMIT', 0, limit)) do
+      if n >= limit then break end
+      local reg, raw = registration(id)
+      if not reg then
+        redis.call('ZREM', DUE, id)
+      else
+        local q, t, l = K('q', id), K('t', id), K('l', id)
+        local evs = {}
+        if reg.ordered then
+          local head = redis.call('ZRANGE', q, 0, 0)[1]
+          if head then
+            local at = redis.call('ZSCORE', t, head)
+            if at and tonumber(at) <= now then evs[1] = head end
+          end
+        else
+          evs = redis.call('ZRANGEBYSCORE', t, '-inf', num(now), 'LIMIT', 0, limit - n)
+        end
+        for _, ev in ipairs(evs) do
+          local delivery = redis.call('HGET', K('d', id), ev)
+          if not delivery then
+            -- not in the log any more: nothing to send
+            redis.call('ZREM', q, ev)
+            redis.call('ZREM', t, ev)
+            redis.call('HDEL', l, ev)
+          else
+            local before = lease(id, ev)
+            local token = redis.call('INCR', W .. 'tok')
+            redis.call('HSET', l, ev, token .. ' ' .. owner .. ' ' .. num(now + leaseMs) .. ' ' .. num(now))
+            redis.call('ZADD', t, num(now + leaseMs), ev)
+            for _, v in ipairs({id, raw, ev, delivery, tostring(token), before and (before.since .. ' ' .. before.untilAt) or ''}) do table.insert(claims, v) end
+            n = n + 1
+          end
+        end
+        refresh(id, reg.ordered)
+      end
+    end
+  end
+  local out = {redis.call('ZRANGE', DUE, 0, 0, 'WITHSCORES')[2] or '', redis.call('GET', PENDING) or '0'}
+  for _, v in ipairs(claims) do table.insert(out, v) end
+  return out
+elseif op == 'renew' then
+  -- ARGV: 4 lease (ms), then (webhook id, event id, token) per attempt in flight; answers 1 (renewed) or 0 (lost) per attempt
+  local leaseMs = tonumber(ARGV[4])
+  local out = {}
+  for i = 5, #ARGV, 3 do
+    local id, ev, token = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+    local held = lease(id, ev)
+    local reg = registration(id)
+    if reg and held and held.token == token then
+      redis.call('HSET', K('l', id), ev, token .. ' ' .. held.owner .. ' ' .. num(now + leaseMs) .. ' ' .. held.since)
+      redis.call('ZADD', K('t', id), num(now + leaseMs), ev)
+      refresh(id, reg.ordered)
+      table.insert(out, 1)
+    else
+      table.insert(out, 0)
+    end
+  end
+  return out
+elseif op == 'complete' then
+  -- ARGV: 4 webhook id, 5 event id, 6 token, 7 delivery, 8 state, 9 next attempt (ms, while pending); answers 1, or 0 when the lease was lost
+  local id, ev, token, state = ARGV[4], ARGV[5], ARGV[6], ARGV[8]
+  local held = lease(id, ev)
+  local reg = registration(id)
+  if not reg or not held or held.token ~= token or redis.call('HEXISTS', K('d', id), ev) == 0 then return 0 end
+  redis.call('HDEL', K('l', id), ev)
+  redis.call('HSET', K('d', id), ev, ARGV[7])
+  if state == 'pending' then
+    redis.call('ZADD', K('t', id), ARGV[9], ev)
+  else
+    redis.call('ZREM', K('q', id), ev)
+    redis.call('ZREM', K('t', id), ev)
+    redis.call('ZADD', K('fin', id), redis.call('INCR', SEQ), ev)
+    redis.call('DECR', PENDING)
+    if state ~= 'dead_lettered' then release(id, ev) end
+  end
+  announce(refresh(id, reg.ordered))
+  return 1
+elseif op == 'replay' then
+  -- ARGV: 4 webhook id, 5 event id, 6 the dead letter as read, 7 the delivery to queue again. The
+  -- server decides (webhooks/shared-dispatcher.ts); this only checks that the dead letter is still
+  -- what it read (a compare-and-set: no JSON is taken apart here). Answers 1, or 0 when it changed.
+  local id, ev = ARGV[4], ARGV[5]
+  local reg = registration(id)
+  if not reg then return 0 end
+  local d = K('d', id)
+  if redis.call('HGET', d, ev) ~= ARGV[6] or redis.call('ZSCORE', K('fin', id), ev) == false then return 0 end
+  redis.call('HSET', d, ev, ARGV[7])
+  redis.call('ZREM', K('fin', id), ev)
+  redis.call('ZADD', K('q', id), redis.call('INCR', SEQ), ev)
+  redis.call('ZADD', K('t', id), num(now), ev)
+  redis.call('INCR', PENDING)
+  announce(refresh(id, reg.ordered))
+  return 1
+elseif op == 'log' then
+  -- ARGV: 4 webhook id, 5 event id (optional: that one only); answers the deliveries, oldest first
+  local d = K('d', ARGV[4])
+  local evs = ARGV[5] and {ARGV[5]} or redis.call('ZRANGE', K('log', ARGV[4]), 0, -1)
+  local out = {}
+  for _, ev in ipairs(evs) do
+    local raw = redis.call('HGET', d, ev)
+    if raw then table.insert(out, raw) end
+  end
+  return out
+elseif op == 'source' then
+  -- ARGV: 4 webhook id, 5 event id, 6 message id; answers the message's source, or nil when it is gone
+  local body = redis.call('HGET', K('r', ARGV[4]), ARGV[5]) or redis.call('HGET', P .. ':m:' .. ARGV[6], 'body')
+  if not body then return false end
+  return redis.call('HGET', P .. ':b:' .. body, 'raw')
+elseif op == 'pending' then
+  return redis.call('GET', PENDING) or '0'
+end
+return redis.error_reply('unknown webhook store operation ' .. tostring(op))
+`;

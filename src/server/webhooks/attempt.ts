@@ -1,0 +1,107 @@
+// One attempt of a delivery, as both dispatchers make it (dispatcher.ts for
+// a store kept by one server, shared-dispatcher.ts for a shared one): the
+// request handed to the sender, and what its answer does to the delivery -
+// the seed's retry strategy in one place:
+//
+// - the answer classified (classify.ts): delivered, retried, or
+//   dead-lettered at once with its reason;
+// - a retry after an exponential backoff with a cap, jitter added on top
+//   (contract/backoff.ts), or after exactly the receiver's `Retry-After`;
+// - a cap on attempts that stops exactly there (the first one counts);
+// - `duplicates`: a delivered copy is followed at once by the next one.
+import { backoffStep, withJitter } from '../../contract/backoff.js';
+import type { RandomSource } from '../../contract/random.js';
+import { WEBHOOK_HEADERS } from '../../contract/webhook-signature.js';
+import { classify } from './classify.js';
+import type { DeliveryJob, DeliveryOutcome, EventPayload } from './delivery-job.js';
+import type { Webhook } from './registration.js';
+import type { Delivery, DeliveryAttempt } from './webhook-store.js';
+
+const USER_AGENT = 'mailroom-webhooks/0.1';
+
+/** The number the next attempt of the delivery's current copy goes out with: 1, then 2 for its first retry, … */
+export function nextAttemptNumber(delivery: Delivery): number {
+  return delivery.attempts.filter((a) => a.copy === delivery.copy).length + 1;
+}
+
+/** What the sender is handed for one attempt (`at`: when it goes, wall-clock ms; the signature's timestamp). */
+export function attemptJob(webhook: Webhook, delivery: Delivery, attempt: number, at: number, payload: EventPayload): DeliveryJob {
+  return {
+    eventId: delivery.event.id,
+    payload,
+    url: webhook.url,
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'user-agent': USER_AGENT,
+      [WEBHOOK_HEADERS.eventId]: delivery.event.id,
+      [WEBHOOK_HEADERS.eventType]: delivery.event.type,
+      [WEBHOOK_HEADERS.attempt]: String(attempt),
+    },
+    secret: webhook.secret,
+    timestampSeconds: Math.floor(at / 1000),
+    timeoutMs: webhook.timeoutMs,
+  };
+}
+
+/** The outcome of an attempt whose payload could not be made: nothing went out, and it is retried like a network failure. */
+export function unavailable(error: unknown): DeliveryOutcome {
+  return {
+    result: { kind: 'failure', reason: 'unavailable', detail: `the message could not be read from the store: ${String(error)}` },
+    latencyMs: 0,
+    excerpt: '',
+  };
+}
+
+/**
+ * Records attempt `attempt` (begun at `at`) and what its outcome means:
+ * the delivery's state, copy, retry count and next attempt time change in
+ * place. Returns the attempt as recorded.
+ */
+export function settle(
+  delivery: Delivery,
+  webhook: Webhook,
+  attempt: { readonly number: number; readonly at: number },
+  posted: DeliveryOutcome,
+  now: number,
+  random: RandomSource,
+): DeliveryAttempt {
+  const verdict = classify(posted.result, now);
+  delivery.cycleAttempts++;
+  const record: Omit<DeliveryAttempt, 'outcome' | 'nextDelayMs'> = {
+    attempt: attempt.number,
+    copy: delivery.copy,
+    at: attempt.at,
+    status: posted.result.kind === 'answer' ? posted.result.status : undefined,
+    latencyMs: Math.round(posted.latencyMs * 100) / 100,
+    reason: verdict.reason,
+  };
+  let finished: DeliveryAttempt;
+  if (verdict.delivered) {
+    finished = { ...record, outcome: 'delivered', nextDelayMs: undefined };
+    if (delivery.copy < webhook.duplicates) {
+      // The next copy of the same event goes at once, with the same id: a handler must count it once.
+      delivery.copy++;
+      delivery.cycleAttempts = 0;
+      delivery.nextAttemptAt = now;
+    } else {
+      delivery.state = 'delivered';
+      delivery.nextAttemptAt = undefined;
+    }
+  } else if (verdict.retry && delivery.cycleAttempts < webhook.retry.maxAttempts) {
+    const wait = verdict.retryAfterMs ?? withJitter(backoffStep(webhook.retry, delivery.cycleAttempts), random);
+    const nextDelayMs = Math.round(wait);
+    finished = { ...record, outcome: 'retrying', nextDelayMs };
+    delivery.nextAttemptAt = now + nextDelayMs;
+  } else {
+    if (verdict.reason === 'cancelled') delivery.state = 'cancelled';
+    else {
+      delivery.state = 'dead_lettered';
+      delivery.deadAt = now;
+      delivery.excerpt = posted.excerpt;
+    }
+    finished = { ...record, outcome: 'failed', nextDelayMs: undefined };
+    delivery.nextAttemptAt = undefined;
+  }
+  delivery.attempts.push(finished);
+  return finished;
+}
