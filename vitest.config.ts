@@ -40,6 +40,7 @@ const SERVER_CONTRACT = [
   'test/server/wait-clamp.test.ts',
   'test/server/web-ui.test.ts',
   'test/server/webhooks-store.test.ts',
+  'test/server/webhooks.test.ts',
 ];
 
 export default defineConfig({

@@ -188,7 +188,8 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     httpPort = await listen(http, config.httpPort, config.host, 'HTTP');
   } catch (error) {
     smtp.destroyConnections();
-    await Promise.all([closeServer(smtpNet), closeServer(http), webhooks?.close(), store.close()]);
+    await Promise.all([closeServer(smtpNet), closeServer(http), webhooks?.close()]);
+    await store.close();
     throw error;
   }
   apiURL = `http://${hostForURL(config.host)}:${httpPort}`;
@@ -198,7 +199,8 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
       if (given.secret === undefined) logger.warn(`mailroom: webhook ${webhook.id} posts to ${webhook.url}, signed with the secret ${webhook.secret}`);
     } catch (error) {
       smtp.destroyConnections();
-      await Promise.all([closeServer(smtpNet), closeServer(http), webhooks?.close(), store.close()]);
+      await Promise.all([closeServer(smtpNet), closeServer(http), webhooks?.close()]);
+      await store.close();
       throw new TypeError(`Invalid static webhook ${JSON.stringify(given.url)}: ${(error as Error).message}`, { cause: error });
     }
   }

@@ -1,12 +1,15 @@
 // Webhooks on the embedded server, through real sockets: mail in over SMTP
 // (nodemailer), events out over HTTP to a real local receiver (node:http),
-// on a compressed retry schedule. Every row of the classification, the cap
+// on a compressed retry schedule. Part of the server contract suite
+// (vitest.config.ts): the same tests run on the memory store (the
+// dispatcher holds the queue) and on a real Redis store (the queue, the
+// leases, the log and the dead letters in Redis). Every row of the classification, the cap
 // exact, jitter present and only adding, Retry-After, the per-attempt
 // timeout, signatures, ordering, the test controls, dead letters and
 // replay, removal, and a receiver that never answers. The jitter's random
 // source is injected (fixed), so each delay is checked exactly against the
 // policy; gaps measured in real time are only checked as lower bounds.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import { verifyWebhookSignature } from '../../src/client/verify-webhook.js';
 import type { MailroomServer } from '../../src/server/index.js';
 import { internalsOf } from '../../src/server/start-server.js';
@@ -413,8 +416,9 @@ describe('the events', () => {
     await send('Parsed elsewhere');
     await until(server, webhook.id, settled());
     expect(JSON.parse(receiver.received[0]!.body).data.message.subject).toBe('Parsed elsewhere');
+    // The memory store summarises a message only when it is first listed; the Redis store summarises every mail at intake, by design.
     const [stored] = await internalsOf(server).store.list(address, 1);
-    expect(stored!.content.summaryIfKnown).toBeUndefined();
+    if (inject('redisURL') === undefined) expect(stored!.content.summaryIfKnown).toBeUndefined();
   });
 
   it('delivery.deferred and delivery.rejected come from the SMTP replies at the address (the deferral lab)', async () => {

@@ -328,9 +328,10 @@ export class RedisWebhookStore implements SharedWebhookStore {
       if (!Number.isFinite(at)) return;
       for (const listener of [...this.#dueListeners]) this.#tell(() => listener(at));
     });
+    // (skipped once the mail store has closed the connection: nothing is heard any more)
     this.#unsubscribe.push(
-      () => subscriber.unsubscribe(changed),
-      () => subscriber.unsubscribe(due),
+      async () => void (subscriber.isOpen && (await subscriber.unsubscribe(changed))),
+      async () => void (subscriber.isOpen && (await subscriber.unsubscribe(due))),
     );
     const stop = this.#options.onReconnect(() => {
       this.#apply(() => this.#reload());
