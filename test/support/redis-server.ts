@@ -24,6 +24,8 @@ export interface RedisServer {
   close(): Promise<void>;
   /** How many times Redis has run `command` (INFO commandstats), e.g. `evalsha`: a way to know a call has been made. */
   calls(command: string): Promise<number>;
+  /** Writes a snapshot (SAVE) that the next `start()` loads: an outage that keeps the data, as a Redis with persistence would. */
+  save(): Promise<void>;
 }
 
 export function freeLoopbackPort(): Promise<number> {
@@ -124,6 +126,18 @@ export async function startRedisServer(): Promise<RedisServer> {
         socket.once('error', reject);
       });
       return Number(new RegExp(`^cmdstat_${command.toLowerCase()}:calls=(\\d+)`, 'm').exec(info)?.[1] ?? 0);
+    },
+    async save() {
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1');
+        socket.once('connect', () => socket.write('SAVE\r\n'));
+        socket.once('data', (data) => {
+          socket.destroy();
+          if (data.toString().startsWith('+OK')) resolve();
+          else reject(new Error(`redis-server would not SAVE: ${data.toString()}`));
+        });
+        socket.once('error', reject);
+      });
     },
     async close() {
       await server.stop();

@@ -12,6 +12,8 @@ export interface Received {
   readonly at: number;
   readonly eventId: string;
   readonly attempt: number;
+  /** The sender's port: which process sent it can be found from it (cli-replica.ts `processOwning`). */
+  readonly remotePort: number;
 }
 
 export type Reply =
@@ -47,6 +49,7 @@ export class WebhookReceiver {
           at,
           eventId: String(req.headers['mailroom-event-id'] ?? ''),
           attempt: Number(req.headers['mailroom-attempt'] ?? 0),
+          remotePort: req.socket.remotePort ?? 0,
         };
         this.received.push(received);
         const reply = this.script.shift() ?? (typeof this.otherwise === 'function' ? this.otherwise(received) : this.otherwise);

@@ -280,9 +280,11 @@ export class SharedDispatcher {
   }
 
   #start(claim: Claim): void {
-    const key = `${claim.webhookId} ${claim.delivery.event.id}`;
-    if (this.#closed || this.#inFlight.has(key)) return;
+    // Closing: given back for another server (or this one's next start), never left to run out as a lost attempt.
+    if (this.#closed) return void this.#o.store.release([claim]).catch(() => {});
     if (this.#wasRemoved(claim.webhookId)) return;
+    // Keyed by the lease: the same event may be claimed again here before the attempt that retried it has quite finished.
+    const key = claim.token;
     const entry: { readonly claim: Claim; run: Promise<void> } = { claim, run: Promise.resolve() };
     this.#inFlight.set(key, entry);
     this.#keepLeases();

@@ -181,6 +181,8 @@ export interface SharedWebhookStore extends WebhookRegistrations {
   claim(limit: number): Promise<ClaimBatch>;
   /** Extends the leases of attempts still in flight here. */
   renew(claims: readonly Claim[]): Promise<void>;
+  /** Gives claims back unattempted (the server is closing): due again at once, for any server. */
+  release(claims: readonly Claim[]): Promise<void>;
   /** Writes the claimed delivery back and ends the lease; false when the lease was lost (another server has the event) or the webhook is gone. */
   complete(claim: Claim, delivery: Delivery): Promise<boolean>;
   /** Queues a dead letter again with a fresh budget of attempts; undefined when there is no such dead letter. */

@@ -182,6 +182,13 @@ export class RedisWebhookStore implements SharedWebhookStore {
     await this.#call('renew', args);
   }
 
+  async release(claims: readonly Claim[]): Promise<void> {
+    if (claims.length === 0) return;
+    const args: string[] = [];
+    for (const claim of claims) args.push(claim.webhookId, claim.delivery.event.id, claim.token);
+    await this.#call('release', args);
+  }
+
   async complete(claim: Claim, delivery: Delivery): Promise<boolean> {
     const reply = await this.#call('complete', [
       claim.webhookId,

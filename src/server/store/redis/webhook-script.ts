@@ -248,6 +248,19 @@ elseif op == 'renew' then
     end
   end
   return out
+elseif op == 'release' then
+  -- ARGV: (webhook id, event id, token) per claim given back unattempted (the server is closing): due again now
+  for i = 4, #ARGV, 3 do
+    local id, ev, token = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+    local held = lease(id, ev)
+    local reg = registration(id)
+    if reg and held and held.token == token then
+      redis.call('HDEL', K('l', id), ev)
+      redis.call('ZADD', K('t', id), num(now), ev)
+      announce(refresh(id, reg.ordered))
+    end
+  end
+  return 1
 elseif op == 'complete' then
   -- ARGV: 4 webhook id, 5 event id, 6 token, 7 delivery, 8 state, 9 next attempt (ms, while pending); answers 1, or 0 when the lease was lost
   local id, ev, token, state = ARGV[4], ARGV[5], ARGV[6], ARGV[8]
