@@ -192,21 +192,21 @@ describe('the Redis webhook store, shared by two servers', () => {
     const { a, clock } = await twoServers({ maxDeliveriesPerWebhook: 3 });
     const hook = await a.webhooks.add(webhook(clock, { ordered: false }));
     const [e1, e2, e3] = [event(clock), event(clock), event(clock)];
-    for (const e of [e1!, e2!, e3!]) expect(await a.webhooks.enqueue(e, [{ webhookId: hook.id, dueAt: clock.now() }])).toEqual([true]);
+    for (const e of [e1, e2, e3]) expect(await a.webhooks.enqueue(e, [{ webhookId: hook.id, dueAt: clock.now() }])).toEqual([true]);
     const claims = (await a.webhooks.claim(10)).claims;
     const byId = new Map(claims.map((c) => [c.delivery.event.id, c]));
     // e2 finishes before e1; e3 stays pending.
-    await delivered(a.webhooks, byId.get(e2!.id)!, clock);
-    await delivered(a.webhooks, byId.get(e1!.id)!, clock);
+    await delivered(a.webhooks, byId.get(e2.id)!, clock);
+    await delivered(a.webhooks, byId.get(e1.id)!, clock);
     const e4 = event(clock);
     expect(await a.webhooks.enqueue(e4, [{ webhookId: hook.id, dueAt: clock.now() }])).toEqual([true]);
-    expect((await a.webhooks.deliveries(hook.id)).map((d) => d.event.id)).toEqual([e1!.id, e3!.id, e4.id]);
+    expect((await a.webhooks.deliveries(hook.id)).map((d) => d.event.id)).toEqual([e1.id, e3.id, e4.id]);
     const e5 = event(clock);
     expect(await a.webhooks.enqueue(e5, [{ webhookId: hook.id, dueAt: clock.now() }])).toEqual([true]);
-    expect((await a.webhooks.deliveries(hook.id)).map((d) => d.event.id)).toEqual([e3!.id, e4.id, e5.id]);
+    expect((await a.webhooks.deliveries(hook.id)).map((d) => d.event.id)).toEqual([e3.id, e4.id, e5.id]);
     // All pending now: the next event is refused, nothing owed is forgotten.
     expect(await a.webhooks.enqueue(event(clock), [{ webhookId: hook.id, dueAt: clock.now() }])).toEqual([false]);
-    expect((await a.webhooks.deliveries(hook.id)).map((d) => d.event.id)).toEqual([e3!.id, e4.id, e5.id]);
+    expect((await a.webhooks.deliveries(hook.id)).map((d) => d.event.id)).toEqual([e3.id, e4.id, e5.id]);
     expect(await a.webhooks.pendingCount()).toBe(3);
   });
 
