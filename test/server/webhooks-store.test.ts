@@ -3,8 +3,9 @@
 // Redis store. The event is made from the copy the store returned to the
 // SMTP intake, and its body from that copy's source (a promise on a shared
 // store), so `message.received` must carry the same message the API serves
-// whichever store holds it. The retry state itself is per server (memory)
-// on both: test/server/webhooks.test.ts covers the schedule.
+// whichever store holds it (on Redis the body is read back from Redis by
+// whichever server makes the attempt). test/server/webhooks.test.ts, in the
+// same suite, covers the schedule on both stores.
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeReceivers, startReceiver } from '../support/webhook-receiver.js';
 import { call, freshAddress, sendMail, start } from './helpers.js';

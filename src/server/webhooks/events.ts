@@ -10,6 +10,11 @@
 // is built from it once, in the delivery thread (threaded-sender.ts), and
 // reused by every attempt and duplicate, so the bytes signed are the bytes
 // sent, every time.
+//
+// On a shared store an event is kept as plain data (`record()`, an
+// `EventRecord`): a message is named, not copied, and any server rebuilds
+// the same payload from the record and the message's source (`payloadOf`),
+// so the body is the same whichever server makes an attempt.
 import { randomUUID } from 'node:crypto';
 import type { WebhookEventType } from '../../contract/webhooks.js';
 import type { WireDeliveryOutcome, WireWebhookEvent } from '../../contract/webhook-wire.js';
