@@ -13,11 +13,18 @@
 //    the bench waits for the webhook's queue to drain (so no round pays
 //    for the one before) and prints how long that took. Target: with one
 //    webhook at least 85% of the rate with none.
+//
+// BENCH_WEBHOOKS_STORE=redis runs every server on a Redis store (one
+// redis-server started here, no persistence, a key prefix per server): the
+// webhooks' queue, leases and log in Redis (issue 14), against the same
+// Redis store with no webhook. The in-process measure of the fan-out's own
+// work is the memory store's and is skipped there.
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import nodemailer from 'nodemailer';
 import { request } from 'undici';
 import { AttemptFeed } from '../src/server/smtp/attempts.js';
+import { startRedisServer, type RedisServer } from '../test/support/redis-server.js';
 import { MessageStore } from '../src/server/store/message-store.js';
 import { createWebhookService } from '../src/server/webhooks/webhook-service.js';
 import type { BenchSection } from './run.js';
@@ -29,12 +36,18 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const MESSAGES_PER_ROUND = Number(process.env.BENCH_MESSAGES ?? 2000);
 const WARMUP_MESSAGES = Number(process.env.BENCH_WARMUP ?? 2000);
 const PRODUCTION = { ...process.env, NODE_ENV: 'production' };
+const STORE = process.env.BENCH_WEBHOOKS_STORE ?? 'memory';
+if (STORE !== 'memory' && STORE !== 'redis') throw new Error(`BENCH_WEBHOOKS_STORE must be memory or redis, got ${JSON.stringify(STORE)}`);
+let redis: RedisServer | undefined;
+let prefixes = 0;
+/** `--store` for the next server: none on the memory store, a Redis prefix of its own on Redis. */
+const storeArgs = (): string[] => (redis ? ['--store', redis.url(`bench-webhooks-${process.pid}-${++prefixes}`)] : []);
 
 async function serve(name: string, args: readonly string[]): Promise<{ port: number; apiURL: string; child: Child }> {
   const [port, http] = [await freePort(), await freePort()];
   const child = startChild(
     process.execPath,
-    ['dist/cli/index.js', 'serve', '--smtp-port', String(port), '--http-port', String(http), '--max-messages', 'unlimited', ...args],
+    ['dist/cli/index.js', 'serve', '--smtp-port', String(port), '--http-port', String(http), '--max-messages', 'unlimited', ...storeArgs(), ...args],
     PRODUCTION,
   );
   await waitFor(name, child, () => /HTTP API listening/.test(child.output()));
@@ -152,87 +165,99 @@ export const webhooksBench: BenchSection = {
   name: 'webhooks',
   description: 'webhook fan-out latency (SMTP 250 to the receiver), and SMTP ingest with one webhook registered against none',
   async run() {
-    console.log(`fan-out: ${LATENCY_MAILS} mails one at a time after 50 warm-up (BENCH_WEBHOOK_MAILS adjusts)`);
-    const latencies = await fanOutLatency();
-    // A 250 is written before the event's body is built (the body waits for the next turn of the loop), so the POST can reach the receiver a hair before nodemailer has read the 250.
-    const early = latencies.filter((ms) => ms < 0).length;
-    console.log(
-      `  SMTP 250 to the receiver's first byte: ${describe(latencies, formatMs(2))}${early ? ` (${early} arrived before the sender had read its 250)` : ''}`,
-    );
-    console.log(`  target p50 <= 10 ms: ${verdict(percentile(latencies, 50) <= 10)}`);
-
-    console.log(
-      `\ningest: ${ROUNDS} rounds x ${MESSAGES_PER_ROUND} messages per server and send mode after ${WARMUP_MESSAGES} warm-up, nodemailer pool of 4, each server in its own process, the receiver in a third (BENCH_ROUNDS, BENCH_MESSAGES, BENCH_WARMUP adjust)`,
-    );
-    const sinkPort = await freePort();
-    const sink = startChild(process.execPath, ['--import', 'tsx', 'bench/webhook-sink.ts', String(sinkPort)], PRODUCTION);
-    await waitFor('webhook sink', sink, () => /listening/.test(sink.output()));
-    const targets = [
-      { name: 'no webhook', ...(await serve('mailroom, no webhook', [])) },
-      { name: 'one webhook', ...(await serve('mailroom, one webhook', ['--webhook', `http://127.0.0.1:${sinkPort}/hook`, '--webhook-secret', 'bench'])) },
-    ];
-    const hooked = targets[1]!;
-    // Drained when the receiver has had a post for every message so far: asking the receiver, not the
-    // server, keeps the polling off the server's CPU that the round measures.
-    let posts = 0;
-    const drain = async (sent: number) => {
-      const started = performance.now();
-      posts += sent;
-      while (Number(await (await request(`http://127.0.0.1:${sinkPort}/count`)).body.text()) < posts) await sleep(20);
-      return performance.now() - started;
-    };
-    const rates = new Map<string, number[]>();
-    const cpus = new Map<string, { main: number; all: number }[]>();
-    const drains: number[] = [];
+    if (STORE === 'redis') redis = await startRedisServer();
     try {
-      for (const target of targets) await sendBatch(target.port, WARMUP_MESSAGES, 1_000_000, 'composed');
-      // The warm-up and the 4 messages that open each batch's pool are posted too.
-      await drain(WARMUP_MESSAGES + 4);
-      let offset = 0;
-      for (const mode of ['composed', 'precomposed'] as const satisfies readonly SendMode[]) {
-        for (let round = 0; round < ROUNDS; round++) {
-          for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
-            const before = cpuNs(target.child.child.pid);
-            const rate = await sendBatch(target.port, MESSAGES_PER_ROUND, offset, mode);
-            offset += MESSAGES_PER_ROUND + 4;
-            const drained = target === hooked ? await drain(MESSAGES_PER_ROUND + 4) : undefined;
-            // After the drain: the delivery thread's work for the round is counted in full.
-            const after = cpuNs(target.child.child.pid);
-            const perMessage = (a: number, b: number) => (a - b) / 1000 / (MESSAGES_PER_ROUND + 4);
-            const cpu = before && after ? { main: perMessage(after.main, before.main), all: perMessage(after.all, before.all) } : undefined;
-            if (cpu) cpus.set(`${mode} ${target.name}`, [...(cpus.get(`${mode} ${target.name}`) ?? []), cpu]);
-            if (drained !== undefined) drains.push(drained);
-            rates.set(`${mode} ${target.name}`, [...(rates.get(`${mode} ${target.name}`) ?? []), rate]);
-            console.log(
-              `  ${mode.padEnd(11)} round ${round + 1}: ${target.name.padEnd(12)} ${rate.toFixed(0).padStart(6)} msgs/s${cpu ? `  CPU/msg: SMTP thread ${cpu.main.toFixed(0).padStart(4)} us, all threads ${cpu.all.toFixed(0).padStart(4)} us` : ''}${drained === undefined ? '' : `   queue drained ${formatMs(0)(drained)} after the last 250`}`,
-            );
-          }
-        }
-      }
-      console.log(`  the receiver had ${posts} webhook posts, one per message`);
+      await runBench();
     } finally {
-      await Promise.all([...targets.map((t) => t.child.stop()), sink.stop()]);
+      await redis?.close();
+      redis = undefined;
     }
-    for (const mode of ['composed', 'precomposed'] as const) {
-      const none = median(rates.get(`${mode} no webhook`)!);
-      const one = median(rates.get(`${mode} one webhook`)!);
-      const ratio = one / none;
-      const cpuOf = (name: string, which: 'main' | 'all') => median((cpus.get(`${mode} ${name}`) ?? []).map((c) => c[which]));
-      const mainNone = cpuOf('no webhook', 'main');
-      const mainOne = cpuOf('one webhook', 'main');
-      console.log(
-        `\n  median msgs/s, ${mode === 'composed' ? 'nodemailer composing each message (what an app does)' : 'nodemailer sending a pre-composed source (the server is the bottleneck)'}: no webhook ${none.toFixed(0)}, one webhook ${one.toFixed(0)}: ${(100 * ratio).toFixed(1)}% (target >= 85%: ${verdict(ratio >= 0.85)})`,
-      );
-      if (Number.isFinite(mainNone)) {
-        console.log(
-          `    server CPU per message, the SMTP thread: no webhook ${mainNone.toFixed(0)} us, one webhook ${mainOne.toFixed(0)} us (${((100 * mainOne) / mainNone).toFixed(0)}%); all threads with one webhook ${cpuOf('one webhook', 'all').toFixed(0)} us`,
-        );
-      }
-    }
-    console.log(`  the queue drained ${describe(drains, formatMs(0), [50])} after a round's last 250`);
-    const work = await fanOutWorkPerMessage();
-    console.log(
-      `\n  the fan-out's own work on the SMTP path per accepted message, in process (lookup, event, queue; no parse, no serialise): ${work.one.toFixed(2)} us with one webhook, ${work.none.toFixed(2)} us with none`,
-    );
   },
 };
+
+async function runBench(): Promise<void> {
+  console.log(`every server on the ${STORE} store (BENCH_WEBHOOKS_STORE=memory|redis)`);
+  console.log(`fan-out: ${LATENCY_MAILS} mails one at a time after 50 warm-up (BENCH_WEBHOOK_MAILS adjusts)`);
+  const latencies = await fanOutLatency();
+  // A 250 is written before the event's body is built (the body waits for the next turn of the loop), so the POST can reach the receiver a hair before nodemailer has read the 250.
+  const early = latencies.filter((ms) => ms < 0).length;
+  console.log(
+    `  SMTP 250 to the receiver's first byte: ${describe(latencies, formatMs(2))}${early ? ` (${early} arrived before the sender had read its 250)` : ''}`,
+  );
+  console.log(`  target p50 <= 10 ms: ${verdict(percentile(latencies, 50) <= 10)}`);
+
+  console.log(
+    `\ningest: ${ROUNDS} rounds x ${MESSAGES_PER_ROUND} messages per server and send mode after ${WARMUP_MESSAGES} warm-up, nodemailer pool of 4, each server in its own process, the receiver in a third (BENCH_ROUNDS, BENCH_MESSAGES, BENCH_WARMUP adjust)`,
+  );
+  const sinkPort = await freePort();
+  const sink = startChild(process.execPath, ['--import', 'tsx', 'bench/webhook-sink.ts', String(sinkPort)], PRODUCTION);
+  await waitFor('webhook sink', sink, () => /listening/.test(sink.output()));
+  const targets = [
+    { name: 'no webhook', ...(await serve('mailroom, no webhook', [])) },
+    { name: 'one webhook', ...(await serve('mailroom, one webhook', ['--webhook', `http://127.0.0.1:${sinkPort}/hook`, '--webhook-secret', 'bench'])) },
+  ];
+  const hooked = targets[1]!;
+  // Drained when the receiver has had a post for every message so far: asking the receiver, not the
+  // server, keeps the polling off the server's CPU that the round measures.
+  let posts = 0;
+  const drain = async (sent: number) => {
+    const started = performance.now();
+    posts += sent;
+    while (Number(await (await request(`http://127.0.0.1:${sinkPort}/count`)).body.text()) < posts) await sleep(20);
+    return performance.now() - started;
+  };
+  const rates = new Map<string, number[]>();
+  const cpus = new Map<string, { main: number; all: number }[]>();
+  const drains: number[] = [];
+  try {
+    for (const target of targets) await sendBatch(target.port, WARMUP_MESSAGES, 1_000_000, 'composed');
+    // The warm-up and the 4 messages that open each batch's pool are posted too.
+    await drain(WARMUP_MESSAGES + 4);
+    let offset = 0;
+    for (const mode of ['composed', 'precomposed'] as const satisfies readonly SendMode[]) {
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
+          const before = cpuNs(target.child.child.pid);
+          const rate = await sendBatch(target.port, MESSAGES_PER_ROUND, offset, mode);
+          offset += MESSAGES_PER_ROUND + 4;
+          const drained = target === hooked ? await drain(MESSAGES_PER_ROUND + 4) : undefined;
+          // After the drain: the delivery thread's work for the round is counted in full.
+          const after = cpuNs(target.child.child.pid);
+          const perMessage = (a: number, b: number) => (a - b) / 1000 / (MESSAGES_PER_ROUND + 4);
+          const cpu = before && after ? { main: perMessage(after.main, before.main), all: perMessage(after.all, before.all) } : undefined;
+          if (cpu) cpus.set(`${mode} ${target.name}`, [...(cpus.get(`${mode} ${target.name}`) ?? []), cpu]);
+          if (drained !== undefined) drains.push(drained);
+          rates.set(`${mode} ${target.name}`, [...(rates.get(`${mode} ${target.name}`) ?? []), rate]);
+          console.log(
+            `  ${mode.padEnd(11)} round ${round + 1}: ${target.name.padEnd(12)} ${rate.toFixed(0).padStart(6)} msgs/s${cpu ? `  CPU/msg: SMTP thread ${cpu.main.toFixed(0).padStart(4)} us, all threads ${cpu.all.toFixed(0).padStart(4)} us` : ''}${drained === undefined ? '' : `   queue drained ${formatMs(0)(drained)} after the last 250`}`,
+          );
+        }
+      }
+    }
+    console.log(`  the receiver had ${posts} webhook posts, one per message`);
+  } finally {
+    await Promise.all([...targets.map((t) => t.child.stop()), sink.stop()]);
+  }
+  for (const mode of ['composed', 'precomposed'] as const) {
+    const none = median(rates.get(`${mode} no webhook`)!);
+    const one = median(rates.get(`${mode} one webhook`)!);
+    const ratio = one / none;
+    const cpuOf = (name: string, which: 'main' | 'all') => median((cpus.get(`${mode} ${name}`) ?? []).map((c) => c[which]));
+    const mainNone = cpuOf('no webhook', 'main');
+    const mainOne = cpuOf('one webhook', 'main');
+    console.log(
+      `\n  median msgs/s, ${mode === 'composed' ? 'nodemailer composing each message (what an app does)' : 'nodemailer sending a pre-composed source (the server is the bottleneck)'}: no webhook ${none.toFixed(0)}, one webhook ${one.toFixed(0)}: ${(100 * ratio).toFixed(1)}% (target >= 85%: ${verdict(ratio >= 0.85)})`,
+    );
+    if (Number.isFinite(mainNone)) {
+      console.log(
+        `    server CPU per message, the SMTP thread: no webhook ${mainNone.toFixed(0)} us, one webhook ${mainOne.toFixed(0)} us (${((100 * mainOne) / mainNone).toFixed(0)}%); all threads with one webhook ${cpuOf('one webhook', 'all').toFixed(0)} us`,
+      );
+    }
+  }
+  console.log(`  the queue drained ${describe(drains, formatMs(0), [50])} after a round's last 250`);
+  if (STORE === 'redis') return;
+  const work = await fanOutWorkPerMessage();
+  console.log(
+    `\n  the fan-out's own work on the SMTP path per accepted message, in process (lookup, event, queue; no parse, no serialise): ${work.one.toFixed(2)} us with one webhook, ${work.none.toFixed(2)} us with none`,
+  );
+}

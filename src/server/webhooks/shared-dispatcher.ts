@@ -10,7 +10,8 @@
 // the event's next attempt is due, for whichever server comes first.
 //
 // - When to look: the store announces when something becomes due (an event
-//   queued, retried or replayed through any server); each claim also says
+//   queued, retried or replayed through another server; a server looks by
+//   itself after its own); each claim also says
 //   when the next attempt of all is due. A timer is set for that, and the
 //   queue is looked at at least every `LOOK_EVERY_MS` while webhooks exist
 //   (an announcement missed during a break is caught up).
@@ -37,10 +38,14 @@ import type { Claim, Delivery, DeliveryAttempt, SharedWebhookStore } from './web
 const MAX_IN_FLIGHT = 64;
 /** The queue is looked at at least this often while webhooks exist. */
 const LOOK_EVERY_MS = 2_000;
+/** After a look that was given nothing although something was due, the next look waits this long at least. */
+const IDLE_RETRY_MS = 50;
 /** A store out of reach is tried again this often. */
 const RETRY_STORE_MS = 500;
 /** Events held here while the store cannot be reached. */
 export const OUTBOX_MAX = 10_000;
+/** Events made here, kept so their first attempt here takes the message from memory. */
+const MADE_KEPT = 256;
 /** Payloads (a message's source) kept for the next attempt of the same event. */
 const PAYLOADS_KEPT = 64;
 /** How long a removed webhook's id is remembered, so a claim already on its way is not acted on. */
@@ -75,6 +80,8 @@ export class SharedDispatcher {
   /** Aborts every attempt in flight when the server closes. */
   readonly #closing = new AbortController();
   readonly #payloads = new Map<string, Promise<EventPayload>>();
+  /** Events made here and not yet attempted (`MADE_KEPT` at most). */
+  readonly #made = new Map<string, WebhookEvent>();
   readonly #outbox: Queued[] = [];
   readonly #stops: (() => void)[];
   #timer: { readonly at: number; readonly cancel: () => void } | undefined;
@@ -114,6 +121,7 @@ export class SharedDispatcher {
     const queued: Queued = { record: event.record(), targets: webhooks.map((w) => ({ webhookId: w.id, dueAt: now + w.firstAttemptDelayMs })) };
     // Behind events already held: they go first, in order.
     if (this.#outbox.length > 0) return this.#hold(queued);
+    this.#remember(event);
     this.#o.store.enqueue(queued.record, queued.targets).then(
       (kept) => this.#kept(queued, kept),
       (error: unknown) => this.#hold(queued, { said: error }),
@@ -129,7 +137,9 @@ export class SharedDispatcher {
   /** Sends a dead letter again with a fresh budget of attempts, from whichever server claims it first. */
   async replay(webhookId: string, eventId: string): Promise<Delivery | undefined> {
     if (!this.#o.store.get(webhookId)) return undefined;
-    return this.#o.store.replay(webhookId, eventId);
+    const replayed = await this.#o.store.replay(webhookId, eventId);
+    if (replayed) this.#wake(this.#o.timers.now());
+    return replayed;
   }
 
   /** Events pending over every webhook and server, as the store last said. */
@@ -166,6 +176,9 @@ export class SharedDispatcher {
   // --- queueing --------------------------------------------------------------
 
   #kept(queued: Queued, kept: readonly boolean[]): void {
+    // Queued: this server looks when the first is due (another server hears of it from the store).
+    const due = Math.min(...queued.targets.filter((_, i) => kept[i]).map((t) => t.dueAt));
+    if (Number.isFinite(due)) this.#wake(due);
     kept.forEach((ok, i) => {
       if (ok) return;
       const target = queued.targets[i]!;
@@ -262,10 +275,15 @@ export class SharedDispatcher {
     try {
       do {
         this.#again = false;
-        const batch = await this.#o.store.claim(MAX_IN_FLIGHT - this.#inFlight.size);
+        const room = MAX_IN_FLIGHT - this.#inFlight.size;
+        // Full: each attempt that finishes looks again.
+        if (room <= 0) return;
+        const batch = await this.#o.store.claim(room);
         this.#pending = batch.pending;
         next = batch.nextDueAt;
         for (const claim of batch.claims) this.#start(claim);
+        // Due but not given (another server's lease, a removed webhook swept): not a reason to ask again at once.
+        if (batch.claims.length === 0 && next !== undefined) next = Math.max(next, this.#o.timers.now() + IDLE_RETRY_MS);
       } while (this.#again && !this.#closed);
       if (this.#storeLost) this.#o.logger.warn('mailroom: the webhook store is back; deliveries go on');
       this.#storeLost = false;
@@ -367,12 +385,23 @@ export class SharedDispatcher {
     this.#renewal = this.#o.timers.after(every, tick);
   }
 
-  /** The event's payload, kept for its next attempt here (a message's source is read from the store once). */
+  /** An event made here: its payload is made from the message in hand, not read back from the store. */
+  #remember(event: WebhookEvent): void {
+    this.#made.set(event.id, event);
+    for (const oldest of this.#made.keys()) {
+      if (this.#made.size <= MADE_KEPT) break;
+      this.#made.delete(oldest);
+    }
+  }
+
+  /** The event's payload, kept for its next attempt here (a message's source is read from the store once, unless the event was made here). */
   #payload(delivery: Delivery): Promise<EventPayload> {
     const id = delivery.event.id;
     let payload = this.#payloads.get(id);
     if (!payload) {
-      payload = delivery.event.payload();
+      const made = this.#made.get(id);
+      this.#made.delete(id);
+      payload = (made ?? delivery.event).payload();
       this.#payloads.set(id, payload);
       payload.catch(() => this.#payloads.delete(id));
       for (const oldest of this.#payloads.keys()) {

@@ -191,7 +191,7 @@ export interface SharedWebhookStore extends WebhookRegistrations {
   delivery(webhookId: string, eventId: string): Promise<Delivery | undefined>;
   /** Events pending over every webhook. */
   pendingCount(): Promise<number>;
-  /** Told when an attempt may be due at `at` (an event queued, retried or replayed through any server). */
+  /** Told when an attempt may be due at `at` (an event queued, retried or replayed through another server: a server looks by itself after its own). */
   onDue(listener: (at: number) => void): () => void;
   /** Told when a webhook was removed, through any server. */
   onRemoved(listener: (id: string) => void): () => void;

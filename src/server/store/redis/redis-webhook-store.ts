@@ -262,7 +262,7 @@ export class RedisWebhookStore implements SharedWebhookStore {
   }
 
   #call(op: string, args: readonly (string | Buffer)[] = []): Promise<RedisReply> {
-    return this.#connection.script(WEBHOOK_SCRIPT, [], [this.#prefix, op, String(this.#now()), ...args]);
+    return this.#connection.script(WEBHOOK_SCRIPT, [], [this.#prefix, op, String(this.#now()), this.#owner, ...args]);
   }
 
   /** A delivery from its record; a `message.received` event's payload reads its message back from Redis when an attempt goes. */
@@ -331,8 +331,10 @@ export class RedisWebhookStore implements SharedWebhookStore {
       else if (message.startsWith('-')) this.#apply(async () => void this.#forget(id));
     });
     await subscriber.subscribe(due, (message: string) => {
-      const at = Number(message);
-      if (!Number.isFinite(at)) return;
+      const [time, origin] = message.split(' ');
+      const at = Number(time);
+      // This server's own announcements: it looks by itself after queueing, retrying or replaying.
+      if (!Number.isFinite(at) || origin === this.#owner) return;
       for (const listener of [...this.#dueListeners]) this.#tell(() => listener(at));
     });
     // (skipped once the mail store has closed the connection: nothing is heard any more)

@@ -20,7 +20,7 @@
 //   W fin:<id>       sorted set: finished event ids by when they finished: the first to go when the log is full
 //   W r:<id>         hash: event id -> the message body it holds (see below)
 //   channel W changed  "+id" when a webhook is registered, "-id" when removed
-//   channel W due      the time something became due (an event queued, retried, replayed)
+//   channel W due      "time origin": something became due at that time (an event queued, retried, replayed) through that server
 //
 // A `message.received` event names its message; its body is read when an
 // attempt goes, by any server. So that an event outlives its message (the
@@ -31,7 +31,9 @@
 // once; a dead letter keeps it for a replay until it leaves the log. The
 // body still expires with the store's retention (its Redis expiry).
 //
-// Times come from the server's clock (ARGV now), as in the store's script.
+// Every call names the server making it (ARGV 4, taken out before the
+// operation's own arguments are read). Times come from the server's clock
+// (ARGV now), as in the store's script.
 // What is due is decided here; what an attempt's answer means (the retry
 // policy) is decided by the server that made it (webhooks/attempt.ts),
 // which writes the delivery back with `complete`.
@@ -40,6 +42,8 @@ export const WEBHOOK_SCRIPT = String.raw`
 local P = ARGV[1]
 local op = ARGV[2]
 local now = tonumber(ARGV[3])
+-- the server making the call: named in what it announces, so it need not act on its own announcements
+local ORIGIN = table.remove(ARGV, 4)
 local W = P .. ':wh:'
 local REG, ORDER, DUE, HELD, SEQ, PENDING = W .. 'reg', W .. 'order', W .. 'due', W .. 'held', W .. 'seq', W .. 'pending'
 
@@ -67,7 +71,7 @@ local function refresh(id, ordered)
 end
 
 local function announce(due)
-  if due then redis.call('PUBLISH', W .. 'due', due) end
+  if due then redis.call('PUBLISH', W .. 'due', due .. ' ' .. ORIGIN) end
 end
 
 -- Lets go of the message body an event holds.
