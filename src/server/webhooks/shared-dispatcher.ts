@@ -32,10 +32,12 @@ import type { DeliveryOutcome, DeliverySender, EventPayload } from './delivery-j
 import type { EventRecord, WebhookEvent } from './events.js';
 import type { WebhookMetrics } from './metrics.js';
 import type { Webhook } from './registration.js';
-import type { Claim, Delivery, DeliveryAttempt, SharedWebhookStore } from './webhook-store.js';
+import type { Claim, ClaimBatch, Delivery, DeliveryAttempt, SharedWebhookStore } from './webhook-store.js';
 
 /** Attempts in flight from this server at once. */
 const MAX_IN_FLIGHT = 64;
+/** An unordered endpoint's due events claimed together with an attempt's outcome. */
+const FOLLOW_UNORDERED = 8;
 /** The queue is looked at at least this often while webhooks exist. */
 const LOOK_EVERY_MS = 2_000;
 /** After a look that was given nothing although something was due, the next look waits this long at least. */
@@ -77,6 +79,8 @@ export class SharedDispatcher {
   /** Per webhook: aborts its attempts in flight here when it is removed. */
   readonly #aborts = new Map<string, AbortController>();
   readonly #removed = new Map<string, number>();
+  /** Attempts in flight from here, per webhook. */
+  readonly #busy = new Map<string, number>();
   /** Aborts every attempt in flight when the server closes. */
   readonly #closing = new AbortController();
   readonly #payloads = new Map<string, Promise<EventPayload>>();
@@ -176,8 +180,9 @@ export class SharedDispatcher {
   // --- queueing --------------------------------------------------------------
 
   #kept(queued: Queued, kept: readonly boolean[]): void {
-    // Queued: this server looks when the first is due (another server hears of it from the store).
-    const due = Math.min(...queued.targets.filter((_, i) => kept[i]).map((t) => t.dueAt));
+    // Queued: this server looks when the first is due (another server hears of it from the store). An
+    // ordered endpoint with an attempt in flight here is not: that attempt's outcome claims its next event.
+    const due = Math.min(...queued.targets.filter((t, i) => kept[i] && !this.#busyInOrder(t.webhookId)).map((t) => t.dueAt));
     if (Number.isFinite(due)) this.#wake(due);
     kept.forEach((ok, i) => {
       if (ok) return;
@@ -305,17 +310,38 @@ export class SharedDispatcher {
     const key = claim.token;
     const entry: { readonly claim: Claim; run: Promise<void> } = { claim, run: Promise.resolve() };
     this.#inFlight.set(key, entry);
+    this.#busy.set(claim.webhookId, (this.#busy.get(claim.webhookId) ?? 0) + 1);
     this.#keepLeases();
-    entry.run = this.#attempt(claim)
-      .catch((error: unknown) => this.#o.logger.error(`mailroom: webhook ${claim.webhookId} attempt failed unexpectedly: ${String(error)}`))
-      .finally(() => {
-        this.#inFlight.delete(key);
-        // The endpoint's next event may be due now.
+    const done = () => {
+      this.#inFlight.delete(key);
+      const busy = (this.#busy.get(claim.webhookId) ?? 1) - 1;
+      if (busy > 0) this.#busy.set(claim.webhookId, busy);
+      else this.#busy.delete(claim.webhookId);
+    };
+    entry.run = this.#attempt(claim).then(
+      (next) => {
+        done();
+        if (!next) return void this.#pump();
+        // The outcome was written, and the endpoint's next due event, if any, claimed with it: go on with that.
+        this.#pending = next.pending;
+        for (const follow of next.claims) this.#start(follow);
+        this.#arm(next.nextDueAt);
+      },
+      (error: unknown) => {
+        done();
+        this.#o.logger.error(`mailroom: webhook ${claim.webhookId} attempt failed unexpectedly: ${String(error)}`);
         void this.#pump();
-      });
+      },
+    );
   }
 
-  async #attempt(claim: Claim): Promise<void> {
+  /** An ordered endpoint with an attempt in flight from here. */
+  #busyInOrder(webhookId: string): boolean {
+    return (this.#busy.get(webhookId) ?? 0) > 0 && this.#o.store.get(webhookId)?.ordered === true;
+  }
+
+  /** Makes the attempt, records it; the store's answer to the record (with what it claimed next), or undefined when it was not recorded. */
+  async #attempt(claim: Claim): Promise<ClaimBatch | undefined> {
     const { webhook, delivery } = claim;
     const { timers, sender, metrics, random } = this.#o;
     let finished: DeliveryAttempt;
@@ -338,32 +364,35 @@ export class SharedDispatcher {
       let posted = await this.#payload(delivery).then((payload) => sender.post(attemptJob(webhook, delivery, attempt, at, payload), signal), unavailable);
       if (posted.result.kind === 'failure' && posted.result.reason === 'cancelled') {
         // Removed: nothing more is sent or recorded. Closing: the attempt was cut short, and another server retries it.
-        if (!this.#closing.signal.aborted) return;
+        if (!this.#closing.signal.aborted) return undefined;
         posted = lostOutcome(posted.latencyMs, 'the server closed while the attempt was in flight');
       }
       finished = settle(delivery, webhook, { number: attempt, at }, posted, timers.now(), random);
     }
     if (delivery.state !== 'pending') this.#payloads.delete(delivery.event.id);
-    if (!(await this.#complete(claim, delivery, finished))) return;
+    const follow = this.#closed ? 0 : Math.min(webhook.ordered ? 1 : FOLLOW_UNORDERED, MAX_IN_FLIGHT - this.#inFlight.size + 1);
+    const written = await this.#complete(claim, delivery, finished, follow);
+    if (!written?.saved) return undefined;
     metrics.attempted(delivery, finished);
     if (delivery.state !== 'pending') metrics.settled(delivery);
+    return written.next;
   }
 
   /** Writes the outcome back, trying again while the store is out of reach (the lease stays this server's until another claims it). */
-  async #complete(claim: Claim, delivery: Delivery, finished: DeliveryAttempt): Promise<boolean> {
+  async #complete(claim: Claim, delivery: Delivery, finished: DeliveryAttempt, follow: number): Promise<{ saved: boolean; next: ClaimBatch } | undefined> {
     const what = `${claim.webhookId}'s ${delivery.event.id} attempt ${finished.attempt} (${finished.reason})`;
     for (let tries = 1; ; tries++) {
       try {
-        const saved = await this.#o.store.complete(claim, delivery);
-        if (!saved && this.#o.store.get(claim.webhookId) && !this.#wasRemoved(claim.webhookId)) {
+        const written = await this.#o.store.completeAndClaim(claim, delivery, this.#closed ? 0 : follow);
+        if (!written.saved && this.#o.store.get(claim.webhookId) && !this.#wasRemoved(claim.webhookId)) {
           this.#o.logger.warn(`mailroom: webhook ${what}: its lease ran out and another server took the event over; this outcome is not recorded`);
         }
-        return saved;
+        return written;
       } catch (error) {
         if (tries === 1) this.#o.logger.error(`mailroom: could not record webhook ${what}: ${String(error)}; trying again`);
         if (this.#closed && tries >= 3) {
           this.#o.logger.error(`mailroom: webhook ${what} is not recorded: the server closed while the store was out of reach`);
-          return false;
+          return undefined;
         }
         await new Promise<void>((resolve) => this.#o.timers.after(RETRY_STORE_MS, resolve));
       }

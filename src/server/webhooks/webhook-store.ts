@@ -185,6 +185,13 @@ export interface SharedWebhookStore extends WebhookRegistrations {
   release(claims: readonly Claim[]): Promise<void>;
   /** Writes the claimed delivery back and ends the lease; false when the lease was lost (another server has the event) or the webhook is gone. */
   complete(claim: Claim, delivery: Delivery): Promise<boolean>;
+  /**
+   * `complete`, and in the same step claims up to `limit` of the same
+   * webhook's events that are due now (an ordered endpoint's next event goes
+   * on from this server without a round trip); `next` says when the next
+   * attempt of all is due, as `claim` does.
+   */
+  completeAndClaim(claim: Claim, delivery: Delivery, limit: number): Promise<{ readonly saved: boolean; readonly next: ClaimBatch }>;
   /** Queues a dead letter again with a fresh budget of attempts; undefined when there is no such dead letter. */
   replay(webhookId: string, eventId: string): Promise<Delivery | undefined>;
   deliveries(webhookId: string): Promise<readonly Delivery[]>;

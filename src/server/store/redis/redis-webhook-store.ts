@@ -155,24 +155,7 @@ export class RedisWebhookStore implements SharedWebhookStore {
   }
 
   async claim(limit: number): Promise<ClaimBatch> {
-    const reply = (await this.#call('claim', [this.#owner, String(Math.max(0, limit)), String(this.leaseMs)])) as RedisReply[];
-    const next = text(reply[0]);
-    const claims: Claim[] = [];
-    for (let i = 2; i + 5 < reply.length; i += 6) {
-      const webhookId = text(reply[i]);
-      const eventId = text(reply[i + 2]);
-      const before = text(reply[i + 5]);
-      const [since, until] = before.split(' ').map(Number);
-      claims.push({
-        webhookId,
-        webhook: this.#index.get(webhookId) ?? decodeWebhook(text(reply[i + 1])),
-        delivery: this.#delivery(webhookId, text(reply[i + 3])),
-        token: text(reply[i + 4]),
-        lost: before === '' ? undefined : { since: since!, until: until! },
-      });
-      void eventId;
-    }
-    return { claims, nextDueAt: next === '' ? undefined : Number(next), pending: Math.max(0, Number(text(reply[1]))) };
+    return this.#batch((await this.#call('claim', [this.#owner, String(Math.max(0, limit)), String(this.leaseMs)])) as RedisReply[], 0);
   }
 
   async renew(claims: readonly Claim[]): Promise<void> {
@@ -190,15 +173,21 @@ export class RedisWebhookStore implements SharedWebhookStore {
   }
 
   async complete(claim: Claim, delivery: Delivery): Promise<boolean> {
-    const reply = await this.#call('complete', [
+    return (await this.completeAndClaim(claim, delivery, 0)).saved;
+  }
+
+  async completeAndClaim(claim: Claim, delivery: Delivery, limit: number): Promise<{ readonly saved: boolean; readonly next: ClaimBatch }> {
+    const reply = (await this.#call('complete', [
       claim.webhookId,
       delivery.event.id,
       claim.token,
       JSON.stringify(toDeliveryRecord(delivery)),
       delivery.state,
       String(delivery.nextAttemptAt ?? this.#now()),
-    ]);
-    return Number(reply) === 1;
+      String(Math.max(0, limit)),
+      String(this.leaseMs),
+    ])) as RedisReply[];
+    return { saved: Number(reply[0]) === 1, next: this.#batch(reply, 1) };
   }
 
   async replay(webhookId: string, eventId: string): Promise<Delivery | undefined> {
@@ -263,6 +252,25 @@ export class RedisWebhookStore implements SharedWebhookStore {
 
   #call(op: string, args: readonly (string | Buffer)[] = []): Promise<RedisReply> {
     return this.#connection.script(WEBHOOK_SCRIPT, [], [this.#prefix, op, String(this.#now()), this.#owner, ...args]);
+  }
+
+  /** A batch from the script's answer, from `at` on: the next due time, the pending count, then six fields per claim. */
+  #batch(reply: readonly RedisReply[], at: number): ClaimBatch {
+    const next = text(reply[at]);
+    const claims: Claim[] = [];
+    for (let i = at + 2; i + 5 < reply.length; i += 6) {
+      const webhookId = text(reply[i]);
+      const before = text(reply[i + 5]);
+      const [since, until] = before.split(' ').map(Number);
+      claims.push({
+        webhookId,
+        webhook: this.#index.get(webhookId) ?? decodeWebhook(text(reply[i + 1])),
+        delivery: this.#delivery(webhookId, text(reply[i + 3])),
+        token: text(reply[i + 4]),
+        lost: before === '' ? undefined : { since: since!, until: until! },
+      });
+    }
+    return { claims, nextDueAt: next === '' ? undefined : Number(next), pending: Math.max(0, Number(text(reply[at + 1]))) };
   }
 
   /** A delivery from its record; a `message.received` event's payload reads its message back from Redis when an attempt goes. */

@@ -91,6 +91,50 @@ local function lease(id, ev)
   return {token = token, owner = owner, untilAt = untilAt, since = since, raw = raw}
 end
 
+-- Hands up to \`limit\` of webhook \`id\`'s due events to \`owner\` under a lease, appending to \`claims\`
+-- per claim: webhook id, registration, event id, delivery, token, the run-out lease before it ('' for none).
+local function claimFrom(id, limit, owner, leaseMs, claims)
+  local reg, raw = registration(id)
+  if not reg then
+    redis.call('ZREM', DUE, id)
+    return
+  end
+  local q, t, l = K('q', id), K('t', id), K('l', id)
+  local evs = {}
+  if reg.ordered then
+    local head = redis.call('ZRANGE', q, 0, 0)[1]
+    if head then
+      local at = redis.call('ZSCORE', t, head)
+      if at and tonumber(at) <= now then evs[1] = head end
+    end
+  else
+    evs = redis.call('ZRANGEBYSCORE', t, '-inf', num(now), 'LIMIT', 0, limit)
+  end
+  for _, ev in ipairs(evs) do
+    local delivery = redis.call('HGET', K('d', id), ev)
+    if not delivery then
+      -- not in the log any more: nothing to send
+      redis.call('ZREM', q, ev)
+      redis.call('ZREM', t, ev)
+      redis.call('HDEL', l, ev)
+    else
+      local before = lease(id, ev)
+      local token = redis.call('INCR', W .. 'tok')
+      redis.call('HSET', l, ev, token .. ' ' .. owner .. ' ' .. num(now + leaseMs) .. ' ' .. num(now))
+      redis.call('ZADD', t, num(now + leaseMs), ev)
+      for _, v in ipairs({id, raw, ev, delivery, tostring(token), before and (before.since .. ' ' .. before.untilAt) or ''}) do table.insert(claims, v) end
+    end
+  end
+  return refresh(id, reg.ordered)
+end
+
+-- A claim's answer: when the next attempt of all is due ('' for nothing pending), how many events are pending, then the claims.
+local function batch(claims)
+  local out = {redis.call('ZRANGE', DUE, 0, 0, 'WITHSCORES')[2] or '', redis.call('GET', PENDING) or '0'}
+  for _, v in ipairs(claims) do table.insert(out, v) end
+  return out
+end
+
 if op == 'add' then
   -- ARGV: 4 id, 5 registration; one already there is kept (a static webhook given to several servers)
   local kept = redis.call('HGET', REG, ARGV[4])
@@ -188,52 +232,16 @@ elseif op == 'enqueue' then
   end
   return out
 elseif op == 'claim' then
-  -- ARGV: 4 owner, 5 limit, 6 lease (ms); answers when the next attempt is due ('' for nothing pending),
-  -- how many events are pending, then per claim: webhook id, registration, event id, delivery, token, the run-out lease before it ('' for none)
+  -- ARGV: 4 owner, 5 limit, 6 lease (ms); answers a batch (see batch())
   local owner, limit, leaseMs = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6])
   local claims = {}
-  local n = 0
   if limit > 0 then
     for _, id in ipairs(redis.call('ZRANGEBYSCORE', DUE, '-inf', num(now), 'LIMIT', 0, limit)) do
-      if n >= limit then break end
-      local reg, raw = registration(id)
-      if not reg then
-        redis.call('ZREM', DUE, id)
-      else
-        local q, t, l = K('q', id), K('t', id), K('l', id)
-        local evs = {}
-        if reg.ordered then
-          local head = redis.call('ZRANGE', q, 0, 0)[1]
-          if head then
-            local at = redis.call('ZSCORE', t, head)
-            if at and tonumber(at) <= now then evs[1] = head end
-          end
-        else
-          evs = redis.call('ZRANGEBYSCORE', t, '-inf', num(now), 'LIMIT', 0, limit - n)
-        end
-        for _, ev in ipairs(evs) do
-          local delivery = redis.call('HGET', K('d', id), ev)
-          if not delivery then
-            -- not in the log any more: nothing to send
-            redis.call('ZREM', q, ev)
-            redis.call('ZREM', t, ev)
-            redis.call('HDEL', l, ev)
-          else
-            local before = lease(id, ev)
-            local token = redis.call('INCR', W .. 'tok')
-            redis.call('HSET', l, ev, token .. ' ' .. owner .. ' ' .. num(now + leaseMs) .. ' ' .. num(now))
-            redis.call('ZADD', t, num(now + leaseMs), ev)
-            for _, v in ipairs({id, raw, ev, delivery, tostring(token), before and (before.since .. ' ' .. before.untilAt) or ''}) do table.insert(claims, v) end
-            n = n + 1
-          end
-        end
-        refresh(id, reg.ordered)
-      end
+      if #claims / 6 >= limit then break end
+      claimFrom(id, limit - #claims / 6, owner, leaseMs, claims)
     end
   end
-  local out = {redis.call('ZRANGE', DUE, 0, 0, 'WITHSCORES')[2] or '', redis.call('GET', PENDING) or '0'}
-  for _, v in ipairs(claims) do table.insert(out, v) end
-  return out
+  return batch(claims)
 elseif op == 'renew' then
   -- ARGV: 4 lease (ms), then (webhook id, event id, token) per attempt in flight; answers 1 (renewed) or 0 (lost) per attempt
   local leaseMs = tonumber(ARGV[4])
@@ -266,24 +274,35 @@ elseif op == 'release' then
   end
   return 1
 elseif op == 'complete' then
-  -- ARGV: 4 webhook id, 5 event id, 6 token, 7 delivery, 8 state, 9 next attempt (ms, while pending); answers 1, or 0 when the lease was lost
+  -- ARGV: 4 webhook id, 5 event id, 6 token, 7 delivery, 8 state, 9 next attempt (ms, while pending),
+  -- 10 how many of the webhook's due events to claim for this server at once (0: none), 11 lease (ms).
+  -- Answers 1, or 0 when the lease was lost; then a batch (see batch()) of what was claimed.
   local id, ev, token, state = ARGV[4], ARGV[5], ARGV[6], ARGV[8]
+  local follow, leaseMs = tonumber(ARGV[10] or '0'), tonumber(ARGV[11] or '0')
   local held = lease(id, ev)
   local reg = registration(id)
-  if not reg or not held or held.token ~= token or redis.call('HEXISTS', K('d', id), ev) == 0 then return 0 end
-  redis.call('HDEL', K('l', id), ev)
-  redis.call('HSET', K('d', id), ev, ARGV[7])
-  if state == 'pending' then
-    redis.call('ZADD', K('t', id), ARGV[9], ev)
-  else
-    redis.call('ZREM', K('q', id), ev)
-    redis.call('ZREM', K('t', id), ev)
-    redis.call('ZADD', K('fin', id), redis.call('INCR', SEQ), ev)
-    redis.call('DECR', PENDING)
-    if state ~= 'dead_lettered' then release(id, ev) end
+  local saved = 0
+  local claims = {}
+  if reg and held and held.token == token and redis.call('HEXISTS', K('d', id), ev) == 1 then
+    redis.call('HDEL', K('l', id), ev)
+    redis.call('HSET', K('d', id), ev, ARGV[7])
+    if state == 'pending' then
+      redis.call('ZADD', K('t', id), ARGV[9], ev)
+    else
+      redis.call('ZREM', K('q', id), ev)
+      redis.call('ZREM', K('t', id), ev)
+      redis.call('ZADD', K('fin', id), redis.call('INCR', SEQ), ev)
+      redis.call('DECR', PENDING)
+      if state ~= 'dead_lettered' then release(id, ev) end
+    end
+    saved = 1
+    -- the endpoint's next event, when it is due now, goes on from this server: no other need be woken for it
+    if follow > 0 then claimFrom(id, follow, ORIGIN, leaseMs, claims) end
+    announce(refresh(id, reg.ordered))
   end
-  announce(refresh(id, reg.ordered))
-  return 1
+  local out = batch(claims)
+  table.insert(out, 1, saved)
+  return out
 elseif op == 'replay' then
   -- ARGV: 4 webhook id, 5 event id, 6 the dead letter as read, 7 the delivery to queue again. The
   -- server decides (webhooks/shared-dispatcher.ts); this only checks that the dead letter is still
