@@ -81,6 +81,8 @@ export class SharedDispatcher {
   readonly #removed = new Map<string, number>();
   /** Attempts in flight from here, per webhook. */
   readonly #busy = new Map<string, number>();
+  /** Ordered webhooks busy here when an event was queued for them: the attempt in flight looks again when it is done. */
+  readonly #behind = new Set<string>();
   /** Aborts every attempt in flight when the server closes. */
   readonly #closing = new AbortController();
   readonly #payloads = new Map<string, Promise<EventPayload>>();
@@ -181,8 +183,18 @@ export class SharedDispatcher {
 
   #kept(queued: Queued, kept: readonly boolean[]): void {
     // Queued: this server looks when the first is due (another server hears of it from the store). An
-    // ordered endpoint with an attempt in flight here is not: that attempt's outcome claims its next event.
-    const due = Math.min(...queued.targets.filter((t, i) => kept[i] && !this.#busyInOrder(t.webhookId)).map((t) => t.dueAt));
+    // ordered endpoint with an attempt in flight here is not: that attempt's outcome claims its next event
+    // (or, when the outcome was written before this event was queued, looks again: `#behind`).
+    const due = Math.min(
+      ...queued.targets
+        .filter((t, i) => {
+          if (!kept[i]) return false;
+          if (!this.#busyInOrder(t.webhookId)) return true;
+          this.#behind.add(t.webhookId);
+          return false;
+        })
+        .map((t) => t.dueAt),
+    );
     if (Number.isFinite(due)) this.#wake(due);
     kept.forEach((ok, i) => {
       if (ok) return;
@@ -321,7 +333,8 @@ export class SharedDispatcher {
     entry.run = this.#attempt(claim).then(
       (next) => {
         done();
-        if (!next) return void this.#pump();
+        const behind = this.#behind.delete(claim.webhookId);
+        if (!next || (behind && !next.claims.some((c) => c.webhookId === claim.webhookId))) return void this.#pump();
         // The outcome was written, and the endpoint's next due event, if any, claimed with it: go on with that.
         this.#pending = next.pending;
         for (const follow of next.claims) this.#start(follow);
