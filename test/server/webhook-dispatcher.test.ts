@@ -4,11 +4,13 @@
 // millisecond before it is due. The attempts themselves still go through a
 // real socket to a real receiver.
 import { afterEach, describe, expect, it } from 'vitest';
+import { AttemptFeed } from '../../src/server/smtp/attempts.js';
 import { WebhookDispatcher, type DispatchTimers } from '../../src/server/webhooks/dispatcher.js';
 import type { WebhookEvent } from '../../src/server/webhooks/events.js';
 import { WebhookMetrics } from '../../src/server/webhooks/metrics.js';
 import { parseWebhookInput } from '../../src/server/webhooks/registration.js';
 import { WebhookSender } from '../../src/server/webhooks/sender.js';
+import { createWebhookService } from '../../src/server/webhooks/webhook-service.js';
 import { MemoryWebhookStore } from '../../src/server/webhooks/webhook-store.js';
 import { closeReceivers, startReceiver } from '../support/webhook-receiver.js';
 
@@ -143,5 +145,47 @@ describe('the dispatcher on an injected clock', () => {
     expect(receiver.received.map((r) => r.eventId)).toEqual([ok.id]);
     expect(asked).toBe(2);
     await close();
+  });
+
+  it('on the memory store (the default) an event is queued on the SMTP path itself, in the same tick', () => {
+    const attempts = new AttemptFeed((error) => {
+      throw error;
+    });
+    const timers = new ManualTimers();
+    const store = new MemoryWebhookStore();
+    const service = createWebhookService({
+      attempts,
+      rawUrl: () => '',
+      mailboxKey: (a) => a,
+      now: timers.now,
+      random: () => 0,
+      logger: quiet,
+      store,
+      timers,
+      sender: { post: () => new Promise(() => {}), close: async () => {} },
+    });
+    const webhook = parseWebhookInput(
+      { url: 'http://127.0.0.1:9/', events: ['delivery.rejected'] },
+      { id: 'wh_same_tick', now: timers.now(), mailboxKey: (a) => a },
+    );
+    // Registered straight into the store (the service's register is a promise): the fan-out reads the registrations from it.
+    store.add(webhook);
+    attempts.publish(
+      {
+        at: timers.now(),
+        clientIp: '127.0.0.1',
+        from: 'app@example.com',
+        to: 'a@mailroom.test',
+        stage: 'data',
+        code: 550,
+        enhancedCode: '5.1.1',
+        text: 'No such mailbox',
+        outcome: 'rejected',
+      },
+      undefined,
+    );
+    // No await between the SMTP outcome and this line: the event is already kept.
+    expect(store.deliveries(webhook.id).map((d) => [d.event.type, d.state])).toEqual([['delivery.rejected', 'pending']]);
+    void service.close();
   });
 });
