@@ -215,10 +215,14 @@ export class RedisMailStore implements MailStore {
     return new RedisBudget({ connection: this.#connection, perSecond, clock: this.#options.clock, prefix: this.#prefix, name });
   }
 
-  /** The SMTP deferral lab's state, shared by every server on this Redis (redis-lab.ts), on this store's connection. */
-  lab(): RedisLabStore {
+  /**
+   * The SMTP deferral lab's state, shared by every server on this Redis
+   * (redis-lab.ts), on this store's connection; `caps` moves the attempt
+   * log's bounds (tests of them).
+   */
+  lab(caps: { readonly maxAttemptsPerAddress?: number; readonly maxAttempts?: number } = {}): RedisLabStore {
     const { clock, retention, logger } = this.#options;
-    return new RedisLabStore({ connection: this.#connection, prefix: this.#prefix, clock, retention, expiryMarginMs: EXPIRY_MARGIN_MS, logger });
+    return new RedisLabStore({ connection: this.#connection, prefix: this.#prefix, clock, retention, expiryMarginMs: EXPIRY_MARGIN_MS, logger, ...caps });
   }
 
   async close(): Promise<void> {
