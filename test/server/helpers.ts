@@ -68,7 +68,7 @@ export interface TestLabOptions {
  * memory lab, or in the `redis` project a Redis lab under a fresh prefix
  * (its store closed after the test). `attemptsHeld` counts the whole log.
  */
-export async function openTestLab(options: TestLabOptions): Promise<{ lab: LabStore; attemptsHeld(): Promise<number> }> {
+export async function openTestLab(options: TestLabOptions): Promise<{ lab: LabStore; attemptsHeld: () => Promise<number> }> {
   const url = testStore();
   if (!url) {
     const lab = new MemoryLabStore(options);

@@ -58,7 +58,7 @@ describe('the attempt log', () => {
   it('keeps 1,000 attempts per address by default, the newest', async () => {
     const clock = fakeClock();
     const { lab } = await openTestLab({ clock, retention: 1e9 });
-    await Promise.all(Array.from({ length: 1_005 }, (_, i) => lab.record(attempt('busy@x.test', clock.now(), `n${i}`))));
+    await Promise.all(Array.from({ length: 1_005 }, async (_, i) => lab.record(attempt('busy@x.test', clock.now(), `n${i}`))));
     const kept = await texts(lab, 'busy@x.test');
     expect(kept).toHaveLength(1_000);
     expect([kept[0], kept[999]]).toEqual(['n5', 'n1004']);
@@ -139,7 +139,7 @@ describe('the rules', () => {
     const to = 'many-senders@x.test';
     await lab.addRule(to, parseRuleInput({ kind: 'greylist', min_delay_ms: 1000 }));
     const from = (i: number) => ({ clientIp: '10.0.0.1', from: `s${i}@example.com` });
-    await Promise.all(Array.from({ length: 1_001 }, (_, i) => lab.step('rcpt', [to], from(i))));
+    await Promise.all(Array.from({ length: 1_001 }, async (_, i) => lab.step('rcpt', [to], from(i))));
     clock.advance(1000);
     // s1 is remembered and passes; s0 was pushed out by the 1,001st, so it is new again
     expect((await lab.step('rcpt', [to], from(1)))?.decision).toBeUndefined();
@@ -227,6 +227,9 @@ describe.runIf(inject('redisURL'))('the Redis lab', () => {
       expect(answers[1], `step ${step}, operation ${op}`).toEqual(answers[0]);
     }
     // the random walk reached every kind of answer
-    expect(Object.values(decisions).every((count) => count > 5), JSON.stringify(decisions)).toBe(true);
+    expect(
+      Object.values(decisions).every((count) => count > 5),
+      JSON.stringify(decisions),
+    ).toBe(true);
   });
 });
