@@ -11,6 +11,12 @@
 // BENCH_BASELINE_DIST=/path/to/dist adds a fifth server built from another
 // commit (say, main before the lab) with its rules off by default.
 //
+// BENCH_RULES_STORE=redis runs every server on a Redis store (one
+// redis-server for the run, no persistence, a key prefix per server), so the
+// lab's rules and attempt log live in Redis: what the shared lab costs
+// ingest. The CPU per message is then the server's and Redis's (read the
+// same way, around each server's batch).
+//
 // Besides messages per second it reports what each server process spent on
 // the CPU per message (all its threads, from /proc/<pid>/task/*/schedstat):
 // on a shared machine the rate moves with everyone else's load, the CPU a
@@ -21,6 +27,7 @@ import { AttemptLog } from '../src/server/rules/attempt-log.js';
 import { RuleBook } from '../src/server/rules/rule-book.js';
 import { parseRuleInput } from '../src/server/rules/rule-input.js';
 import { MemoryRuleStore } from '../src/server/rules/rule-store.js';
+import { startRedisServer, type RedisServer } from '../test/support/redis-server.js';
 import type { BenchSection } from './run.js';
 import { sendBatch, type SendMode } from './server.js';
 import { freePort, median, startChild, verdict, waitFor, type Child } from './support.js';
@@ -29,6 +36,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const MESSAGES_PER_ROUND = Number(process.env.BENCH_MESSAGES ?? 2000);
 const WARMUP_MESSAGES = Number(process.env.BENCH_WARMUP ?? 3000);
 const RULED_ADDRESSES = 1000;
+const STORE = process.env.BENCH_RULES_STORE ?? 'memory';
+if (STORE !== 'memory' && STORE !== 'redis') throw new Error(`BENCH_RULES_STORE must be memory or redis, got ${JSON.stringify(STORE)}`);
 const PRODUCTION = { ...process.env, NODE_ENV: 'production' };
 
 interface Target {
@@ -121,6 +130,15 @@ function labWorkPerMessage(): number {
   return median(runs);
 }
 
+function sumCpu(...parts: Array<number | undefined>): number | undefined {
+  let total = 0;
+  for (const part of parts) {
+    if (part === undefined) return undefined;
+    total += part;
+  }
+  return total;
+}
+
 /** Nanoseconds the process has run on a CPU, all threads together (Linux); undefined elsewhere. */
 function cpuNs(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
@@ -135,11 +153,12 @@ function cpuNs(pid: number | undefined): number | undefined {
   }
 }
 
-async function startTarget(target: Target): Promise<{ port: number; child: Child }> {
+async function startTarget(target: Target, redis: RedisServer | undefined, n: number): Promise<{ port: number; child: Child }> {
   const [port, http] = [await freePort(), await freePort()];
+  const store = redis ? ['--store', redis.url(`bench-rules-${process.pid}-${n}`)] : [];
   const child = startChild(
     process.execPath,
-    [`${target.dist}/cli/index.js`, 'serve', '--smtp-port', String(port), '--http-port', String(http), '--max-messages', 'unlimited', ...target.args],
+    [`${target.dist}/cli/index.js`, 'serve', '--smtp-port', String(port), '--http-port', String(http), '--max-messages', 'unlimited', ...store, ...target.args],
     PRODUCTION,
   );
   await waitFor(target.name, child, () => /HTTP API listening/.test(child.output()));
@@ -152,14 +171,15 @@ export const smtpRulesBench: BenchSection = {
   description: 'SMTP ingest with the deferral lab off, on without rules, on with other addresses ruled, and with rules of its own',
   async run() {
     console.log(
-      `${ROUNDS} rounds x ${MESSAGES_PER_ROUND} messages per server and send mode after ${WARMUP_MESSAGES} warm-up messages, nodemailer pool of 4, each server in its own process, rounds interleaved in a rotating order (BENCH_ROUNDS, BENCH_MESSAGES, BENCH_WARMUP, BENCH_BASELINE_DIST adjust)`,
+      `${ROUNDS} rounds x ${MESSAGES_PER_ROUND} messages per server and send mode after ${WARMUP_MESSAGES} warm-up messages, nodemailer pool of 4, each server in its own process, rounds interleaved in a rotating order, on the ${STORE} store (BENCH_ROUNDS, BENCH_MESSAGES, BENCH_WARMUP, BENCH_BASELINE_DIST, BENCH_RULES_STORE adjust)`,
     );
     const running = new Map<string, { port: number; child: Child }>();
     const rates = new Map<string, number[]>();
     const cpuPerMessage = new Map<string, number[]>();
+    const redis = STORE === 'redis' ? await startRedisServer() : undefined;
     try {
-      for (const target of targets) {
-        running.set(target.name, await startTarget(target));
+      for (const [n, target] of targets.entries()) {
+        running.set(target.name, await startTarget(target, redis, n));
         await sendBatch(running.get(target.name)!.port, WARMUP_MESSAGES, 1_000_000, 'composed');
       }
       let offset = 0;
@@ -167,9 +187,9 @@ export const smtpRulesBench: BenchSection = {
         for (let round = 0; round < ROUNDS; round++) {
           for (const target of targets.map((_, i) => targets[(i + round) % targets.length]!)) {
             const { port, child } = running.get(target.name)!;
-            const before = cpuNs(child.child.pid);
+            const before = sumCpu(cpuNs(child.child.pid), ...(redis ? [cpuNs(redis.pid)] : []));
             const rate = await sendBatch(port, MESSAGES_PER_ROUND, offset, mode);
-            const after = cpuNs(child.child.pid);
+            const after = sumCpu(cpuNs(child.child.pid), ...(redis ? [cpuNs(redis.pid)] : []));
             offset += MESSAGES_PER_ROUND + 4;
             const key = `${mode} ${target.name}`;
             rates.set(key, [...(rates.get(key) ?? []), rate]);
@@ -184,12 +204,16 @@ export const smtpRulesBench: BenchSection = {
       }
     } finally {
       await Promise.all([...running.values()].map(({ child }) => child.stop()));
+      await redis?.close();
     }
-    const labWork = labWorkPerMessage();
-    const serverCpu = median(cpuPerMessage.get('precomposed lab off') ?? [Number.NaN]);
-    console.log(
-      `\n  the lab's own work per accepted message (the rule lookup, the attempt logged), in process: ${labWork.toFixed(2)} us, ${((100 * labWork) / serverCpu).toFixed(1)}% of the ${serverCpu.toFixed(0)} us of CPU the server spends per message with the lab off (target <= 5%: ${verdict(labWork <= 0.05 * serverCpu)})`,
-    );
+    if (!redis) {
+      const labWork = labWorkPerMessage();
+      const serverCpu = median(cpuPerMessage.get('precomposed lab off') ?? [Number.NaN]);
+      console.log(
+        `\n  the lab's own work per accepted message (the rule lookup, the attempt logged), in process: ${labWork.toFixed(2)} us, ${((100 * labWork) / serverCpu).toFixed(1)}% of the ${serverCpu.toFixed(0)} us of CPU the server spends per message with the lab off (target <= 5%: ${verdict(labWork <= 0.05 * serverCpu)})`,
+      );
+    }
+    const cpuOf = redis ? 'server + Redis CPU' : 'server CPU';
     for (const mode of ['precomposed', 'composed'] as const) {
       const off = median(rates.get(`${mode} lab off`)!);
       console.log(
@@ -206,7 +230,7 @@ export const smtpRulesBench: BenchSection = {
         const cpuText =
           cpu === undefined || offCpu === undefined
             ? ''
-            : `   server CPU ${cpu.toFixed(1).padStart(6)} us/msg, ${((100 * cpu) / offCpu).toFixed(1)}% of lab off${gated ? ` (target <= 105%: ${verdict(cpu <= 1.05 * offCpu)})` : ''}`;
+            : `   ${cpuOf} ${cpu.toFixed(1).padStart(6)} us/msg, ${((100 * cpu) / offCpu).toFixed(1)}% of lab off${gated ? ` (target <= 105%: ${verdict(cpu <= 1.05 * offCpu)})` : ''}`;
         console.log(`    ${target.name.padEnd(27)} ${rate.toFixed(0).padStart(6)}   ${relative}${goal}${cpuText}`);
       }
     }
