@@ -142,7 +142,7 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
   const heldText = (delayMs: number, to: string) =>
     `The client closed the connection while the reply was held for ${spokenMs(delayMs)} (mailroom test rule: slow on ${to})`;
 
-  /** A rule's drop: the attempt is logged, then the connection closes without a reply. */
+  /** A rule's drop: the attempt is logged, then (once the log holds it) the connection closes without a reply. */
   const drop = (
     session: SMTPServerSession,
     decision: Extract<RuleDecision, { action: 'drop' }>,
@@ -153,7 +153,7 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
     const conversation = conversations.get(session);
     if (conversation) conversation.closing = { text: decision.text, rule: decision.rule };
     for (const to of recipients) attempted(session, to, stage, undefined, decision.text, { ...extras, rule: decision.rule });
-    dropConnection(server, session);
+    afterLog(() => dropConnection(server, session));
   };
 
   /** RCPT TO with the rules on: held by a slow rule, then answered as the first rule that has something to say. */
