@@ -68,17 +68,23 @@ export interface TestLabOptions {
  * memory lab, or in the `redis` project a Redis lab under a fresh prefix
  * (its store closed after the test). `attemptsHeld` counts the whole log.
  */
-export async function openTestLab(options: TestLabOptions): Promise<{ lab: LabStore; attemptsHeld: () => Promise<number> }> {
+export async function openTestLab(
+  options: TestLabOptions,
+): Promise<{ lab: LabStore; attemptsHeld: () => Promise<number>; another: (() => Promise<LabStore>) | undefined }> {
   const url = testStore();
   if (!url) {
     const lab = new MemoryLabStore(options);
-    return { lab, attemptsHeld: () => Promise.resolve(lab.loggedAttempts) };
+    return { lab, attemptsHeld: () => Promise.resolve(lab.loggedAttempts), another: undefined };
   }
   const prefix = new URL(url).searchParams.get('prefix')!;
-  const store = await RedisMailStore.open({ ...options, maxMessages: Infinity, url: url.replace(/\?.*$/, ''), prefix, logger: silentLogger() });
-  stores.push(store);
-  const lab = store.lab({ maxAttemptsPerAddress: options.maxAttemptsPerAddress, maxAttempts: options.maxAttempts });
-  return { lab, attemptsHeld: () => lab.loggedAttempts() };
+  const open = async () => {
+    const store = await RedisMailStore.open({ ...options, maxMessages: Infinity, url: url.replace(/\?.*$/, ''), prefix, logger: silentLogger() });
+    stores.push(store);
+    return store.lab({ maxAttemptsPerAddress: options.maxAttemptsPerAddress, maxAttempts: options.maxAttempts });
+  };
+  const lab = await open();
+  // `another`: the same lab through a connection of its own, as another server sees it
+  return { lab, attemptsHeld: () => lab.loggedAttempts(), another: open };
 }
 
 /** A server on free ports with the suite's store (`testStore`), closed after the test. */

@@ -162,6 +162,19 @@ describe('the memory lab', () => {
 });
 
 describe.runIf(inject('redisURL'))('the Redis lab', () => {
+  it('says when the attempts it was given can be read through another connection (another server), so the intake replies after that', async () => {
+    const clock = fakeClock();
+    const { lab, another } = await openTestLab({ clock, retention: 1e9 });
+    const elsewhere = await another!();
+    expect(lab.flushed()).toBeUndefined();
+    for (let i = 0; i < 50; i++) void lab.record(attempt('flushed@x.test', clock.now(), `n${i}`));
+    const flushed = lab.flushed();
+    expect(flushed).toBeInstanceOf(Promise);
+    await flushed;
+    expect(await texts(elsewhere, 'flushed@x.test')).toHaveLength(50);
+    expect(lab.flushed()).toBeUndefined();
+  });
+
   it('answers as the memory lab does through random rules, SMTP steps, attempts, clears and forgets', async () => {
     const clock = fakeClock();
     const memory = new MemoryLabStore({ clock, retention: 20_000, maxAttemptsPerAddress: 6 });
