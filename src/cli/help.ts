@@ -25,8 +25,9 @@ Options (each also read from the environment variable shown):
   --wait-slots <n>          concurrent long-polls, 0 = off    MAILROOM_WAIT_SLOTS  (default ${DEFAULTS.waitSlots}; MCP waits have their own ${MCP_WAIT_SLOTS})
   --enable-faults           serve the test fault switch       MAILROOM_ENABLE_FAULTS=1
   --no-smtp-rules           no SMTP rules, no attempt log     MAILROOM_SMTP_RULES=0 (default on)
-  --store <memory|url>      where mail lives; servers given   MAILROOM_STORE       (default memory; e.g. redis://127.0.0.1:6379/0)
-                            one Redis URL act as one service
+  --store <memory|url>      where mail (and the SMTP rules    MAILROOM_STORE       (default memory; e.g. redis://127.0.0.1:6379/0)
+                            and attempt log) live; servers
+                            given one Redis URL act as one service
   -h, --help                show this help
   -v, --version             show the version
 
