@@ -15,7 +15,14 @@ interface App {
   readonly hits: { path: string; cookie: string | undefined }[];
 }
 
-const test = base.extend<{ app: App; send: (mail: { subject: string; html?: string; text: string }) => Promise<void> }>({
+type Send = (mail: {
+  subject: string;
+  html?: string;
+  text: string;
+  attachments?: { filename: string; content: Buffer; cid?: string; contentType?: string }[];
+}) => Promise<void>;
+
+const test = base.extend<{ app: App; send: Send }>({
   app: async ({}, use) => {
     const hits: App['hits'] = [];
     const server: Server = createServer((req, res) => {
@@ -119,4 +126,24 @@ test('going back to a mail shows it again', async ({ page, inbox, app, send }) =
   await expect(page.getByRole('heading', { name: 'Landed on /one' })).toBeVisible();
   await page.goBack();
   await expect(page.getByRole('link', { name: 'One' })).toBeVisible();
+});
+
+test('inline (cid:) images are shown from the mail itself; an unknown cid: stays broken', async ({ page, inbox, send }) => {
+  // A 2x3 PNG: its natural size proves these bytes were shown, not any image.
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAAAAACcgYFdAAAAC0lEQVR4nGNggAIAAAkAAftSuKkAAAAASUVORK5CYII=', 'base64');
+  await send({
+    subject: 'Logo',
+    text: 'Logo',
+    html: '<p>Logo:</p><img src="cid:logo@acme" alt="logo"><img src="cid:missing@acme" alt="missing">',
+    attachments: [{ filename: 'logo.png', content: png, cid: 'logo@acme', contentType: 'image/png' }],
+  });
+  await openMail(page, await inbox.expectMail({ subject: 'Logo' }));
+  const size = (name: string) =>
+    page.getByRole('img', { name }).evaluate((img) => {
+      const image = img as unknown as { naturalWidth: number; naturalHeight: number };
+      return `${image.naturalWidth}x${image.naturalHeight}`;
+    });
+  await expect.poll(() => size('logo')).toBe('2x3');
+  expect(await size('missing')).toBe('0x0');
+  expect(await page.getByRole('img', { name: 'logo' }).getAttribute('src')).toMatch(/^\/mail\/\d+\/[^/]+\/cid\/logo%40acme$/);
 });

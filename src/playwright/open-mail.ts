@@ -12,9 +12,13 @@
 // URLs), plugins, forms and a `<base>` of the mail's own, the way a mail
 // client never runs a sender's code. Links are real links: following one is
 // an ordinary navigation in the same page and context, so cookies the app set
-// earlier in the test are sent.
+// earlier in the test are sent. Inline images (`cid:`) are read out of the
+// mail's raw source and answered by the same route, as a mail client shows
+// the images a mail carries itself.
 import type { Page, Route } from '@playwright/test';
 import { LinkifyIt } from 'linkify-it';
+import PostalMime from 'postal-mime';
+import { contentIdKey, hasInlineReferences, replaceInlineReferences } from '../contract/inline-images.js';
 import type { Mail } from '../inbox/mail.js';
 
 /** The origin mail is shown at: `.localhost` names resolve to loopback only, and the route answers before any request leaves. */
@@ -36,23 +40,32 @@ export const MAIL_CSP = [
   'font-src * data:',
 ].join('; ');
 
-/** The mail a test has: a `Mail` from `inbox.expectMail`, or anything with its HTML, text and subject. */
-export type OpenableMail = Pick<Mail, 'html' | 'text' | 'subject'> & Partial<Pick<Mail, 'id' | 'address'>>;
+/**
+ * The mail a test has: a `Mail` from `inbox.expectMail`, or anything with its
+ * HTML, text and subject (and its `raw()` source, for inline images).
+ */
+export type OpenableMail = Pick<Mail, 'html' | 'text' | 'subject'> & Partial<Pick<Mail, 'id' | 'address' | 'raw'>>;
 
 export interface OpenMailOptions {
   /** Show the text part even when the mail has HTML (default: HTML when there is some). */
   readonly part?: 'html' | 'text';
 }
 
+/** What the route answers at one path: a mail's document, or one of its inline images. */
+interface Shown {
+  readonly body: string | Buffer;
+  readonly contentType: string;
+}
+
 // One route per page answers every mail that page has been shown; the
 // documents are kept per page, so a `page.goBack()` to a mail still works.
-const shown = new WeakMap<Page, Map<string, string>>();
+const shown = new WeakMap<Page, Map<string, Shown>>();
 let counter = 0;
 
 /**
  * Shows a mail in `page`, as a mail client would, and resolves once it has
- * loaded: its HTML (scripts never run), or its text with the URLs as links
- * when it has no HTML. Returns the page, for chaining.
+ * loaded: its HTML (scripts never run) with its inline images, or its text
+ * with the URLs as links when it has no HTML. Returns the page, for chaining.
  *
  * @example
  * const mail = await inbox.expectMail({ subject: 'Confirm' });
@@ -63,29 +76,55 @@ export async function openMail(page: Page, mail: OpenableMail, options: OpenMail
   if (options.part !== undefined && options.part !== 'html' && options.part !== 'text') {
     throw new TypeError(`Expected \`openMail\` option \`part\` to be "html" or "text", got ${JSON.stringify(options.part)}`);
   }
-  const document = mailDocument(mail, options.part);
   let documents = shown.get(page);
   if (!documents) {
-    const routed = new Map<string, string>();
+    const routed = new Map<string, Shown>();
     documents = routed;
     shown.set(page, routed);
     await page.route(`${MAIL_ORIGIN}/**`, (route) => answer(route, routed));
   }
   const path = `/mail/${++counter}/${encodeURIComponent(mail.id ?? 'message')}`;
-  documents.set(path, document);
+  let document = mailDocument(mail, options.part);
+  if (document === mail.html && mail.raw && hasInlineReferences(document)) {
+    const images = await inlineImages(await mail.raw());
+    const routed = documents;
+    document = replaceInlineReferences(document, (contentId) => {
+      const image = images.get(contentId);
+      if (!image) return undefined;
+      const url = `${path}/cid/${encodeURIComponent(contentId)}`;
+      routed.set(url, image);
+      return url;
+    });
+  }
+  documents.set(path, { body: document, contentType: 'text/html; charset=utf-8' });
   await page.goto(`${MAIL_ORIGIN}${path}`, { waitUntil: 'load' });
   return page;
 }
 
-function answer(route: Route, documents: ReadonlyMap<string, string>): Promise<void> {
+/** The images a mail carries for its HTML, by Content-ID. */
+async function inlineImages(source: string): Promise<Map<string, Shown>> {
+  const email = await PostalMime.parse(source, { attachmentEncoding: 'arraybuffer' });
+  const images = new Map<string, Shown>();
+  for (const attachment of email.attachments) {
+    if (!attachment.contentId || !/^image\//i.test(attachment.mimeType) || typeof attachment.content === 'string') continue;
+    const bytes =
+      attachment.content instanceof ArrayBuffer
+        ? Buffer.from(attachment.content)
+        : Buffer.from(attachment.content.buffer, attachment.content.byteOffset, attachment.content.byteLength);
+    images.set(contentIdKey(attachment.contentId), { body: bytes, contentType: attachment.mimeType });
+  }
+  return images;
+}
+
+function answer(route: Route, documents: ReadonlyMap<string, Shown>): Promise<void> {
   const { pathname } = new URL(route.request().url());
-  const body = documents.get(pathname);
+  const found = documents.get(pathname);
   const headers = { 'content-security-policy': MAIL_CSP, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
-  if (body === undefined) {
+  if (found === undefined) {
     // The favicon, or an image the mail names relative to its own (nonexistent) base.
     return route.fulfill({ status: 404, headers, contentType: 'text/plain', body: 'Not a mail shown by openMail' });
   }
-  return route.fulfill({ status: 200, headers, contentType: 'text/html; charset=utf-8', body });
+  return route.fulfill({ status: 200, headers, contentType: found.contentType, body: found.body });
 }
 
 /** The document a mail is shown as: its HTML as sent, or its text as text. */
