@@ -1,8 +1,11 @@
 // Opens the store a server was configured with (store-location.ts) and the
-// per-address budgets that go with it: kept in this process beside the
-// memory store, shared through Redis beside the Redis store (a budget per
-// address must be one budget whichever server the call reaches).
+// per-address budgets and the SMTP deferral lab's state that go with it:
+// kept in this process beside the memory store, shared through Redis beside
+// the Redis store (a budget per address must be one budget, and an
+// address's rules one set of rules, whichever server the call reaches).
 import { Budget, type RequestBudget } from '../budgets/budget.js';
+import type { LabStore } from '../rules/lab-store.js';
+import { MemoryLabStore } from '../rules/memory-lab.js';
 import type { ResolvedServerOptions } from '../server-options.js';
 import type { MailStore, StoredMessage } from './mail-store.js';
 import { MessageStore } from './message-store.js';
@@ -11,6 +14,8 @@ export interface OpenedStore {
   readonly store: MailStore;
   readonly listBudget: RequestBudget;
   readonly messageBudget: RequestBudget;
+  /** The deferral lab's state (asked for only when the lab is on). */
+  readonly lab: () => LabStore;
 }
 
 export interface StoreHooks {
@@ -25,6 +30,7 @@ export async function openStore(config: ResolvedServerOptions, hooks: StoreHooks
       store: new MessageStore({ clock, retention, maxMessages, ...hooks }),
       listBudget: new Budget(config.listPerSecond, clock),
       messageBudget: new Budget(config.messagePerSecond, clock),
+      lab: () => new MemoryLabStore({ clock, retention }),
     };
   }
   // Loaded only when asked for: a server on the memory store never loads the Redis client.
@@ -38,5 +44,10 @@ export async function openStore(config: ResolvedServerOptions, hooks: StoreHooks
     logger: config.logger,
     ...hooks,
   });
-  return { store, listBudget: store.budget('list', config.listPerSecond), messageBudget: store.budget('message', config.messagePerSecond) };
+  return {
+    store,
+    listBudget: store.budget('list', config.listPerSecond),
+    messageBudget: store.budget('message', config.messagePerSecond),
+    lab: () => store.lab(),
+  };
 }
