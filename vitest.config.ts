@@ -26,6 +26,7 @@ const SERVER_CONTRACT = [
   'test/server/faults.test.ts',
   'test/server/fuzz-http.test.ts',
   'test/server/fuzz-smtp.test.ts',
+  'test/server/lab-store.test.ts',
   'test/server/long-poll.test.ts',
   'test/server/mcp.test.ts',
   'test/server/paging.test.ts',

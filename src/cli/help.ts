@@ -28,8 +28,9 @@ Options (each also read from the environment variable shown):
   --webhook <url>           post every event there, repeatable MAILROOM_WEBHOOK    (comma-separated in the variable; default retry policy)
   --webhook-secret <secret> sign those posts with it          MAILROOM_WEBHOOK_SECRET (default: made up and printed at start)
   --no-webhooks             no webhooks, no /metrics          MAILROOM_WEBHOOKS=0  (default on)
-  --store <memory|url>      where mail lives; servers given   MAILROOM_STORE       (default memory; e.g. redis://127.0.0.1:6379/0)
-                            one Redis URL act as one service
+  --store <memory|url>      where mail (and the SMTP rules    MAILROOM_STORE       (default memory; e.g. redis://127.0.0.1:6379/0)
+                            and attempt log) live; servers
+                            given one Redis URL act as one service
   -h, --help                show this help
   -v, --version             show the version
 

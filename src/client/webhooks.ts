@@ -2,6 +2,7 @@
 // docs/CONTRACT.md "Webhooks"): camel-cased, times as `Date`, durations in
 // ms - and the wire checked at the edge (zod), as for every other answer.
 import { z } from 'zod';
+import { Timestamp } from './wire-schemas.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookAttemptOutcome, type WebhookDeliveryState, type WebhookEventType } from '../contract/webhooks.js';
 
 export type { WebhookAttemptOutcome, WebhookDeliveryState, WebhookEventType } from '../contract/webhooks.js';
@@ -73,14 +74,6 @@ export interface WebhookDeadLetter {
   readonly attempts: readonly WebhookAttempt[];
 }
 
-const Timestamp = z.string().transform((s, ctx) => {
-  const date = new Date(s);
-  if (Number.isNaN(date.getTime())) {
-    ctx.addIssue({ code: 'custom', message: `not an RFC 3339 timestamp: ${JSON.stringify(s)}` });
-    return z.NEVER;
-  }
-  return date;
-});
 const EventType = z.enum(WEBHOOK_EVENT_TYPES as [WebhookEventType, ...WebhookEventType[]]);
 const Whole = z.number().int().min(0);
 

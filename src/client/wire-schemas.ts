@@ -50,7 +50,8 @@ const Text = z
   .nullish()
   .transform((s) => s ?? '');
 const Addresses = z.union([z.array(z.string()), z.string(), z.null(), z.undefined()]).transform((v) => (v == null ? [] : Array.isArray(v) ? v : [v]));
-const Timestamp = z.string().transform((s, ctx) => {
+/** An RFC 3339 time on the wire, as a Date. */
+export const Timestamp = z.string().transform((s, ctx) => {
   const date = new Date(s);
   if (Number.isNaN(date.getTime())) {
     ctx.addIssue({ code: 'custom', message: `not an RFC 3339 timestamp: ${JSON.stringify(s)}` });

@@ -11,6 +11,7 @@ import { isInbox, type Inbox } from '../inbox/inbox.js';
 import { DEFAULT_QUIET_MS } from '../inbox/inbox-options.js';
 import { readLog, type ReadLog } from './deliveries.js';
 import type { MatcherHintState } from './matcher.js';
+import { checkMatcherOptions, countOption, msOption } from './matcher-options.js';
 import { formatTimeline } from './timeline.js';
 
 export interface RetriedOptions {
@@ -64,29 +65,6 @@ function assertInbox(name: SmtpMatcherName, value: unknown): Inbox {
   return value;
 }
 
-function checkOptions(name: SmtpMatcherName, options: unknown, keys: readonly string[]): Record<string, unknown> {
-  if (options === undefined) return {};
-  if (options === null || typeof options !== 'object' || Array.isArray(options))
-    throw new TypeError(`Expected ${name} options to be an object, got ${describeValue(options)}`);
-  for (const key of Object.keys(options)) {
-    if (!keys.includes(key)) throw new TypeError(`Unknown ${name} option \`${key}\`; expected one of ${keys.join(', ')}`);
-  }
-  return options as Record<string, unknown>;
-}
-
-function count(o: Record<string, unknown>, key: string): number | undefined {
-  const value = o[key];
-  if (value !== undefined && !(typeof value === 'number' && Number.isInteger(value) && value >= 0)) throw expectedError(key, 'a whole number', value);
-  return value;
-}
-
-function ms(o: Record<string, unknown>, key: string): number | undefined {
-  const value = o[key];
-  if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= 0))
-    throw expectedError(key, 'a non-negative number of milliseconds', value);
-  return value;
-}
-
 function fromFilter(o: Record<string, unknown>): (attempts: readonly SmtpAttempt[]) => readonly SmtpAttempt[] {
   const from = o.from;
   if (from === undefined) return (attempts) => attempts;
@@ -124,14 +102,14 @@ function result(
 export async function matchRetried(received: unknown, options: RetriedOptions = {}, context: { readonly isNot?: boolean } = {}): Promise<SmtpMatcherResult> {
   const name = 'toHaveBeenRetried';
   const inbox = assertInbox(name, received);
-  const o = checkOptions(name, options, RETRIED_KEYS);
-  const atMost = count(o, 'atMost');
-  const atLeast = count(o, 'atLeast') ?? (atMost === undefined ? 1 : 0);
+  const o = checkMatcherOptions(name, options, RETRIED_KEYS);
+  const atMost = countOption(o, 'atMost');
+  const atLeast = countOption(o, 'atLeast') ?? (atMost === undefined ? 1 : 0);
   if (atMost !== undefined && atLeast > atMost) throw new TypeError(`Expected \`atLeast\` (${atLeast}) to be at most \`atMost\` (${atMost})`);
   const isNot = context.isNot === true;
   // Passing early is possible only for "at least" in the positive form; any other check is confirmed when the watch ends.
   const canPassEarly = atMost === undefined && !isNot;
-  const within = ms(o, 'within') ?? (canPassEarly ? inbox.timeout : DEFAULT_QUIET_MS);
+  const within = msOption(o, 'within') ?? (canPassEarly ? inbox.timeout : DEFAULT_QUIET_MS);
   const only = fromFilter(o);
   const inRange = (n: number) => n >= atLeast && (atMost === undefined || n <= atMost);
   const settledFor = (n: number) => (atMost !== undefined && n > atMost) || (atMost === undefined && n >= atLeast);
@@ -236,12 +214,12 @@ export async function matchBackedOff(
 ): Promise<SmtpMatcherResult> {
   const name = 'toHaveBackedOff';
   const inbox = assertInbox(name, received);
-  const o = checkOptions(name, options, BACKED_OFF_KEYS);
-  const minGap = ms(o, 'minGap') ?? 1000;
+  const o = checkMatcherOptions(name, options, BACKED_OFF_KEYS);
+  const minGap = msOption(o, 'minGap') ?? 1000;
   const tolerance = o.tolerance ?? 0.25;
   if (typeof tolerance !== 'number' || !(tolerance >= 0 && tolerance < 1))
     throw expectedError('tolerance', 'a fraction from 0 to below 1, like 0.25', tolerance);
-  let firstRetryAfter = ms(o, 'firstRetryAfter');
+  let firstRetryAfter = msOption(o, 'firstRetryAfter');
   let firstRetrySource = 'the wait asked for';
   if (firstRetryAfter === undefined) {
     const greylist = (await inbox.smtp.rules()).find((rule) => rule.kind === 'greylist');
@@ -250,7 +228,7 @@ export async function matchBackedOff(
   }
   const policy: BackoffPolicy = { minGap, firstRetryAfter, tolerance, firstRetrySource };
   const only = fromFilter(o);
-  const within = ms(o, 'within') ?? 0;
+  const within = msOption(o, 'within') ?? 0;
   const watched = await inbox.smtp.watch((log) => (missteps(readLog(only(log)), policy).length > 0 ? true : undefined), {
     within,
     signal: o.signal as AbortSignal | undefined,

@@ -10,6 +10,7 @@ import { formatDuration } from '../inbox/describe.js';
 import { DEFAULT_QUIET_MS } from '../inbox/inbox-options.js';
 import { isWebhook, type Webhook } from '../inbox/webhooks.js';
 import type { MatcherHintState } from './matcher.js';
+import { checkMatcherOptions, countOption, msOption } from './matcher-options.js';
 import { formatWebhookTimeline } from './webhook-timeline.js';
 
 export interface DeliveredOptions {
@@ -54,28 +55,9 @@ function assertWebhook(name: WebhookMatcherName, value: unknown): Webhook {
   return value;
 }
 
-function checkOptions(name: WebhookMatcherName, options: unknown, keys: readonly string[]): Record<string, unknown> {
-  if (options === undefined) return {};
-  if (options === null || typeof options !== 'object' || Array.isArray(options))
-    throw new TypeError(`Expected ${name} options to be an object, got ${describeValue(options)}`);
-  for (const key of Object.keys(options)) {
-    if (!keys.includes(key)) throw new TypeError(`Unknown ${name} option \`${key}\`; expected one of ${keys.join(', ')}`);
-  }
-  return options as Record<string, unknown>;
-}
-
-function count(o: Record<string, unknown>, key: string, min = 0): number | undefined {
-  const value = o[key];
-  if (value !== undefined && !(typeof value === 'number' && Number.isInteger(value) && value >= min))
-    throw expectedError(key, `a whole number from ${min}`, value);
-  return value;
-}
-
+/** How long to watch the log: the `within` option, else `fallback`. */
 function within(o: Record<string, unknown>, fallback: number): number {
-  const value = o.within;
-  if (value === undefined) return fallback;
-  if (!(typeof value === 'number' && Number.isFinite(value) && value >= 0)) throw expectedError('within', 'a non-negative number of milliseconds', value);
-  return value;
+  return msOption(o, 'within') ?? fallback;
 }
 
 function eventType(value: unknown, name: string): WebhookEventType | undefined {
@@ -131,9 +113,9 @@ export async function matchDelivered(
   const name = 'toHaveDelivered';
   const webhook = assertWebhook(name, received);
   const wanted = eventType(type, 'type');
-  const o = checkOptions(name, options, ['attempts', 'count', 'within', 'signal']);
-  const attempts = count(o, 'attempts', 1);
-  const n = count(o, 'count', 1) ?? 1;
+  const o = checkMatcherOptions(name, options, ['attempts', 'count', 'within', 'signal']);
+  const attempts = countOption(o, 'attempts', 1);
+  const n = countOption(o, 'count', 1) ?? 1;
   const isNot = context.isNot === true;
   const watchFor = within(o, isNot ? DEFAULT_QUIET_MS : webhook.timeout);
   const fits = (d: WebhookDelivery) =>
@@ -175,12 +157,12 @@ export async function matchDeadLettered(
 ): Promise<WebhookMatcherResult> {
   const name = 'toHaveDeadLettered';
   const webhook = assertWebhook(name, received);
-  const o = checkOptions(name, options, ['type', 'reason', 'attempts', 'within', 'signal']);
+  const o = checkMatcherOptions(name, options, ['type', 'reason', 'attempts', 'within', 'signal']);
   const wanted = eventType(o.type, 'type');
   const reason = o.reason;
   if (reason !== undefined && typeof reason !== 'string')
     throw expectedError('reason', 'a one-word reason such as "4xx-not-retried", "timeout" or "503"', reason);
-  const attempts = count(o, 'attempts', 1);
+  const attempts = countOption(o, 'attempts', 1);
   const isNot = context.isNot === true;
   const watchFor = within(o, isNot ? DEFAULT_QUIET_MS : webhook.timeout);
   const fits = (d: WebhookDelivery) =>

@@ -90,8 +90,8 @@ export interface ServerOptions {
    * Redis URL (`redis://host:port/db`, `rediss://` for TLS, `?prefix=name`
    * for another key prefix than `mailroom`). Every server given the same
    * Redis URL shares mailboxes, the list and message budgets, the global
-   * cap, wake-ups and the webhooks with their retry state (README, "Running
-   * one mailroom for many CI machines").
+   * cap, wake-ups, the SMTP rules and attempt log, and the webhooks with
+   * their retry state (README, "Running one mailroom for many CI machines").
    */
   store?: string;
   /** Wall clock for received_at, retention and budgets. Default `Date`. */

@@ -17,9 +17,7 @@ import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } 
 import { AttemptFeed } from './smtp/attempts.js';
 import { createSmtpIntake } from './smtp/intake.js';
 import { netServerOf } from './smtp/smtp-server-private.js';
-import { AttemptLog } from './rules/attempt-log.js';
-import { RuleBook } from './rules/rule-book.js';
-import { MemoryRuleStore } from './rules/rule-store.js';
+import type { LabStore } from './rules/lab-store.js';
 import { EvictionReporter } from './store/eviction.js';
 import { API_BASE } from '../contract/routes.js';
 import { createWebhookService, staticWebhookId, type WebhookService } from './webhooks/webhook-service.js';
@@ -97,7 +95,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
   const { clock, logger } = config;
 
   const evictions = new EvictionReporter({ clock, logger, maxMessages: config.maxMessages });
-  const { store, listBudget, messageBudget, sharedWebhooks } = await openStore(config, {
+  const { store, listBudget, messageBudget, lab, sharedWebhooks } = await openStore(config, {
     onEvict: (message) => evictions.record(message),
     onListenerError: (error) => logger.error(`mailroom: an arrival listener failed: ${String(error)}`),
   });
@@ -108,10 +106,8 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
   const waitSlots = config.waitSlots > 0 ? new WaitSlots(config.waitSlots) : undefined;
   const mcpSlots = new WaitSlots(MCP_WAIT_SLOTS);
   const attempts = new AttemptFeed((error) => logger.error(`mailroom: an SMTP attempt listener failed: ${String(error)}`));
-  const smtpLab = config.smtpRules
-    ? { rules: new RuleBook({ store: new MemoryRuleStore(), clock }), log: new AttemptLog({ clock, retention: config.retention }) }
-    : undefined;
-  if (smtpLab) attempts.subscribe((attempt) => smtpLab.log.record(attempt));
+  const smtpLab = config.smtpRules ? { lab: lab() } : undefined;
+  if (smtpLab) attempts.subscribe((attempt) => void smtpLab.lab.record(attempt));
   // The API's base is known once the HTTP port is bound; only a delivery, later, reads it.
   let apiURL = '';
   // On a shared store the webhooks are shared too (registrations read before the first mail is taken in).
@@ -176,7 +172,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     store,
     attempts,
     now: () => clock.now(),
-    rules: smtpLab?.rules,
+    lab: smtpLab?.lab,
     logger,
   });
   const smtpNet = netServerOf(smtp.server);
@@ -247,8 +243,8 @@ export interface ServerInternals {
   readonly store: MailStore;
   /** Every SMTP reply that decided a recipient's fate (smtp/attempts.ts). */
   readonly attempts: AttemptFeed;
-  /** The SMTP deferral lab's rules and attempt log (undefined when `smtpRules` is off). */
-  readonly smtpLab: { readonly rules: RuleBook; readonly log: AttemptLog } | undefined;
+  /** The SMTP deferral lab's rules and attempt log, where they are kept (undefined when `smtpRules` is off). */
+  readonly smtpLab: { readonly lab: LabStore } | undefined;
   /** The webhooks (undefined when `webhooks` is off). */
   readonly webhooks: WebhookService | undefined;
   /** A server-side wait draws on the same per-address list budget as list calls. */

@@ -7,6 +7,8 @@ import { afterEach, inject } from 'vitest';
 import { Budget, type RequestBudget } from '../../src/server/budgets/budget.js';
 import { startServer, type MailroomServer, type ServerOptions } from '../../src/server/index.js';
 import type { WallClock } from '../../src/server/server-options.js';
+import type { LabStore } from '../../src/server/rules/lab-store.js';
+import { MemoryLabStore } from '../../src/server/rules/memory-lab.js';
 import type { MailStore, StoredMessage } from '../../src/server/store/mail-store.js';
 import { MessageStore } from '../../src/server/store/message-store.js';
 import { RedisMailStore } from '../../src/server/store/redis/redis-store.js';
@@ -52,6 +54,37 @@ export async function openTestStore(options: TestStoreOptions): Promise<{ store:
   stores.push(store);
   let budgets = 0;
   return { store, budget: (perSecond) => store.budget(`b${++budgets}`, perSecond) };
+}
+
+export interface TestLabOptions {
+  readonly clock: WallClock;
+  readonly retention: number;
+  readonly maxAttemptsPerAddress?: number;
+  readonly maxAttempts?: number;
+}
+
+/**
+ * The deferral lab's state on the suite's store, without a server: the
+ * memory lab, or in the `redis` project a Redis lab under a fresh prefix
+ * (its store closed after the test). `attemptsHeld` counts the whole log.
+ */
+export async function openTestLab(
+  options: TestLabOptions,
+): Promise<{ lab: LabStore; attemptsHeld: () => Promise<number>; another: (() => Promise<LabStore>) | undefined }> {
+  const url = testStore();
+  if (!url) {
+    const lab = new MemoryLabStore(options);
+    return { lab, attemptsHeld: () => Promise.resolve(lab.loggedAttempts), another: undefined };
+  }
+  const prefix = new URL(url).searchParams.get('prefix')!;
+  const open = async () => {
+    const store = await RedisMailStore.open({ ...options, maxMessages: Infinity, url: url.replace(/\?.*$/, ''), prefix, logger: silentLogger() });
+    stores.push(store);
+    return store.lab({ maxAttemptsPerAddress: options.maxAttemptsPerAddress, maxAttempts: options.maxAttempts });
+  };
+  const lab = await open();
+  // `another`: the same lab through a connection of its own, as another server sees it
+  return { lab, attemptsHeld: () => lab.loggedAttempts(), another: open };
 }
 
 /** A server on free ports with the suite's store (`testStore`), closed after the test. */

@@ -1,9 +1,10 @@
 // Several `mailroom serve` processes on one Redis act as one service: mail in
 // through one is read through another, a wait held on one wakes when another
-// stores, the list budget and the global cap are one across them, a client
-// behind a load-balancing URL rides out the loss of the replica holding its
-// wait, and a Redis outage is answered (503, 451 4.3.0) and recovered from
-// without a restart. Real processes (the built CLI), a real redis-server,
+// stores, the list budget and the global cap are one across them, the SMTP
+// deferral lab's rules, greylisting, throttle windows and attempt log are one
+// across them, a client behind a load-balancing URL rides out the loss of the
+// replica holding its wait, and a Redis outage is answered (503, 451 4.3.0)
+// and recovered from without a restart. Real processes (the built CLI), a real redis-server,
 // real sockets; nothing here is timed, every wait is bounded.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { createInbox } from '../../src/index.js';
 import type { MailroomServer } from '../../src/server/index.js';
 import { startBalancer, type Balancer } from '../support/tcp-balancer.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
-import { freshAddress, sendMail, sendRaw } from './helpers.js';
+import { dotStuff, freshAddress, sendMail, SmtpDialogue } from './helpers.js';
 import { connectMcp } from './wait-helpers.js';
 
 const BIN = fileURLToPath(new URL('../../dist/cli/index.js', import.meta.url));
@@ -190,10 +191,118 @@ describe('replicas on one Redis', () => {
   });
 });
 
+/** One SMTP transaction over a raw connection: the RCPT reply when it refuses, else the reply to the end of DATA. */
+async function attemptVia(replica: Replica, to: string, from = 'app@example.com'): Promise<string> {
+  const { dialogue } = await SmtpDialogue.open(replica.smtpPort);
+  try {
+    await dialogue.send('EHLO test.example');
+    await dialogue.send(`MAIL FROM:<${from}>`);
+    const rcpt = await dialogue.send(`RCPT TO:<${to}>`);
+    if (!rcpt.startsWith('250')) return rcpt;
+    expect(await dialogue.send('DATA')).toMatch(/^354/);
+    dialogue.write(Buffer.concat([dotStuff(Buffer.from(`Subject: via ${replica.smtpPort}\r\n\r\nx\r\n`)), Buffer.from('\r\n.\r\n')]));
+    return await dialogue.reply();
+  } finally {
+    dialogue.close();
+  }
+}
+
+async function send(replica: { apiURL: string }, path: string, method: 'POST' | 'DELETE', body?: unknown) {
+  const response = await request(`${replica.apiURL}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.body.text();
+  return { status: response.statusCode, json: text ? JSON.parse(text) : undefined };
+}
+
+const rulesOf = (address: string) => `/api/v1/mailbox/rules?address=${encodeURIComponent(address)}`;
+const attemptsOf = (address: string) => `/api/v1/mailbox/attempts?address=${encodeURIComponent(address)}`;
+const outcomes = (answer: { json: { attempts: Array<{ outcome: string; code: number | null }> } }) => answer.json.attempts.map((a) => `${a.outcome} ${a.code}`);
+
+describe('the SMTP deferral lab on replicas', () => {
+  it('greylists across replicas: a rule set through A defers the first attempt through B, the early retry through A, and passes A after the window; the log read through either shows every attempt', async () => {
+    const store = sharedStore();
+    const [a, b] = await Promise.all([startReplica(store), startReplica(store)]);
+    const to = freshAddress('grey');
+    expect((await send(a, rulesOf(to), 'POST', { kind: 'greylist', min_delay_ms: 2_000 })).status).toBe(200);
+
+    expect(await attemptVia(b, to)).toMatch(/^451 4\.7\.1 Greylisted: first attempt from this client and sender/);
+    // B saw the first attempt no later than this (the replicas share this machine's clock)
+    const firstAt = Date.now();
+    // A has seen the triple through Redis: a replica of its own would call this a first attempt
+    expect(await attemptVia(a, to)).toMatch(/^451 4\.7\.1 Greylisted: retried too soon, try again in /);
+    // the window is real time here (separate processes): wait it out, then retry
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, firstAt + 2_010 - Date.now())));
+    expect(await attemptVia(a, to)).toMatch(/^250 2\.6\.0 Stored as/);
+    expect(await attemptVia(b, to)).toMatch(/^250 /);
+
+    const expected = ['deferred 451', 'deferred 451', 'accepted 250', 'accepted 250'];
+    expect(outcomes(await get(a, attemptsOf(to)))).toEqual(expected);
+    expect(outcomes(await get(b, attemptsOf(to)))).toEqual(expected);
+    // the accepted attempt made on B names the message A lists
+    const [, , , viaB] = (await get(a, attemptsOf(to))).json.attempts as Array<{ stored_id: string; subject: string }>;
+    expect(viaB!.subject).toBe(`via ${b.smtpPort}`);
+    expect((await get(a, message(viaB!.stored_id, to))).status).toBe(200);
+  });
+
+  it('throttles across replicas: one window counts the messages taken in by both, also when they arrive side by side', async () => {
+    const store = sharedStore();
+    const [a, b] = await Promise.all([startReplica(store), startReplica(store)]);
+    const to = freshAddress('throttle');
+    expect((await send(b, rulesOf(to), 'POST', { kind: 'throttle', limit: 2, per_ms: 60_000 })).status).toBe(200);
+    expect(await attemptVia(a, to)).toMatch(/^250 /);
+    expect(await attemptVia(b, to)).toMatch(/^250 /);
+    expect(await attemptVia(a, to)).toMatch(/^421 4\.7\.0 Too many messages for this address: the limit is 2 per 60 s and 2 came in that time/);
+    expect(await attemptVia(b, to)).toMatch(/^421 4\.7\.0 /);
+
+    const burst = freshAddress('burst');
+    await send(a, rulesOf(burst), 'POST', { kind: 'throttle', limit: 3 });
+    const replies = await Promise.all(Array.from({ length: 8 }, (_, i) => attemptVia(i % 2 === 0 ? a : b, burst)));
+    expect(replies.filter((reply) => reply.startsWith('250'))).toHaveLength(3);
+    expect(replies.filter((reply) => reply.startsWith('421 4.7.0'))).toHaveLength(5);
+  });
+
+  it('keeps rules and the attempt log through a replica restart, and a clear or a mailbox delete through one is one for all', async () => {
+    const store = sharedStore();
+    const [a, b] = await Promise.all([startReplica(store), startReplica(store)]);
+    const to = freshAddress('kept');
+    await send(a, rulesOf(to), 'POST', { kind: 'defer', times: 2 });
+    await send(a, rulesOf(to), 'POST', { kind: 'reject', stage: 'rcpt', times: 1 });
+    expect(await attemptVia(a, to)).toMatch(/^451 4\.3\.0 Deferred, try again later \(mailroom test rule: defer on /);
+
+    await a.kill();
+    const c = await startReplica(store);
+    const rules = (await get(c, rulesOf(to))).json.rules as Array<{ kind: string; remaining: number }>;
+    expect(rules.map((rule) => `${rule.kind} ${rule.remaining}`)).toEqual(['defer 1', 'reject 1']);
+    expect(await attemptVia(c, to)).toMatch(/^451 4\.3\.0 /);
+    expect(await attemptVia(b, to)).toMatch(/^550 5\.1\.1 /);
+    expect(outcomes(await get(c, attemptsOf(to)))).toEqual(['deferred 451', 'deferred 451', 'rejected 550']);
+
+    // cleared through B: C takes the mail at once
+    const greylisted = freshAddress('cleared');
+    await send(c, rulesOf(greylisted), 'POST', { kind: 'greylist', min_delay_ms: 60_000 });
+    expect(await attemptVia(b, greylisted)).toMatch(/^451 4\.7\.1 /);
+    expect((await send(b, rulesOf(greylisted), 'DELETE')).json).toEqual({ cleared: 1 });
+    expect((await get(c, rulesOf(greylisted))).json.rules).toEqual([]);
+    expect(await attemptVia(c, greylisted)).toMatch(/^250 /);
+    // set again, greylisting starts from nothing on every replica: the triple is unseen
+    await send(b, rulesOf(greylisted), 'POST', { kind: 'greylist', min_delay_ms: 60_000 });
+    expect(await attemptVia(c, greylisted)).toMatch(/^451 4\.7\.1 Greylisted: first attempt/);
+
+    // the mailbox deleted through C: its rules and its log are gone for B too
+    expect((await send(c, `/api/v1/mailbox?address=${encodeURIComponent(to)}`, 'DELETE')).status).toBe(200);
+    expect((await get(b, rulesOf(to))).json.rules).toEqual([]);
+    expect((await get(b, attemptsOf(to))).json.attempts).toEqual([]);
+    expect(await attemptVia(b, to)).toMatch(/^250 /);
+  });
+});
+
 describe('a Redis outage', () => {
   it('is answered 503 unavailable over HTTP and 451 4.3.0 over SMTP, without a crash, and service returns on its own', async () => {
     const store = sharedStore();
-    const replica = await startReplica(store);
+    const [replica, noLab] = await Promise.all([startReplica(store), startReplica(store, '--no-smtp-rules')]);
     const to = freshAddress('outage');
     expect(await sendMail(asServer(replica), { to, subject: 'before', text: 'x' })).toMatch(/^250 /);
     // A wait held through the outage, answered by mail stored after it. Its
@@ -212,8 +321,12 @@ describe('a Redis outage', () => {
     expect(listed.json.error).toBe('unavailable');
     expect(listed.json.message).toMatch(/message store \(Redis at redis:\/\/127\.0\.0\.1:\d+\/0\) cannot be reached/);
     expect(listed.headers['retry-after']).toBe('1');
-    const refused = await sendRaw(replica.smtpPort, 'app@example.com', [to], 'Subject: during\r\n\r\nx\r\n');
-    expect(refused).toMatch(/^451 4\.3\.0 /);
+    // with the deferral lab on (the default) its rules live in Redis too: the recipient is deferred at RCPT
+    expect(await attemptVia(replica, to)).toMatch(/^451 4\.3\.0 Could not read the test rules for this address, try again/);
+    const rulesRefused = await get(replica, rulesOf(to));
+    expect([rulesRefused.status, rulesRefused.json.error, rulesRefused.headers['retry-after']]).toEqual([503, 'unavailable', '1']);
+    // without the lab, the end of DATA: the message cannot be stored
+    expect(await attemptVia(noLab, to)).toMatch(/^451 4\.3\.0 Could not store the message, try again/);
 
     await redis.start();
     // the client reconnects with backoff (at most 1 s apart): poll until it answers, bounded
@@ -225,12 +338,15 @@ describe('a Redis outage', () => {
     }
     expect(status).toBe(200);
     expect(await sendMail(asServer(replica), { to, subject: 'after', text: 'y' })).toMatch(/^250 /);
+    // this Redis came back empty (no persistence): the log is written again from the first attempt after the outage
+    expect(outcomes(await get(replica, attemptsOf(to)))).toEqual(['accepted 250']);
     expect(await sendMail(asServer(replica), { to: heldThrough, subject: 'after the outage', text: 'z' })).toMatch(/^250 /);
     const answer = await held;
     expect(answer.status, JSON.stringify(answer.json)).toBe(200);
     expect(answer.json.messages.map((m: { subject: string }) => m.subject)).toEqual(['after the outage']);
-    expect(replica.child.exitCode).toBeNull();
+    expect([replica.child.exitCode, noLab.child.exitCode]).toEqual([null, null]);
     expect(replica.output()).toMatch(/lost the message store/);
+    expect(replica.output()).toMatch(/could not log an SMTP attempt for .*; the SMTP replies are unchanged/);
   });
 });
 

@@ -13,6 +13,8 @@ export const REDIS_SERVER = process.env.MAILROOM_REDIS_SERVER ?? 'redis-server';
 
 export interface RedisServer {
   readonly port: number;
+  /** The running process's id (undefined while stopped): a benchmark reads its CPU time. */
+  readonly pid: number | undefined;
   /** `redis://127.0.0.1:<port>/0`, plus `?prefix=` when one is given. */
   url(prefix?: string): string;
   /** Stops the process (SIGKILL when `abruptly`: no goodbye to clients). The port stays this server's to start again. */
@@ -94,6 +96,9 @@ export async function startRedisServer(): Promise<RedisServer> {
   const server: RedisServer = {
     port,
     url: (prefix) => `redis://127.0.0.1:${port}/0${prefix ? `?prefix=${prefix}` : ''}`,
+    get pid() {
+      return child?.pid;
+    },
     get running() {
       return child !== undefined;
     },

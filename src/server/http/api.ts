@@ -171,10 +171,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
         const mailbox = mailboxParam(params, 'address');
         await ctx.messageBudget.spend(mailbox, 'message');
         // The lab's rules and attempt log belong to the mailbox and go with it, and so do the webhooks scoped to it.
-        if (ctx.smtpLab) {
-          ctx.smtpLab.rules.clear(mailbox);
-          ctx.smtpLab.log.delete(mailbox);
-        }
+        if (ctx.smtpLab) await ctx.smtpLab.lab.forget(mailbox);
         await ctx.webhooks?.removeScopedTo(mailbox);
         return json(200, { deleted: await ctx.store.deleteMailbox(mailbox) });
       }

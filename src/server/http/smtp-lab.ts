@@ -8,8 +8,9 @@ import { Refusal } from '../../contract/refusal.js';
 import type { WireSmtpAttempts, WireSmtpRuleAdded, WireSmtpRules } from '../../contract/wire.js';
 import type { RequestBudget } from '../budgets/budget.js';
 import type { MailboxReader } from '../mailbox-reader.js';
-import { toWireAttempt, type AttemptLog, type StoredIdentity } from '../rules/attempt-log.js';
-import { TooManyRulesError, type RuleBook } from '../rules/rule-book.js';
+import { toWireAttempt, type StoredIdentity } from '../rules/attempt-log.js';
+import type { LabStore } from '../rules/lab-store.js';
+import { TooManyRulesError } from '../rules/rule-book.js';
 import { parseRuleInput } from '../rules/rule-input.js';
 import { toWireRule } from '../rules/rules.js';
 import { readBodyUpTo } from './body.js';
@@ -18,8 +19,8 @@ import { singleParam } from './params.js';
 export type SmtpLabCall = 'rules' | 'addRule' | 'clearRules' | 'attempts';
 
 export interface SmtpLabContext {
-  readonly rules: RuleBook;
-  readonly log: AttemptLog;
+  /** Where the rules and the attempt log are kept (this process, or Redis). */
+  readonly lab: LabStore;
   /** An accepted attempt's Message-ID and Subject, from its stored message. */
   readonly storedIdentity: StoredIdentity;
   readonly reader: MailboxReader;
@@ -44,10 +45,9 @@ export async function answerSmtpLab(call: SmtpLabCall, params: URLSearchParams, 
   const written = singleParam(params, 'address');
   const mailbox = ctx.reader.mailboxKey(written, 'address');
   const address = written!;
-  const rulesOf = () => ctx.rules.list(mailbox).map(toWireRule);
   switch (call) {
     case 'rules':
-      return { address, rules: rulesOf() } satisfies WireSmtpRules;
+      return { address, rules: (await ctx.lab.rules(mailbox)).map(toWireRule) } satisfies WireSmtpRules;
     case 'addRule': {
       const body = await ruleBody(req);
       let spec;
@@ -57,20 +57,20 @@ export async function answerSmtpLab(call: SmtpLabCall, params: URLSearchParams, 
         throw new Refusal(400, 'invalid_request', `Invalid rule for ${address}: ${(error as Error).message}`);
       }
       try {
-        const rule = toWireRule(ctx.rules.add(mailbox, spec));
-        return { address, rule, rules: rulesOf() } satisfies WireSmtpRuleAdded;
+        const added = await ctx.lab.addRule(mailbox, spec);
+        return { address, rule: toWireRule(added.rule), rules: added.rules.map(toWireRule) } satisfies WireSmtpRuleAdded;
       } catch (error) {
         if (error instanceof TooManyRulesError) throw new Refusal(400, 'invalid_request', error.message);
         throw error;
       }
     }
     case 'clearRules':
-      return { cleared: ctx.rules.clear(mailbox) };
+      return { cleared: await ctx.lab.clearRules(mailbox) };
     case 'attempts':
       await ctx.messageBudget.spend(mailbox, 'message');
       return {
         address,
-        attempts: await Promise.all(ctx.log.list(mailbox).map((entry) => toWireAttempt(entry, ctx.storedIdentity))),
+        attempts: await Promise.all((await ctx.lab.attempts(mailbox)).map((entry) => toWireAttempt(entry, ctx.storedIdentity))),
       } satisfies WireSmtpAttempts;
   }
 }

@@ -27,7 +27,11 @@ export interface AttemptParties {
 }
 
 /** Thrown by `add` when the address already holds the most rules it may. */
-export class TooManyRulesError extends Error {}
+export class TooManyRulesError extends Error {
+  constructor(address: string, live: number) {
+    super(`${address} already has ${live} rules, the most one address may hold; clear them (DELETE) before setting more`);
+  }
+}
 
 const DEFAULT_TEXT: Readonly<Record<'defer' | 'reject', string>> = {
   defer: 'Deferred, try again later',
@@ -43,6 +47,48 @@ export function spokenMs(ms: number): string {
 /** Every reply a rule writes says that it is a test rule, which one, and for whom. */
 function tagged(detail: string, kind: SmtpRuleKind, address: string): string {
   return `${detail} (mailroom test rule: ${kind} on ${address})`;
+}
+
+/**
+ * Which rule answered and with what numbers, as plain data: the memory
+ * store works it out here, the Redis store in its script (store/redis/),
+ * and both are put into words by `decisionOf`, so a reply reads the same
+ * whichever store the server runs on.
+ */
+export type RuleVerdict =
+  | { readonly kind: 'disconnect' }
+  | { readonly kind: 'defer' | 'reject'; readonly code: number; readonly enhancedCode: string; readonly text: string | null }
+  | { readonly kind: 'throttle'; readonly limit: number; readonly perMs: number; readonly inWindow: number }
+  | { readonly kind: 'greylist'; readonly reason: 'first' | 'early'; readonly retryInMs: number; readonly restarted: boolean };
+
+/** The reply (or the drop) a verdict means for the recipient `to`. */
+export function decisionOf(verdict: RuleVerdict, to: string): RuleDecision {
+  switch (verdict.kind) {
+    case 'disconnect':
+      return { action: 'drop', rule: 'disconnect', text: tagged('Connection dropped without a reply', 'disconnect', to) };
+    case 'defer':
+    case 'reject':
+      return {
+        action: 'reply',
+        code: verdict.code,
+        enhancedCode: verdict.enhancedCode,
+        text: tagged(verdict.text ?? DEFAULT_TEXT[verdict.kind], verdict.kind, to),
+        rule: verdict.kind,
+      };
+    case 'throttle': {
+      const detail = `Too many messages for this address: the limit is ${verdict.limit} per ${spokenMs(verdict.perMs)} and ${verdict.inWindow} came in that time; slow down`;
+      return { action: 'reply', code: 421, enhancedCode: '4.7.0', text: tagged(detail, 'throttle', to), rule: 'throttle' };
+    }
+    case 'greylist': {
+      const detail =
+        verdict.reason === 'first'
+          ? `Greylisted: first attempt from this client and sender, try again in ${spokenMs(verdict.retryInMs)}`
+          : verdict.restarted
+            ? `Greylisted: retried too soon, so the wait starts again; try again in ${spokenMs(verdict.retryInMs)}`
+            : `Greylisted: retried too soon, try again in ${spokenMs(verdict.retryInMs)}`;
+      return { action: 'reply', code: 451, enhancedCode: '4.7.1', text: tagged(detail, 'greylist', to), rule: 'greylist' };
+    }
+  }
 }
 
 function acts(rule: RuleRecord, stage: SmtpRuleStage): boolean {
@@ -72,7 +118,7 @@ export class RuleBook {
     const state = this.#store.get(address) ?? emptyAddressRules();
     const live = state.rules.filter((rule) => rule.remaining !== 0);
     if (live.length >= SMTP_RULE_LIMITS.maxRulesPerAddress) {
-      throw new TooManyRulesError(`${address} already has ${live.length} rules, the most one address may hold; clear them (DELETE) before setting more`);
+      throw new TooManyRulesError(address, live.length);
     }
     const remaining = 'times' in spec ? spec.times : null;
     const record: RuleRecord = { ...spec, id: `r${state.nextId}`, setAt: this.#clock.now(), remaining };
@@ -127,42 +173,33 @@ export class RuleBook {
   }
 
   #firstDecision(state: AddressRules, stage: SmtpRuleStage, parties: AttemptParties, now: number): RuleDecision | undefined {
-    const { to } = parties;
+    const verdict = this.#firstVerdict(state, stage, parties, now);
+    return verdict && decisionOf(verdict, parties.to);
+  }
+
+  #firstVerdict(state: AddressRules, stage: SmtpRuleStage, parties: AttemptParties, now: number): RuleVerdict | undefined {
     for (const rule of state.rules) {
       switch (rule.kind) {
         case 'disconnect':
           if (!acts(rule, stage)) break;
           spend(rule);
-          return { action: 'drop', rule: 'disconnect', text: tagged('Connection dropped without a reply', 'disconnect', to) };
+          return { kind: 'disconnect' };
         case 'defer':
         case 'reject':
           if (!acts(rule, stage)) break;
           spend(rule);
-          return {
-            action: 'reply',
-            code: rule.code,
-            enhancedCode: rule.enhancedCode,
-            text: tagged(rule.text ?? DEFAULT_TEXT[rule.kind], rule.kind, to),
-            rule: rule.kind,
-          };
+          return { kind: rule.kind, code: rule.code, enhancedCode: rule.enhancedCode, text: rule.text };
         case 'throttle': {
           if (stage !== 'rcpt') break;
           const answer = throttle(state.accepted, rule, now);
           if (!answer.throttled) break;
-          const detail = `Too many messages for this address: the limit is ${rule.limit} per ${spokenMs(rule.perMs)} and ${answer.inWindow} came in that time; slow down`;
-          return { action: 'reply', code: 421, enhancedCode: '4.7.0', text: tagged(detail, 'throttle', to), rule: 'throttle' };
+          return { kind: 'throttle', limit: rule.limit, perMs: rule.perMs, inWindow: answer.inWindow };
         }
         case 'greylist': {
           if (stage !== 'rcpt') break;
-          const answer = greylist(state.triples, rule, tripleKey(parties.clientIp, parties.from, to), now);
+          const answer = greylist(state.triples, rule, tripleKey(parties.clientIp, parties.from, parties.to), now);
           if (answer.pass) break;
-          const detail =
-            answer.reason === 'first'
-              ? `Greylisted: first attempt from this client and sender, try again in ${spokenMs(answer.retryInMs)}`
-              : answer.restarted
-                ? `Greylisted: retried too soon, so the wait starts again; try again in ${spokenMs(answer.retryInMs)}`
-                : `Greylisted: retried too soon, try again in ${spokenMs(answer.retryInMs)}`;
-          return { action: 'reply', code: 451, enhancedCode: '4.7.1', text: tagged(detail, 'greylist', to), rule: 'greylist' };
+          return { kind: 'greylist', reason: answer.reason, retryInMs: answer.retryInMs, restarted: answer.restarted };
         }
         case 'slow':
           break;

@@ -6,10 +6,12 @@
 import type { Socket } from 'node:net';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { parseMailboxAddress } from '../../contract/address.js';
+import { Refusal } from '../../contract/refusal.js';
 import type { Logger } from '../log.js';
 import type { SmtpRuleKind } from '../../contract/smtp-lab.js';
-import { spokenMs, type RuleBook, type RuleDecision } from '../rules/rule-book.js';
-import type { MailStore, StoredMessage } from '../store/mail-store.js';
+import type { LabSender, LabStore } from '../rules/lab-store.js';
+import { spokenMs, type RuleDecision } from '../rules/rule-book.js';
+import type { Awaitable, MailStore, StoredMessage } from '../store/mail-store.js';
 import { outcomeOfCode, splitEnhanced, type AttemptFeed, type AttemptOutcome, type AttemptStage } from './attempts.js';
 import { mailIdentity } from './mail-identity.js';
 import { adaptConnections, dropConnection, isConnectionOpen, isMalformedRecipient, netServerOf } from './smtp-server-private.js';
@@ -27,10 +29,11 @@ export interface SmtpIntakeOptions {
   /** Wall-clock ms, for the attempts' times. */
   readonly now: () => number;
   /**
-   * The per-address test rules (rules/), when the SMTP rules are on: asked
-   * only about recipients whose address has some.
+   * The per-address test rules and the attempt log (rules/lab-store.ts),
+   * when the SMTP rules are on. In memory it answers at once, and the
+   * intake with it; a shared one (Redis) after a round trip.
    */
-  readonly rules?: RuleBook | undefined;
+  readonly lab?: LabStore | undefined;
   readonly logger: Logger;
 }
 
@@ -56,6 +59,15 @@ interface Conversation {
   closed: boolean;
 }
 
+/**
+ * Runs `then` with the value: in the same tick when it is at hand (the
+ * memory lab), once it resolves otherwise (`fail` when it rejects).
+ */
+function whenReady<T>(value: Awaitable<T>, then: (value: T) => void, fail: (error: unknown) => void, logger: Logger): void {
+  if (!(value instanceof Promise)) return then(value);
+  value.then(then, fail).catch((error: unknown) => logger.error(`mailroom: SMTP intake failed after a rule lookup: ${String(error)}`));
+}
+
 function smtpError(code: number, text: string): Error {
   return Object.assign(new Error(text), { responseCode: code });
 }
@@ -67,7 +79,7 @@ function tooBig(bytes: number | string, limit: number): Error {
 }
 
 export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
-  const { domains, maxMessageBytes, maxConnections, idleTimeout, store, attempts, now, rules, logger } = options;
+  const { domains, maxMessageBytes, maxConnections, idleTimeout, store, attempts, now, lab, logger } = options;
   const served = new Set(domains);
   const sockets = new Set<Socket>();
   const held = new Set<NodeJS.Timeout>();
@@ -86,7 +98,7 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
 
   /** Publishes the reply `code` + `reply` ("x.y.z text") given to `to` at `stage`; no code: the connection dropped. */
   const attempted = (session: SMTPServerSession, to: string, stage: AttemptStage, code: number | undefined, reply: string, extras: Extras = {}) => {
-    const conversation = rules ? conversations.get(session) : undefined;
+    const conversation = lab ? conversations.get(session) : undefined;
     attempts.publish(
       {
         at: now(),
@@ -110,6 +122,19 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
     attempted(session, to, stage, code, reply, extras);
     return smtpError(code, reply);
   };
+  /** Sends a reply once the attempts it logged can be read through any server: at once with the memory lab. */
+  const afterLog = (send: () => void) => {
+    const pending = lab?.flushed();
+    if (pending) void pending.then(send);
+    else send();
+  };
+  /** When the lab's state cannot be read (a shared store out of reach): the sender is told to try again. */
+  const rulesUnreadable = (error: unknown) => {
+    // An unreachable store is reported once by its connection; anything else is a bug worth a line.
+    if (!(error instanceof Refusal && error.status === 503)) logger.error(`mailroom: could not read the SMTP test rules: ${String(error)}`);
+    return '4.3.0 Could not read the test rules for this address, try again';
+  };
+  const labSenderOf = (session: SMTPServerSession): LabSender => ({ clientIp: session.remoteAddress, from: senderOf(session) });
 
   /** Runs `then` after `delayMs` (a slow rule), unless the server closes first. */
   const holdReply = (delayMs: number, then: () => void) => {
@@ -122,7 +147,7 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
   const heldText = (delayMs: number, to: string) =>
     `The client closed the connection while the reply was held for ${spokenMs(delayMs)} (mailroom test rule: slow on ${to})`;
 
-  /** A rule's drop: the attempt is logged, then the connection closes without a reply. */
+  /** A rule's drop: the attempt is logged, then (once the log holds it) the connection closes without a reply. */
   const drop = (
     session: SMTPServerSession,
     decision: Extract<RuleDecision, { action: 'drop' }>,
@@ -133,21 +158,20 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
     const conversation = conversations.get(session);
     if (conversation) conversation.closing = { text: decision.text, rule: decision.rule };
     for (const to of recipients) attempted(session, to, stage, undefined, decision.text, { ...extras, rule: decision.rule });
-    dropConnection(server, session);
+    afterLog(() => dropConnection(server, session));
   };
 
-  /** RCPT TO for an address with rules: held by a slow rule, then answered as the first rule that has something to say. */
-  const rcptByRules = (ruleBook: RuleBook, session: SMTPServerSession, to: string, callback: (error?: Error) => void) => {
-    const decide = (heldMs: number) => {
-      if (heldMs > 0 && !isConnectionOpen(server, session)) {
-        attempted(session, to, 'rcpt', undefined, heldText(heldMs, to), { rule: 'slow' });
-        return;
-      }
-      const decision = ruleBook.decide('rcpt', { clientIp: session.remoteAddress, from: senderOf(session), to });
+  /** RCPT TO with the rules on: held by a slow rule, then answered as the first rule that has something to say. */
+  const rcptByRules = (ruleLab: LabStore, session: SMTPServerSession, to: string, callback: (error?: Error) => void) => {
+    const sender = labSenderOf(session);
+    const stepped = ruleLab.step('rcpt', [to], sender);
+    // the memory lab, for an address without rules: nothing more to ask
+    if (stepped === undefined) return callback();
+    const conversation = conversations.get(session);
+    const answer = (decision: RuleDecision | undefined) => {
       if (!decision) return callback();
       if (decision.action === 'drop') return drop(session, decision, [to], 'rcpt');
       // A 421 closes the connection (smtp-server does): the transaction's other recipients are lost with it.
-      const conversation = conversations.get(session);
       if (decision.code === 421 && conversation) {
         conversation.closing = {
           text: `The server closed the connection after refusing ${to} with 421 (mailroom test rule: ${decision.rule} on ${to})`,
@@ -156,14 +180,26 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
       }
       callback(refuse(session, to, 'rcpt', decision.code, `${decision.enhancedCode} ${decision.text}`, { rule: decision.rule }));
     };
-    const delayMs = ruleBook.hold(to, 'rcpt');
-    if (delayMs === 0) return decide(0);
-    const conversation = conversations.get(session);
-    if (conversation) conversation.closing = { text: heldText(delayMs, to), rule: 'slow' };
-    holdReply(delayMs, () => {
-      if (conversation?.closing?.rule === 'slow') conversation.closing = undefined;
-      decide(delayMs);
-    });
+    const unreadable = (error: unknown) => callback(refuse(session, to, 'rcpt', 451, rulesUnreadable(error)));
+    whenReady(
+      stepped,
+      (step) => {
+        if (!step) return callback();
+        if (step.holdMs === 0) return answer(step.decision);
+        const heldMs = step.holdMs;
+        if (conversation) conversation.closing = { text: heldText(heldMs, to), rule: 'slow' };
+        holdReply(heldMs, () => {
+          if (conversation?.closing?.rule === 'slow') conversation.closing = undefined;
+          if (!isConnectionOpen(server, session)) {
+            attempted(session, to, 'rcpt', undefined, heldText(heldMs, to), { rule: 'slow' });
+            return;
+          }
+          whenReady(ruleLab.decide('rcpt', [to], sender), answer, unreadable, logger);
+        });
+      },
+      unreadable,
+      logger,
+    );
   };
 
   const server: SMTPServer = new SMTPServer({
@@ -232,7 +268,8 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
       setImmediate(callback);
     },
     onRcptTo(address: SMTPServerAddress, session, reply) {
-      const callback = (error?: Error) => void setImmediate(() => reply(error));
+      // A refusal is logged as an attempt: it goes out once the log holds it (afterLog).
+      const callback = (error?: Error) => void setImmediate(() => (error ? afterLog(() => reply(error)) : reply()));
       // RFC 5321 requires the domainless postmaster to be accepted.
       const given = mailboxOf(address.address);
       const parsed = isMalformedRecipient(address) ? undefined : parseMailboxAddress(given);
@@ -240,7 +277,7 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
       if (!served.has(parsed.domain)) {
         return callback(refuse(session, given, 'rcpt', 550, `5.1.2 Domain ${parsed.domain} is not served here (served: ${domains.join(', ')})`));
       }
-      if (rules?.has(given)) return rcptByRules(rules, session, given, callback);
+      if (lab) return rcptByRules(lab, session, given, callback);
       callback();
     },
     onData(stream: SMTPServerDataStream, session, callback) {
@@ -260,21 +297,21 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
         // told from a new mail); a stored one's are read from the store when
         // the log is read, which keeps them off the path of every mail.
         const identify = (): Extras => {
-          if (!rules || !raw) return {};
+          if (!lab || !raw) return {};
           const identity = mailIdentity(raw);
           return { headerMessageId: identity.messageId, headerSubject: identity.subject };
         };
         const refuseAll = (code: number, reply: string, rule?: SmtpRuleKind) => {
           const known = identify();
           for (const mailbox of mailboxes) attempted(session, mailbox, 'data', code, reply, { ...known, rule });
-          return callback(smtpError(code, reply));
+          afterLog(() => callback(smtpError(code, reply)));
         };
         if (!raw) return refuseAll(552, tooBig(bytes, maxMessageBytes).message);
         const accepted = (stored: readonly StoredMessage[]) => {
           const first = stored[0];
           const reply = stored.length === 1 && first ? `2.6.0 Stored as ${first.id} for ${first.mailbox}` : `2.6.0 Stored for ${stored.length} mailboxes`;
           for (const message of stored) attempted(session, message.mailbox, 'data', 250, reply, { messageId: message.id, message });
-          callback(null, reply);
+          afterLog(() => callback(null, reply));
         };
         const unstored = (error: unknown) => {
           logger.error(`mailroom: could not store a message for ${mailboxes.join(', ')}: ${String(error)}`);
@@ -292,33 +329,38 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
           if (Array.isArray(result)) return accepted(result);
           result.then(accepted, unstored);
         };
-        if (!rules) return deliver();
-        const ruled = mailboxes.filter((mailbox) => rules.has(mailbox));
-        if (ruled.length === 0) return deliver();
+        if (!lab) return deliver();
+        const sender = labSenderOf(session);
+        const stepped = lab.step('data', mailboxes, sender);
+        // the memory lab, when no recipient has rules: stored and answered in this tick
+        if (stepped === undefined) return deliver();
 
         // SMTP has one reply at the end of DATA for the whole transaction: the
         // first recipient (in RCPT order) whose rules have something to say
         // answers for all of them, and its reply names whose rule it was.
-        const decide = () => {
-          for (const to of ruled) {
-            const decision = rules.decide('data', { clientIp: session.remoteAddress, from: senderOf(session), to });
-            if (!decision) continue;
-            if (conversation) conversation.settledOf = conversation.transactions;
-            if (decision.action === 'drop') return drop(session, decision, mailboxes, 'data', identify());
-            return refuseAll(decision.code, `${decision.enhancedCode} ${decision.text}`, decision.rule);
-          }
-          deliver();
+        const decided = (decision: RuleDecision | undefined) => {
+          if (!decision) return deliver();
+          if (conversation) conversation.settledOf = conversation.transactions;
+          if (decision.action === 'drop') return drop(session, decision, mailboxes, 'data', identify());
+          refuseAll(decision.code, `${decision.enhancedCode} ${decision.text}`, decision.rule);
         };
-        const delayMs = Math.max(...ruled.map((to) => rules.hold(to, 'data')));
-        if (delayMs === 0) return decide();
-        const heldFor = ruled.find((to) => rules.list(to).some((rule) => rule.kind === 'slow')) ?? ruled[0]!;
-        if (conversation) conversation.closing = { text: heldText(delayMs, heldFor), rule: 'slow' };
-        holdReply(delayMs, () => {
-          // Gone while held: onClose has logged its recipients as dropped.
-          if (conversation?.closed || !isConnectionOpen(server, session)) return;
-          if (conversation) conversation.closing = undefined;
-          decide();
-        });
+        const unreadable = (error: unknown) => void refuseAll(451, rulesUnreadable(error));
+        whenReady(
+          stepped,
+          (step) => {
+            if (!step) return deliver();
+            if (step.holdMs === 0) return decided(step.decision);
+            if (conversation) conversation.closing = { text: heldText(step.holdMs, step.heldFor), rule: 'slow' };
+            holdReply(step.holdMs, () => {
+              // Gone while held: onClose has logged its recipients as dropped.
+              if (conversation?.closed || !isConnectionOpen(server, session)) return;
+              if (conversation) conversation.closing = undefined;
+              whenReady(lab.decide('data', mailboxes, sender), decided, unreadable, logger);
+            });
+          },
+          unreadable,
+          logger,
+        );
       });
     },
   });

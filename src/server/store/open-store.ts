@@ -1,10 +1,13 @@
 // Opens the store a server was configured with (store-location.ts) and the
-// per-address budgets that go with it: kept in this process beside the
-// memory store, shared through Redis beside the Redis store (a budget per
-// address must be one budget whichever server the call reaches), and where
-// the webhooks live: in this process beside the memory store (the webhook
-// service's own memory store), in Redis beside the Redis store.
+// per-address budgets, the SMTP deferral lab's state and the webhooks that
+// go with it: kept in this process beside the memory store, shared through
+// Redis beside the Redis store (a budget per address must be one budget, an
+// address's rules one set of rules, and a webhook one webhook, whichever
+// server the call reaches). Beside the memory store the webhook service
+// keeps its own memory store.
 import { Budget, type RequestBudget } from '../budgets/budget.js';
+import type { LabStore } from '../rules/lab-store.js';
+import { MemoryLabStore } from '../rules/memory-lab.js';
 import type { ResolvedServerOptions } from '../server-options.js';
 import type { MailStore, StoredMessage } from './mail-store.js';
 import { MessageStore } from './message-store.js';
@@ -14,6 +17,8 @@ export interface OpenedStore {
   readonly store: MailStore;
   readonly listBudget: RequestBudget;
   readonly messageBudget: RequestBudget;
+  /** The deferral lab's state (asked for only when the lab is on). */
+  readonly lab: () => LabStore;
   /** The webhooks' shared store, opened only when webhooks are on; undefined beside the memory store (each server keeps its own). */
   readonly sharedWebhooks: (() => Promise<SharedWebhookStore>) | undefined;
 }
@@ -30,6 +35,7 @@ export async function openStore(config: ResolvedServerOptions, hooks: StoreHooks
       store: new MessageStore({ clock, retention, maxMessages, ...hooks }),
       listBudget: new Budget(config.listPerSecond, clock),
       messageBudget: new Budget(config.messagePerSecond, clock),
+      lab: () => new MemoryLabStore({ clock, retention }),
       sharedWebhooks: undefined,
     };
   }
@@ -48,6 +54,7 @@ export async function openStore(config: ResolvedServerOptions, hooks: StoreHooks
     store,
     listBudget: store.budget('list', config.listPerSecond),
     messageBudget: store.budget('message', config.messagePerSecond),
+    lab: () => store.lab(),
     sharedWebhooks: () => store.webhooks(),
   };
 }

@@ -17,6 +17,7 @@ import { MessageContent, ParseCache } from '../message-content.js';
 import type { ParsedMail, ParsedSummary } from '../mime-parse.js';
 import type { RequestBudget } from '../../budgets/budget.js';
 import { RedisBudget } from './redis-budget.js';
+import { RedisLabStore } from './redis-lab.js';
 import { RedisConnection, type RedisReply } from './redis-connection.js';
 import { STORE_SCRIPT } from './store-script.js';
 import { addKeyedListener } from '../keyed-listeners.js';
@@ -215,6 +216,16 @@ export class RedisMailStore implements MailStore {
   /** A per-address budget shared by every server on this Redis (`name`: which one, e.g. `list`). */
   budget(name: string, perSecond: number): RequestBudget {
     return new RedisBudget({ connection: this.#connection, perSecond, clock: this.#options.clock, prefix: this.#prefix, name });
+  }
+
+  /**
+   * The SMTP deferral lab's state, shared by every server on this Redis
+   * (redis-lab.ts), on this store's connection; `caps` moves the attempt
+   * log's bounds (tests of them).
+   */
+  lab(caps: { readonly maxAttemptsPerAddress?: number; readonly maxAttempts?: number } = {}): RedisLabStore {
+    const { clock, retention, logger } = this.#options;
+    return new RedisLabStore({ connection: this.#connection, prefix: this.#prefix, clock, retention, expiryMarginMs: EXPIRY_MARGIN_MS, logger, ...caps });
   }
 
   /**
