@@ -268,6 +268,35 @@ describe('webhooks on replicas sharing one Redis', () => {
     expect(receiver.received.map((r) => r.attempt)).toEqual([1, 2]);
   });
 
+  it('every replica gone between two attempts: a replica started afterwards makes the next one (a restart loses nothing)', async () => {
+    const store = sharedStore();
+    const only = await startReplica(store);
+    const receiver = await startReceiver();
+    receiver.otherwise = (request) => (request.attempt === 1 ? { status: 503, headers: { 'retry-after': '3' } } : { status: 204 });
+    const address = freshAddress('restarted');
+    const hook = await register(only, { url: receiver.url, address, events: ['message.received'], retry: FAST });
+    await sendMail(asServer(only), { to: address, subject: 'outlives its server', text: 'x' });
+    await until(
+      () => deliveries(only, hook.id),
+      (d) => d[0]?.attempts.length === 1,
+      'attempt 1 recorded',
+    );
+    await only.kill();
+    const next = await startReplica(store);
+    expect((await api(next, `/api/v1/webhooks/${hook.id}`)).status).toBe(200);
+    const [done] = await until(
+      () => deliveries(next, hook.id),
+      (d) => d[0]?.state === 'delivered',
+      'the new replica delivers',
+    );
+    expect(done!.attempts.map((x) => [x.attempt, x.status])).toEqual([
+      [1, 503],
+      [2, 204],
+    ]);
+    expect(receiver.received.map((r) => r.attempt)).toEqual([1, 2]);
+    expect(await attemptsMadeBy(next)).toBe(1);
+  });
+
   it('duplicates: 3 sends each event exactly three times with the same id, never more, whichever replicas send them', async () => {
     const store = sharedStore();
     const [a, b] = await Promise.all([startReplica(store), startReplica(store)]);
