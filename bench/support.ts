@@ -1,26 +1,17 @@
 // What every bench section shares: child processes (the embedded server among
 // them) on free loopback ports, a sender of real SMTP, and the numbers.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import nodemailer from 'nodemailer';
 import { request } from 'undici';
+import { freePort } from '../test/support/free-port.js';
+
+export { freePort };
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 // --- processes ---------------------------------------------------------------

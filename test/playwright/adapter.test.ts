@@ -3,13 +3,13 @@
 // command really starts `mailroom serve`), and the Chromium advice the demo
 // prints. The e2e suite proves the rest inside real Playwright runs.
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { mailroomWebServer } from 'mailroom/playwright';
 import { teardownTimeLeftClock, timeLeftClock } from '../../src/playwright/fixtures.js';
 import { findChromium } from '../../e2e/chromium.js';
+import { freePort } from '../support/free-port.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -108,14 +108,6 @@ describe('npm run demo', () => {
     expect(stdout).toBe('');
   });
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function poll<T>(attempt: () => Promise<T | undefined>, withinMs: number): Promise<T> {
   const until = performance.now() + withinMs;

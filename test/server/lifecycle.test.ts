@@ -1,18 +1,10 @@
 // startServer's options, its answer, ids across restarts, and close().
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../../src/server/index.js';
 import { resolveServerOptions } from '../../src/server/server-options.js';
+import { freePort } from '../support/free-port.js';
 import { call, fakeClock, freshAddress, listPath, sendMail, silentLogger, SmtpDialogue, start } from './helpers.js';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 function closedWithin(socket: Socket, ms: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -6,41 +6,27 @@
 // replica holding its wait, and a Redis outage is answered (503, 451 4.3.0)
 // and recovered from without a restart. Real processes (the built CLI), a real redis-server,
 // real sockets; nothing here is timed, every wait is bounded.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createInbox } from '../../src/index.js';
 import type { MailroomServer } from '../../src/server/index.js';
+import { assertBuilt, killReplicas, startReplica as startCliReplica, type Replica } from '../support/cli-replica.js';
 import { startBalancer, type Balancer } from '../support/tcp-balancer.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { dotStuff, freshAddress, sendMail, SmtpDialogue } from './helpers.js';
 import { connectMcp } from './wait-helpers.js';
 
-const BIN = fileURLToPath(new URL('../../dist/cli/index.js', import.meta.url));
-
-interface Replica {
-  readonly smtpPort: number;
-  readonly apiURL: string;
-  readonly child: ChildProcess;
-  output(): string;
-  /** SIGKILL: no goodbye, as a lost node. */
-  kill(): Promise<void>;
-}
-
-const replicas: Replica[] = [];
 const balancers: Balancer[] = [];
 let redis: RedisServer;
 let prefixes = 0;
 
 beforeAll(async () => {
-  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` first (npm test does)`);
+  assertBuilt();
   redis = await startRedisServer();
 });
 afterEach(async () => {
   await Promise.all(balancers.splice(0).map((b) => b.close()));
-  await Promise.all(replicas.splice(0).map((r) => r.kill()));
+  await killReplicas();
   if (!redis.running) await redis.start();
 });
 afterAll(async () => {
@@ -52,35 +38,8 @@ function sharedStore(): string {
   return redis.url(`replicas-${process.pid}-${++prefixes}`);
 }
 
-async function startReplica(store: string, ...args: string[]): Promise<Replica> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--smtp-port', '0', '--http-port', '0', '--store', store, '--enable-faults', ...args], {
-    env: { PATH: process.env.PATH ?? '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const kill = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await exited;
-  };
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const smtp = /SMTP listening on [^:]+:(\d+)/.exec(output);
-    const http = /HTTP API listening on (http:\/\/\S+)\/api\/v1/.exec(output);
-    if (smtp && http) {
-      const replica = { smtpPort: Number(smtp[1]), apiURL: http[1]!, child, output: () => output, kill };
-      replicas.push(replica);
-      return replica;
-    }
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await kill();
-      throw new Error(`replica not ready: ${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+/** A replica on the shared store, with the fault switch's stats (`waitsIn`). */
+const startReplica = (store: string, ...args: string[]): Promise<Replica> => startCliReplica(store, '--enable-faults', ...args);
 
 /** What the test helpers need of a server: its ports. */
 const asServer = (replica: Replica): MailroomServer => ({ smtpPort: replica.smtpPort, apiURL: replica.apiURL }) as MailroomServer;

@@ -39,7 +39,8 @@ export async function startReplica(store: string, ...args: string[]): Promise<Re
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
   };
-  const deadline = Date.now() + 15_000;
+  const began = Date.now();
+  const deadline = began + 15_000;
   for (;;) {
     const smtp = /SMTP listening on [^:]+:(\d+)/.exec(output);
     const http = /HTTP API listening on (http:\/\/\S+)\/api\/v1/.exec(output);
@@ -49,8 +50,10 @@ export async function startReplica(store: string, ...args: string[]): Promise<Re
       return replica;
     }
     if (child.exitCode !== null || Date.now() > deadline) {
+      // Once seen under load with no output at all: say how long it had and how it ended.
+      const ended = child.exitCode !== null ? `exited with ${child.exitCode}` : child.signalCode ? `killed by ${child.signalCode}` : 'still running';
       await kill();
-      throw new Error(`replica not ready: ${output}`);
+      throw new Error(`replica not ready after ${Date.now() - began} ms (${ended}; pid ${child.pid ?? 'none'}): ${output || '(no output)'}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 25));
   }

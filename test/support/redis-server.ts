@@ -5,9 +5,10 @@
 // again on the same port, as an outage would.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port.js';
 
 export const REDIS_SERVER = process.env.MAILROOM_REDIS_SERVER ?? 'redis-server';
 
@@ -28,17 +29,6 @@ export interface RedisServer {
   calls(command: string): Promise<number>;
   /** Writes a snapshot (SAVE) that the next `start()` loads: an outage that keeps the data, as a Redis with persistence would. */
   save(): Promise<void>;
-}
-
-export function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 function launch(port: number, dir: string): Promise<ChildProcess> {
@@ -90,7 +80,7 @@ function launch(port: number, dir: string): Promise<ChildProcess> {
 }
 
 export async function startRedisServer(): Promise<RedisServer> {
-  const port = await freeLoopbackPort();
+  const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'mailroom-redis-'));
   let child: ChildProcess | undefined = await launch(port, dir);
   const server: RedisServer = {
