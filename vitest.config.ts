@@ -29,6 +29,7 @@ const SERVER_CONTRACT = [
   'test/server/lab-store.test.ts',
   'test/server/long-poll.test.ts',
   'test/server/mcp.test.ts',
+  'test/server/mcp-smtp-lab.test.ts',
   'test/server/paging.test.ts',
   'test/server/refusals.test.ts',
   'test/server/resource-bounds.test.ts',

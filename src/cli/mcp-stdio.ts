@@ -6,18 +6,27 @@
 // `since_id`, and `expectMail` with the filters. So the client's loop runs here
 // (deadline, pacing, Retry-After, the watermark walk), the service's long-poll
 // is used when it advertises one, and polling is the fallback.
+//
+// The SMTP deferral lab's tools are offered when the service's `/healthz`
+// advertises `features.smtp_rules` and `smtp_attempts`; they call the
+// service's HTTP API, which checks the rules. A service not up yet when the
+// proxy starts is asked again every few seconds until it answers, and the
+// tools are added then (the client is told that the tool list changed).
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { MailroomClient } from '../client/client.js';
-import { MailroomApiError, MailroomError } from '../client/errors.js';
+import { isTransient, MailroomApiError, MailroomError } from '../client/errors.js';
 import type { MailSummary, MessageDetail } from '../client/messages.js';
+import type { SmtpAttempt, SmtpRule } from '../client/smtp-lab.js';
 import { MAX_WAIT_SECONDS, MCP_WAIT_SLOTS } from '../contract/limits.js';
 import { Refusal, type RefusalSlug } from '../contract/refusal.js';
 import { WaitSlots } from '../contract/wait-slots.js';
-import type { WireMessage, WireSummary } from '../contract/wire.js';
+import type { WireMessage, WireSmtpAttempt, WireSmtpRule, WireSmtpRuleInput, WireSummary } from '../contract/wire.js';
 import { createInbox } from '../inbox/inbox.js';
 import { MailTimeoutError } from '../inbox/wait-errors.js';
 import { createMcpServer } from '../mcp/mcp-server.js';
-import { WHEN_SLOTS_ARE_FULL, type MailTools } from '../mcp/tools.js';
+import { registerSmtpLabTools } from '../mcp/smtp-lab-tools.js';
+import { WHEN_SLOTS_ARE_FULL, type MailTools, type SmtpLabTools } from '../mcp/tools.js';
 
 function wireSummary(s: MailSummary): WireSummary {
   return { id: s.id, from: s.from, to: s.to, subject: s.subject, preview: s.preview, received_at: s.receivedAt.toISOString(), size: s.size };
@@ -33,6 +42,44 @@ function wireMessage(m: MessageDetail): WireMessage {
     text: m.text === '' ? null : m.text,
     html: m.html === '' ? null : m.html,
     attachments: m.attachments.map((a) => ({ filename: a.filename, content_type: a.contentType, size: a.size, content_id: a.contentId })),
+  };
+}
+
+/** A rule as the HTTP API shows it (the client camel-cases it). */
+function wireRule(r: SmtpRule): WireSmtpRule {
+  const head = { id: r.id, set_at: r.setAt.toISOString(), remaining: r.remaining };
+  switch (r.kind) {
+    case 'greylist':
+      return { ...head, kind: r.kind, min_delay_ms: r.minDelay, reset_on_early_retry: r.resetOnEarlyRetry };
+    case 'throttle':
+      return { ...head, kind: r.kind, limit: r.limit, per_ms: r.per };
+    case 'defer':
+    case 'reject':
+      return { ...head, kind: r.kind, code: r.code, enhanced_code: r.enhanced, text: r.text, stage: r.stage, times: r.times };
+    case 'slow':
+      return { ...head, kind: r.kind, delay_ms: r.delayMs, stage: r.stage, times: r.times };
+    case 'disconnect':
+      return { ...head, kind: r.kind, stage: r.stage, times: r.times };
+  }
+}
+
+/** An attempt as the HTTP API shows it. */
+function wireAttempt(a: SmtpAttempt): WireSmtpAttempt {
+  return {
+    at: a.at.toISOString(),
+    began_at: a.beganAt ? a.beganAt.toISOString() : null,
+    client_ip: a.clientIp,
+    from: a.from,
+    to: a.to,
+    stage: a.stage,
+    code: a.code,
+    enhanced_code: a.enhancedCode,
+    text: a.text,
+    outcome: a.outcome,
+    rule: a.rule,
+    message_id: a.messageId,
+    subject: a.subject,
+    stored_id: a.storedId,
   };
 }
 
@@ -101,6 +148,65 @@ export function createProxyTools(client: MailroomClient, slots = new WaitSlots(M
   };
 }
 
+/** The lab's tools, answered by the service at `client` (which checks every rule). */
+export function createProxyLabTools(client: MailroomClient): SmtpLabTools {
+  return {
+    addRule: (address, rule, signal) =>
+      refused(async () => {
+        // Sent as given: the service's parser is the one that checks it and names a bad field.
+        const added = await client.addSmtpRule(address, rule as unknown as WireSmtpRuleInput, { signal });
+        return { address, rule: wireRule(added.rule), rules: added.rules.map(wireRule) };
+      }),
+    rules: (address, signal) => refused(async () => ({ address, rules: (await client.smtpRules(address, { signal })).map(wireRule) })),
+    clearRules: (address, signal) => refused(async () => ({ cleared: await client.clearSmtpRules(address, { signal }) })),
+    attempts: (address, signal) => refused(async () => ({ address, attempts: (await client.smtpAttempts(address, { signal })).map(wireAttempt) })),
+  };
+}
+
+/** How long the first look at `/healthz` may take before the proxy serves without the lab's tools (and keeps asking). */
+const FIRST_LOOK_TIMEOUT_MS = 2_000;
+/** How often a service that could not be reached is asked again for its features. */
+const LOOK_AGAIN_MS = 3_000;
+
+/**
+ * Whether the service offers the lab: true or false once it answered
+ * `/healthz`, undefined when it could not be reached (or answered 5xx/429).
+ */
+export async function offersSmtpLab(client: MailroomClient, timeout: number): Promise<boolean | undefined> {
+  try {
+    await client.health({ timeout });
+  } catch (error) {
+    // A service without /healthz (404) offers no extensions; trouble may pass.
+    return isTransient(error) ? undefined : false;
+  }
+  const features = await client.features();
+  return features.smtpRules !== undefined && features.smtpAttempts !== undefined;
+}
+
+/**
+ * Asks again every `intervalMs` until the service answers, then adds the
+ * lab's tools when it offers them (the SDK tells a connected client the
+ * list changed). Returns a function that stops asking.
+ */
+export function addSmtpLabToolsOnceOffered(server: McpServer, client: MailroomClient, intervalMs = LOOK_AGAIN_MS): () => void {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const look = async () => {
+    const offered = await offersSmtpLab(client, FIRST_LOOK_TIMEOUT_MS);
+    if (stopped) return;
+    if (offered === undefined) {
+      timer = setTimeout(() => void look(), intervalMs);
+      timer.unref();
+    } else if (offered) registerSmtpLabTools(server, createProxyLabTools(client));
+  };
+  timer = setTimeout(() => void look(), intervalMs);
+  timer.unref();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
+
 export interface StdioProxyOptions {
   readonly apiURL: string;
   readonly token?: string | undefined;
@@ -109,7 +215,10 @@ export interface StdioProxyOptions {
 /** Serves the tools on stdin/stdout until stdin closes. */
 export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   const client = new MailroomClient({ apiURL: options.apiURL, token: options.token });
-  const server = createMcpServer(createProxyTools(client), { apiURL: client.apiURL });
+  const offered = await offersSmtpLab(client, FIRST_LOOK_TIMEOUT_MS);
+  const tools = { ...createProxyTools(client), smtpLab: offered ? createProxyLabTools(client) : undefined };
+  const server = createMcpServer(tools, { apiURL: client.apiURL });
+  const stopLooking = offered === undefined ? addSmtpLabToolsOnceOffered(server, client) : undefined;
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     process.stdin.once('end', () => resolve());
@@ -117,5 +226,6 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   });
   await server.connect(transport);
   await closed;
+  stopLooking?.();
   await server.close();
 }

@@ -3,7 +3,8 @@
 // rule can act at, the codes each kind may answer with, and the bounds of
 // every number. Each half checks its own input against these and names its
 // own keys (the client `minDelay`, the wire `min_delay_ms`); only the server
-// fills in defaults.
+// fills in defaults, which are here so that every door that takes a rule
+// (the server's parser, the MCP tools' descriptions) names the same ones.
 
 export type SmtpRuleKind = 'greylist' | 'throttle' | 'defer' | 'reject' | 'slow' | 'disconnect';
 export const SMTP_RULE_KINDS: readonly SmtpRuleKind[] = Object.freeze(['greylist', 'throttle', 'defer', 'reject', 'slow', 'disconnect']);
@@ -18,6 +19,29 @@ export const SMTP_ATTEMPT_OUTCOMES: readonly SmtpAttemptOutcome[] = Object.freez
 
 export const DEFER_CODES: readonly number[] = Object.freeze([450, 451, 452]);
 export const REJECT_CODES: readonly number[] = Object.freeze([550, 551, 552, 553, 554]);
+
+/** The defaults of every rule, as the server fills them in (server/rules/rule-input.ts). */
+export const RULE_DEFAULTS = Object.freeze({
+  greylist: Object.freeze({ minDelayMs: 1_000, resetOnEarlyRetry: false }),
+  throttle: Object.freeze({ perMs: 60_000 }),
+  defer: Object.freeze({ code: 451, stage: 'rcpt', times: 1 }),
+  // At DATA, so the lab has seen the mail's Message-ID and can tell a retry of the refused mail from a new one.
+  reject: Object.freeze({ code: 550, stage: 'data', times: 1 }),
+  slow: Object.freeze({ stage: 'rcpt', times: null }),
+  disconnect: Object.freeze({ stage: 'rcpt', times: 1 }),
+});
+
+/** The enhanced code a defer or reject answers with when none is given, by reply code. */
+export const DEFAULT_ENHANCED: Readonly<Record<number, string>> = Object.freeze({
+  450: '4.2.0', // mailbox unavailable
+  451: '4.3.0', // local error in processing
+  452: '4.2.2', // mailbox full
+  550: '5.1.1', // no such mailbox
+  551: '5.1.6', // mailbox moved
+  552: '5.2.2', // mailbox full, for good
+  553: '5.1.3', // bad address syntax
+  554: '5.7.1', // refused by policy
+});
 
 /** The bounds of a rule's numbers (inclusive). Durations are milliseconds. */
 export const SMTP_RULE_LIMITS = Object.freeze({

@@ -2,6 +2,7 @@
 // runner adapters use these, so a wait reads the same in Playwright and in Vitest.
 import { compileFilter, type MailFilter } from './filter.js';
 import type { MailSummary } from '../client/messages.js';
+import { formatDuration } from '../contract/format.js';
 
 export type WaitKind = 'expectMail' | 'expectMails' | 'expectNoMail';
 
@@ -54,12 +55,4 @@ export function formatSummaries(summaries: readonly Pick<MailSummary, 'subject' 
   const shown = summaries.slice(0, max).map(formatSummary).join(', ');
   const more = summaries.length - max;
   return more > 0 ? `${shown} and ${more} more` : shown;
-}
-
-/** `30 s`, `1.5 s`, `250 ms`: budgets as people write them. */
-export function formatDuration(ms: number): string {
-  if (!Number.isFinite(ms)) return String(ms);
-  if (Math.abs(ms) < 1000) return `${Math.round(ms)} ms`;
-  const seconds = Math.round(ms / 100) / 10;
-  return `${Number.isInteger(seconds) ? seconds.toFixed(0) : seconds.toFixed(1)} s`;
 }

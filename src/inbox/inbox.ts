@@ -22,7 +22,8 @@ import { MAX_GRACE_MS } from '../wait/window.js';
 import { freshAddress } from './address.js';
 import { Collection } from './collect.js';
 import { walkToWatermark, type ListingCut } from './listing-walk.js';
-import { describeWait, formatDuration, type WaitKind } from './describe.js';
+import { describeWait, type WaitKind } from './describe.js';
+import { formatDuration } from '../contract/format.js';
 import type { InboxEvent, WaitInfo } from './events.js';
 import { compileFilter, type CompiledFilter, type MailFilter } from './filter.js';
 import {

@@ -3,7 +3,8 @@
 // passed it over (rule 9 of docs/CONTRACT.md, "The client's nine rules").
 import type { MailSummary } from '../client/messages.js';
 import { MailroomError } from '../client/errors.js';
-import { formatDuration, formatSummaries, formatSummary } from './describe.js';
+import { formatSummaries, formatSummary } from './describe.js';
+import { formatDuration } from '../contract/format.js';
 import type { ListingCut } from './listing-walk.js';
 
 /**

@@ -3,23 +3,31 @@
 // things, whatever backend answers them.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { packageVersion } from '../contract/package-version.js';
+import { registerSmtpLabTools } from './smtp-lab-tools.js';
 import { registerMailTools, type MailTools } from './tools.js';
 
 /** Where the mail is: the served domains when known (the embedded server), else the service's URL. */
 export type McpServiceDescription = { readonly domains: readonly string[] } | { readonly apiURL: string };
 
+/** What an agent is told about the lab's tools, when they are offered. */
+export const SMTP_LAB_INSTRUCTIONS =
+  "To test how an app handles a struggling mail server: set_smtp_rule makes this server greylist, throttle, defer, reject, slow down or drop mail to one address, and list_smtp_attempts shows every SMTP attempt at the address with its reply, grouped into the sender's mails and retries; clear_smtp_rules ends it.";
+
 /** What the server tells an agent once, at `initialize`. */
-export function mcpInstructions(service: McpServiceDescription, maxWaitSeconds: number): string {
+export function mcpInstructions(service: McpServiceDescription, maxWaitSeconds: number, smtpLab = false): string {
   const where = 'domains' in service ? `any address at ${service.domains.join(', ')}` : `any address the mail service at ${service.apiURL} serves`;
   return [
     `A disposable-inbox mail service. Mail sent to ${where} lands in that address's mailbox; there is nothing to create first.`,
     'To get an email your action causes: note the id of the newest message already there (list_messages), act, then call wait_for_message with since_id set to that id.',
     `A wait holds for at most ${maxWaitSeconds} s; a timed-out answer is normal - call again to keep waiting.`,
+    ...(smtpLab ? [SMTP_LAB_INSTRUCTIONS] : []),
   ].join(' ');
 }
 
 export function createMcpServer(tools: MailTools, service: McpServiceDescription): McpServer {
-  const server = new McpServer({ name: 'mailroom', version: packageVersion() }, { instructions: mcpInstructions(service, tools.maxWaitSeconds) });
+  const instructions = mcpInstructions(service, tools.maxWaitSeconds, tools.smtpLab !== undefined);
+  const server = new McpServer({ name: 'mailroom', version: packageVersion() }, { instructions });
   registerMailTools(server, tools);
+  if (tools.smtpLab) registerSmtpLabTools(server, tools.smtpLab);
   return server;
 }

@@ -1,5 +1,7 @@
 // The MCP tools (docs/CONTRACT.md, "MCP endpoint"): `wait_for_message`, and
 // `list_messages`, `get_message`, `delete_message` mirroring the HTTP calls.
+// The SMTP deferral lab's tools are beside this file (smtp-lab-tools.ts),
+// registered when the backend has the lab.
 //
 // The tools only translate: arguments in, a `MailTools` backend call, and an
 // answer with human-readable text plus the same facts as structured content.
@@ -14,7 +16,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, MCP_WAIT_SLOTS } from '../contract/limits.js';
 import { Refusal } from '../contract/refusal.js';
-import type { WireListing, WireMessage } from '../contract/wire.js';
+import type { WireListing, WireMessage, WireSmtpAttempts, WireSmtpRuleAdded, WireSmtpRules } from '../contract/wire.js';
 
 /** What an agent is told to do when every wait slot is taken (`too_many_waits`). */
 export const WHEN_SLOTS_ARE_FULL = 'List the mailbox with list_messages and carry on, or call wait_for_message again in a little while';
@@ -31,6 +33,19 @@ export interface WaitArguments {
 export type WaitAnswer =
   { readonly timed_out: false; readonly waited_seconds: number; readonly message: WireMessage } | { readonly timed_out: true; readonly waited_seconds: number };
 
+/**
+ * The SMTP deferral lab (docs/CONTRACT.md, "SMTP rules"), answered with the
+ * HTTP API's bodies. The backend checks a rule with the same code as the
+ * API's `POST` (the embedded server) or sends it there (the stdio proxy).
+ */
+export interface SmtpLabTools {
+  /** `rule`: `kind` and that kind's fields as the caller gave them, unchecked (the backend refuses a bad one with `invalid_request`). */
+  addRule(address: string, rule: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<WireSmtpRuleAdded>;
+  rules(address: string, signal: AbortSignal): Promise<WireSmtpRules>;
+  clearRules(address: string, signal: AbortSignal): Promise<{ cleared: number }>;
+  attempts(address: string, signal: AbortSignal): Promise<WireSmtpAttempts>;
+}
+
 /** What the tools need; throws `Refusal` for every refusal (its slug becomes the tool error's). */
 export interface MailTools {
   /** The longest this backend holds a wait, in seconds: the contract's 25, or less on a server started with a shorter `holdCap`. */
@@ -39,16 +54,18 @@ export interface MailTools {
   getMessage(address: string, id: string, signal: AbortSignal): Promise<WireMessage>;
   deleteMessage(address: string, id: string, signal: AbortSignal): Promise<{ deleted: boolean }>;
   waitForMessage(args: WaitArguments, signal: AbortSignal): Promise<WaitAnswer>;
+  /** The SMTP deferral lab, when the backend has it; its tools are offered only then. */
+  readonly smtpLab?: SmtpLabTools | undefined;
 }
 
-const address = z
+export const address = z
   .string()
   .describe(
     'The full mailbox address, e.g. signup-42@mailroom.test. Mail to any address at a served domain lands in its mailbox; there is nothing to create first.',
   );
 const messageId = z.string().describe('A message id as list_messages or wait_for_message returned it (not the Message-ID header).');
 
-function structured(value: unknown): Record<string, unknown> {
+export function structured(value: unknown): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
@@ -59,7 +76,7 @@ function refusalResult(refusal: Refusal): CallToolResult {
   return { content: [{ type: 'text', text: `${refusal.slug}: ${refusal.message}` }], structuredContent: facts, isError: true };
 }
 
-async function answer(work: () => Promise<CallToolResult>): Promise<CallToolResult> {
+export async function answer(work: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
     return await work();
   } catch (error) {

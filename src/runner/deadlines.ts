@@ -2,7 +2,7 @@
 // before the runner would fail the test with its generic timeout, so it
 // fails with its own message (address, filter, what was seen), and the
 // teardown's delete gives up in time for its note to be written.
-import { formatDuration } from '../inbox/describe.js';
+import { formatDuration } from '../contract/format.js';
 import type { WaitCut } from '../inbox/inbox-options.js';
 
 /** What a runner tells about its test's own timeout, for `timeLeft`. */

@@ -7,7 +7,8 @@ import { describeFilter, type MailFilter } from '../inbox/filter.js';
 import { isInbox, type Inbox } from '../inbox/inbox.js';
 import type { Mail } from '../inbox/mail.js';
 import { DEFAULT_QUIET_MS } from '../inbox/inbox-options.js';
-import { formatDuration, formatSummaries, formatSummary } from '../inbox/describe.js';
+import { formatSummaries, formatSummary } from '../inbox/describe.js';
+import { formatDuration } from '../contract/format.js';
 import { describeValue } from '../contract/validation.js';
 
 export interface ReceiveMailOptions {

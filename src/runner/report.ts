@@ -1,7 +1,8 @@
 // What a test's report shows of its mail: each received mail as HTML and
 // text, and on a failed wait the story of what it saw and passed over.
 import type { MailSummary } from '../client/messages.js';
-import { formatDuration, formatSummary } from '../inbox/describe.js';
+import { formatSummary } from '../inbox/describe.js';
+import { formatDuration } from '../contract/format.js';
 import type { InboxEvent } from '../inbox/events.js';
 import type { Mail } from '../inbox/mail.js';
 import { MailTimeoutError, SKIP_REASONS, UnexpectedMailError } from '../inbox/wait-errors.js';

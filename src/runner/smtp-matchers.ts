@@ -5,14 +5,14 @@
 // word of the failure text, the attempt timeline included, lives here.
 import type { SmtpAttempt } from '../client/smtp-lab.js';
 import { describeValue, expectedError } from '../contract/validation.js';
-import { formatDuration } from '../inbox/describe.js';
+import { formatDuration } from '../contract/format.js';
 import type { TextMatcher } from '../inbox/filter.js';
 import { isInbox, type Inbox } from '../inbox/inbox.js';
 import { DEFAULT_QUIET_MS } from '../inbox/inbox-options.js';
-import { readLog, type ReadLog } from './deliveries.js';
+import { readLog, type ReadLog } from '../contract/attempt-reading.js';
 import type { MatcherHintState } from './matcher.js';
 import { checkMatcherOptions, countOption, msOption } from './matcher-options.js';
-import { formatTimeline } from './timeline.js';
+import { formatTimeline } from '../contract/attempt-timeline.js';
 
 export interface RetriedOptions {
   /** At least this many retries (default 1; 0 when `atMost` is given). */

@@ -12,7 +12,7 @@ import { DEFAULT_TIMEOUT_MS } from '../inbox/inbox-options.js';
 import { deadlineCut, teardownBudget } from './deadlines.js';
 import type { Mail } from '../inbox/mail.js';
 import { mailAttachmentName, reportEvent, type ReportAttachment } from './report.js';
-import { formatTimeline } from './timeline.js';
+import { formatTimeline } from '../contract/attempt-timeline.js';
 import { formatWebhookTimeline } from './webhook-timeline.js';
 import { DEFAULT_SCREENSHOTS, validateTestOptions, type MailroomTestOptions } from './test-options.js';
 

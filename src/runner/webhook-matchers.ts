@@ -6,7 +6,7 @@
 import type { WebhookDelivery, WebhookEventType } from '../client/webhooks.js';
 import { describeValue, expectedError } from '../contract/validation.js';
 import { WEBHOOK_EVENT_TYPES } from '../contract/webhooks.js';
-import { formatDuration } from '../inbox/describe.js';
+import { formatDuration } from '../contract/format.js';
 import { DEFAULT_QUIET_MS } from '../inbox/inbox-options.js';
 import { isWebhook, type Webhook } from '../inbox/webhooks.js';
 import type { MatcherHintState } from './matcher.js';

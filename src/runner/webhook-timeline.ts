@@ -7,8 +7,7 @@
 //     +0.262 s  event 1 message.received  try 2  refused      1 ms  retrying  next in 500 ms
 //     +0.771 s  event 1 message.received  try 3  204          3 ms  delivered
 import type { WebhookAttempt, WebhookDelivery } from '../client/webhooks.js';
-import { formatDuration } from '../inbox/describe.js';
-import { clockTime, offset } from './timeline.js';
+import { clockTime, formatDuration, offset } from '../contract/format.js';
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;

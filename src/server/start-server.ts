@@ -17,6 +17,7 @@ import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } 
 import { AttemptFeed } from './smtp/attempts.js';
 import { createSmtpIntake } from './smtp/intake.js';
 import { netServerOf } from './smtp/smtp-server-private.js';
+import { createLabCalls, storedIdentityIn } from './rules/lab-calls.js';
 import type { LabStore } from './rules/lab-store.js';
 import { EvictionReporter } from './store/eviction.js';
 import { API_BASE } from '../contract/routes.js';
@@ -106,7 +107,12 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
   const waitSlots = config.waitSlots > 0 ? new WaitSlots(config.waitSlots) : undefined;
   const mcpSlots = new WaitSlots(MCP_WAIT_SLOTS);
   const attempts = new AttemptFeed((error) => logger.error(`mailroom: an SMTP attempt listener failed: ${String(error)}`));
-  const smtpLab = config.smtpRules ? { lab: lab() } : undefined;
+  // The lab and its calls, which the HTTP API and the MCP tools both answer with.
+  const labStore = config.smtpRules ? lab() : undefined;
+  const smtpLab = labStore && {
+    lab: labStore,
+    calls: createLabCalls({ lab: labStore, storedIdentity: storedIdentityIn(store), reader, messageBudget }),
+  };
   if (smtpLab) attempts.subscribe((attempt) => void smtpLab.lab.record(attempt));
   // The API's base is known once the HTTP port is bound; only a delivery, later, reads it.
   let apiURL = '';
@@ -130,7 +136,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
       })
     : undefined;
   const mcp = createMcpEndpoint({
-    tools: createEmbeddedTools({ store, reader, listBudget, messageBudget, slots: mcpSlots, holdCap: config.holdCap }),
+    tools: createEmbeddedTools({ store, reader, listBudget, messageBudget, slots: mcpSlots, holdCap: config.holdCap, smtpLab: smtpLab?.calls }),
     domains: config.domains,
     logger,
   });

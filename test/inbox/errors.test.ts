@@ -3,7 +3,7 @@ import { describeWait } from '../../src/inbox/describe.js';
 import { MailroomApiError, MailroomError, MailroomNetworkError, isTransient } from '../../src/client/errors.js';
 import { MailTimeoutError, UnexpectedMailError, type WaitFailure } from '../../src/inbox/wait-errors.js';
 import { type MailSummary } from '../../src/client/messages.js';
-import { formatDuration } from '../../src/inbox/describe.js';
+import { formatDuration } from '../../src/contract/format.js';
 
 const seen = (subject: string, from: string, time: string): MailSummary => ({
   id: subject,

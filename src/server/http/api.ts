@@ -31,13 +31,14 @@ import { longPoll } from './long-poll.js';
 import { parseLimit, parseSinceId, singleParam } from './params.js';
 import { addressParamOf, route, type Route } from './routes.js';
 import { setSecurityHeaders } from './security-headers.js';
-import { answerSmtpLab, type SmtpLabContext } from './smtp-lab.js';
+import { answerSmtpLab } from './smtp-lab.js';
+import type { LabCalls } from '../rules/lab-calls.js';
+import type { LabStore } from '../rules/lab-store.js';
 import { answerWebhooks } from './webhooks.js';
 import type { WebhookService } from '../webhooks/webhook-service.js';
 import { createEventStreams } from './event-stream.js';
 import { answerMailboxIndex } from './mailbox-index.js';
 import { UI_CSP, uiAsset } from './ui-assets.js';
-import { mailIdentity } from '../smtp/mail-identity.js';
 
 const MAX_ADMIN_BODY = 64 * 1024;
 
@@ -58,8 +59,8 @@ export interface ApiContext {
   readonly counter: RequestCounter;
   readonly token: string | undefined;
   readonly faultInjection: boolean;
-  /** The SMTP deferral lab's rules and attempt log; when undefined neither is served nor advertised. */
-  readonly smtpLab: Omit<SmtpLabContext, 'reader' | 'messageBudget' | 'storedIdentity'> | undefined;
+  /** The SMTP deferral lab's rules and attempt log, and its calls; when undefined neither is served nor advertised. */
+  readonly smtpLab: { readonly lab: LabStore; readonly calls: LabCalls } | undefined;
   /** The webhooks; when undefined they are neither served nor advertised. */
   readonly webhooks: WebhookService | undefined;
   readonly logger: Logger;
@@ -105,15 +106,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
     },
   };
   const events = createEventStreams(ctx.store, ctx.reader);
-  const smtpLab: SmtpLabContext | undefined = ctx.smtpLab && {
-    ...ctx.smtpLab,
-    reader: ctx.reader,
-    messageBudget: ctx.messageBudget,
-    storedIdentity: async (to, storedId) => {
-      const message = await ctx.store.get(to, storedId);
-      return message ? mailIdentity(await message.content.source()) : undefined;
-    },
-  };
+  const smtpLab = ctx.smtpLab?.calls;
   const isAuthorized = ctx.token === undefined ? undefined : bearerTokenCheck(ctx.token);
   const delayed = new Set<NodeJS.Timeout>();
   /** Aborted by close(): held long-polls end and free their slots. */

@@ -1,6 +1,8 @@
 // The MCP tools on the embedded server: the store read directly, with the same
 // refusals and budgets as the HTTP API (mailbox-reader.ts), and
 // `wait_for_message` held by `holdForMail` in one of the server's MCP wait slots.
+// The SMTP deferral lab's tools, when the lab is on, are the HTTP API's own
+// calls (rules/lab-calls.ts): the same parser, lab and budget.
 import { DEFAULT_LIST_LIMIT } from '../../contract/limits.js';
 import { Refusal } from '../../contract/refusal.js';
 import { blankToUndefined } from '../../contract/validation.js';
@@ -9,6 +11,7 @@ import { WHEN_SLOTS_ARE_FULL, type MailTools, type WaitArguments, type WaitAnswe
 import type { RequestBudget } from '../budgets/budget.js';
 import { parseSinceId } from '../http/params.js';
 import type { MailboxReader } from '../mailbox-reader.js';
+import type { LabCalls } from '../rules/lab-calls.js';
 import { isWellFormedId } from '../store/ids.js';
 import type { MailStore } from '../store/mail-store.js';
 import { containsFilter, holdForMail } from '../waits/hold-for-mail.js';
@@ -21,6 +24,8 @@ export interface EmbeddedToolsContext {
   readonly slots: WaitSlots;
   /** The longest a wait is held, in ms (the server's `holdCap`). */
   readonly holdCap: number;
+  /** The SMTP deferral lab's calls; undefined when the lab is off (its tools are then not offered). */
+  readonly smtpLab?: LabCalls | undefined;
 }
 
 function checkId(id: string): void {
@@ -34,9 +39,15 @@ function checkId(id: string): void {
 }
 
 export function createEmbeddedTools(ctx: EmbeddedToolsContext): MailTools {
-  const { store, reader } = ctx;
+  const { store, reader, smtpLab } = ctx;
   return {
     maxWaitSeconds: ctx.holdCap / 1000,
+    smtpLab: smtpLab && {
+      addRule: (address, rule) => smtpLab.addRule(address, rule),
+      rules: (address) => smtpLab.rules(address),
+      clearRules: (address) => smtpLab.clearRules(address),
+      attempts: (address) => smtpLab.attempts(address),
+    },
     async listMessages(address, limit) {
       const mailbox = reader.mailboxKey(address, 'address');
       await ctx.listBudget.spend(mailbox, 'list');

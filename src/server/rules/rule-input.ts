@@ -4,8 +4,10 @@
 // `400 invalid_request`. Unknown fields are refused, so a misspelt one never
 // silently falls back to a default.
 import {
+  DEFAULT_ENHANCED,
   DEFER_CODES,
   REJECT_CODES,
+  RULE_DEFAULTS,
   SMTP_RULE_KINDS,
   SMTP_RULE_LIMITS,
   SMTP_RULE_STAGES,
@@ -15,29 +17,6 @@ import {
 } from '../../contract/smtp-lab.js';
 import { describeValue, expectedError } from '../../contract/validation.js';
 import type { RuleSpec } from './rules.js';
-
-/** The defaults of every rule, as the server fills them in. */
-export const RULE_DEFAULTS = Object.freeze({
-  greylist: Object.freeze({ minDelayMs: 1_000, resetOnEarlyRetry: false }),
-  throttle: Object.freeze({ perMs: 60_000 }),
-  defer: Object.freeze({ code: 451, stage: 'rcpt', times: 1 }),
-  // At DATA, so the lab has seen the mail's Message-ID and can tell a retry of the refused mail from a new one.
-  reject: Object.freeze({ code: 550, stage: 'data', times: 1 }),
-  slow: Object.freeze({ stage: 'rcpt', times: null }),
-  disconnect: Object.freeze({ stage: 'rcpt', times: 1 }),
-});
-
-/** The enhanced code a defer or reject answers with when none is given, by reply code. */
-export const DEFAULT_ENHANCED: Readonly<Record<number, string>> = Object.freeze({
-  450: '4.2.0', // mailbox unavailable
-  451: '4.3.0', // local error in processing
-  452: '4.2.2', // mailbox full
-  550: '5.1.1', // no such mailbox
-  551: '5.1.6', // mailbox moved
-  552: '5.2.2', // mailbox full, for good
-  553: '5.1.3', // bad address syntax
-  554: '5.7.1', // refused by policy
-});
 
 const FIELDS: Readonly<Record<RuleSpec['kind'], readonly string[]>> = {
   greylist: ['min_delay_ms', 'reset_on_early_retry'],

@@ -3,9 +3,9 @@
 // timeline prints. Pure functions over attempts; no sockets.
 import { describe, expect, it } from 'vitest';
 import type { SmtpAttempt } from '../../src/client/smtp-lab.js';
-import { readLog } from '../../src/runner/deliveries.js';
+import { readLog } from '../../src/contract/attempt-reading.js';
 import { missteps } from '../../src/runner/smtp-matchers.js';
-import { formatTimeline } from '../../src/runner/timeline.js';
+import { formatTimeline } from '../../src/contract/attempt-timeline.js';
 
 const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
 

@@ -11,7 +11,62 @@
 // attempt with the same Message-ID, or from the same sender with the same
 // subject, counts as a retry of the refused mail. An attempt that fits no
 // earlier mail begins a new one.
-import type { SmtpAttempt } from '../client/smtp-lab.js';
+//
+// Both halves read the log this way: the runner's matchers and failure text
+// (runner/smtp-matchers.ts), and the MCP tool that shows it to an agent
+// (mcp/smtp-lab-tools.ts), so "mail 1, try 2" means the same in both.
+import type { SmtpAttemptOutcome, SmtpAttemptStage, SmtpRuleKind } from './smtp-lab.js';
+import type { WireSmtpAttempt } from './wire.js';
+
+/** One SMTP attempt that named the address as a recipient. */
+export interface SmtpAttempt {
+  /** When the server decided the reply (its clock, ms precision). */
+  readonly at: Date;
+  /**
+   * When the sender began this transaction: its connection opened, or its
+   * MAIL FROM on a connection it had used before. A retry begins after the
+   * reply it answers. Null when the service does not say.
+   */
+  readonly beganAt: Date | null;
+  readonly clientIp: string;
+  /** MAIL FROM, `''` for the null sender. */
+  readonly from: string;
+  readonly to: string;
+  readonly stage: SmtpAttemptStage;
+  /** The reply code; null when the connection dropped without one. */
+  readonly code: number | null;
+  readonly enhancedCode: string | null;
+  readonly text: string;
+  readonly outcome: SmtpAttemptOutcome;
+  /** The test rule that decided the reply, or null for the server's own. */
+  readonly rule: SmtpRuleKind | null;
+  /** The mail's Message-ID header, once its DATA was received (null for a refusal at RCPT). */
+  readonly messageId: string | null;
+  /** The mail's Subject, likewise. */
+  readonly subject: string | null;
+  /** The stored message's id (a `MailSummary` id), for an accepted attempt. */
+  readonly storedId: string | null;
+}
+
+/** An attempt as the wire carries it (`GET /mailbox/attempts`, the MCP tool's structured content), read into the shape above. */
+export function attemptFromWire(wire: WireSmtpAttempt): SmtpAttempt {
+  return Object.freeze({
+    at: new Date(wire.at),
+    beganAt: wire.began_at === null ? null : new Date(wire.began_at),
+    clientIp: wire.client_ip,
+    from: wire.from,
+    to: wire.to,
+    stage: wire.stage,
+    code: wire.code,
+    enhancedCode: wire.enhanced_code,
+    text: wire.text,
+    outcome: wire.outcome,
+    rule: wire.rule,
+    messageId: wire.message_id,
+    subject: wire.subject,
+    storedId: wire.stored_id,
+  });
+}
 
 export type DeliveryState = 'accepted' | 'rejected' | 'pending';
 
