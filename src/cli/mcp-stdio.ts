@@ -1,4 +1,4 @@
-// `mailroom mcp`: the four MCP tools over stdio, for agents configured with a
+// `mailroom mcp`: the MCP tools over stdio, for agents configured with a
 // command rather than a URL, in front of any service that speaks the mailbox
 // HTTP API (the embedded server or a hosted one of the same shape).
 //

@@ -97,7 +97,7 @@ function result(
 /**
  * `expect(inbox).toHaveBeenRetried({ atLeast, atMost, within, from })`: the
  * sender retried mail to the address that many times (retries: attempts
- * beyond each mail's first, deliveries.ts).
+ * beyond each mail's first, contract/attempt-reading.ts).
  */
 export async function matchRetried(received: unknown, options: RetriedOptions = {}, context: { readonly isNot?: boolean } = {}): Promise<SmtpMatcherResult> {
   const name = 'toHaveBeenRetried';

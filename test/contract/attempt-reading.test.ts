@@ -3,9 +3,10 @@
 // timeline prints. Pure functions over attempts; no sockets.
 import { describe, expect, it } from 'vitest';
 import type { SmtpAttempt } from '../../src/client/smtp-lab.js';
-import { readLog } from '../../src/contract/attempt-reading.js';
-import { missteps } from '../../src/runner/smtp-matchers.js';
+import { attemptFromWire, readLog } from '../../src/contract/attempt-reading.js';
 import { formatTimeline } from '../../src/contract/attempt-timeline.js';
+import type { WireSmtpAttempt } from '../../src/contract/wire.js';
+import { missteps } from '../../src/runner/smtp-matchers.js';
 
 const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
 
@@ -147,5 +148,56 @@ describe('readLog', () => {
       ].join('\n'),
     );
     expect(formatTimeline('x@mailroom.test', [])).toBe('SMTP attempts at x@mailroom.test: none.');
+  });
+
+  it("for a reader without the log (an agent), names every line's client IP and MAIL FROM, and the first time as given", () => {
+    const attempts = [
+      attempt(0, 'deferred', { rule: 'greylist', enhancedCode: '4.7.1', clientIp: '10.0.0.7', from: '' }),
+      attempt(2_000, 'accepted', { began: 1_990, enhancedCode: '2.6.0', clientIp: '10.0.0.7', from: '' }),
+    ];
+    expect(formatTimeline('x@mailroom.test', attempts, readLog(attempts), { senders: 'always', time: (d) => d.toISOString() })).toBe(
+      [
+        'SMTP attempts at x@mailroom.test: 1 mail, 2 attempts, times from the first (2030-01-01T12:00:00.000Z):',
+        '   +0.000 s  mail 1, try 1  RCPT  451 4.7.1  deferred  (greylist)  client 10.0.0.7, MAIL FROM <>',
+        '   +2.000 s  mail 1, try 2  DATA  250 2.6.0  accepted  waited 2 s  client 10.0.0.7, MAIL FROM <>',
+      ].join('\n'),
+    );
+  });
+});
+
+describe('attemptFromWire', () => {
+  it('reads an entry of the wire log into the shape the reading and the timeline take', () => {
+    const wire: WireSmtpAttempt = {
+      at: '2030-01-01T12:00:01.500Z',
+      began_at: null,
+      client_ip: '::1',
+      from: 'app@example.com',
+      to: 'x@mailroom.test',
+      stage: 'data',
+      code: 550,
+      enhanced_code: '5.1.1',
+      text: 'No such user',
+      outcome: 'rejected',
+      rule: 'reject',
+      message_id: '<1@app>',
+      subject: 'Hi',
+      stored_id: null,
+    };
+    expect(attemptFromWire(wire)).toEqual({
+      at: new Date(T0 + 1_500),
+      beganAt: null,
+      clientIp: '::1',
+      from: 'app@example.com',
+      to: 'x@mailroom.test',
+      stage: 'data',
+      code: 550,
+      enhancedCode: '5.1.1',
+      text: 'No such user',
+      outcome: 'rejected',
+      rule: 'reject',
+      messageId: '<1@app>',
+      subject: 'Hi',
+      storedId: null,
+    });
   });
 });
