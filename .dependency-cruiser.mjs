@@ -64,11 +64,11 @@ const LAYERS = {
 /** The command line sits on top of everything and may import anything. */
 const TOP = 'cli';
 
-/** The only file directly in src/: the package's root entry (`mailroom`). */
+/** The only file directly in src/: the package's root entry (`mailroomjs`). */
 const ROOT_ENTRY = {
   path: '^src/index\\.ts$',
   mayImport: ['contract', 'client', 'wait', 'inbox'],
-  why: '`mailroom` is the client core; runners, adapters and the server have their own entries',
+  why: '`mailroomjs` is the client core; runners, adapters and the server have their own entries',
 };
 
 const FOLDERS = [...Object.keys(LAYERS), TOP];

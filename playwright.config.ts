@@ -1,5 +1,5 @@
 import { defineConfig } from '@playwright/test';
-import { mailroomWebServer, type MailroomOptions } from 'mailroom/playwright';
+import { mailroomWebServer, type MailroomOptions } from 'mailroomjs/playwright';
 import { chromiumLaunchOptions } from './e2e/chromium.js';
 import { API_URL, APP_URL, HTTP_PORT, SMTP_PORT, demoAppWebServer } from './e2e/servers.js';
 

@@ -47,7 +47,7 @@ const SERVER_CONTRACT = [
 
 export default defineConfig({
   test: {
-    // The mail server and demo app the mailroom/vitest suite uses (test/vitest/).
+    // The mail server and demo app the mailroomjs/vitest suite uses (test/vitest/).
     globalSetup: ['test/vitest/support/global-setup.ts'],
     // The suite mostly waits on sockets and on the list floor, not on the
     // CPU: Vitest's default (one worker less than the cores, so one worker

@@ -4,7 +4,7 @@
 // e2e/servers.ts) is judged by the SMTP matchers. Each test's rules touch
 // only its own address, so the four workers run these side by side with the
 // rest of the suite.
-import { test, expect, type Inbox } from 'mailroom/playwright';
+import { test, expect, type Inbox } from 'mailroomjs/playwright';
 import type { Page } from '@playwright/test';
 
 async function signUp(page: Page, inbox: Inbox): Promise<void> {

@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createTransport } from 'nodemailer';
-import { test as base, expect, openMail, MAIL_ORIGIN } from 'mailroom/playwright';
+import { test as base, expect, openMail, MAIL_ORIGIN } from 'mailroomjs/playwright';
 import { SMTP_PORT } from './servers.js';
 
 interface App {

@@ -1,7 +1,7 @@
 // The `mailroom` option in a file or describe changes only the keys it
 // names: the config's apiURL (this run's server, away from the default
 // port) survives `test.use({ mailroom: { keepOnFailure: true } })`.
-import { test, expect } from 'mailroom/playwright';
+import { test, expect } from 'mailroomjs/playwright';
 import { API_URL } from './servers.js';
 
 test.describe('test.use of one key', () => {

@@ -1,6 +1,6 @@
 // The signup flow of the Acme demo app through real Chromium, with the
 // `inbox` fixture and `toReceiveMail` exactly as a user writes them.
-import { test, expect, openMail, MailTimeoutError } from 'mailroom/playwright';
+import { test, expect, openMail, MailTimeoutError } from 'mailroomjs/playwright';
 
 test('signs up, confirms with the link, and gets the welcome mail', async ({ page, inbox }) => {
   await page.goto('/');

@@ -1,8 +1,8 @@
-// Compile-time checks of mailroom/playwright's types, run by `npm run
+// Compile-time checks of mailroomjs/playwright's types, run by `npm run
 // typecheck` (never executed: not a spec file). Each `@ts-expect-error`
 // fails the typecheck if the line below it starts to compile.
 import { test as playwrightTest, expect as playwrightExpect, mergeTests, mergeExpects } from '@playwright/test';
-import { test, expect, mailroomFixtures, mailroomMatchers, type Inbox, type Mail } from 'mailroom/playwright';
+import { test, expect, mailroomFixtures, mailroomMatchers, type Inbox, type Mail } from 'mailroomjs/playwright';
 
 test('types', async ({ inbox, page }) => {
   const typed: Inbox = inbox;

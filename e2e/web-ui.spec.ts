@@ -7,8 +7,8 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createTransport } from 'nodemailer';
-import { startServer } from 'mailroom/server';
-import { test as base, expect } from 'mailroom/playwright';
+import { startServer } from 'mailroomjs/server';
+import { test as base, expect } from 'mailroomjs/playwright';
 import { DEMO_WEBHOOK_SECRET } from '../fixtures/demo-app/support-desk.js';
 import { API_URL, APP_URL, SMTP_PORT } from './servers.js';
 

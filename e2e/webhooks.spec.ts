@@ -5,7 +5,7 @@
 // own address and removed at teardown, and the desk's test control fails
 // only that address's events, so the workers run these side by side.
 import { stripVTControlCharacters } from 'node:util';
-import { test, expect } from 'mailroom/playwright';
+import { test, expect } from 'mailroomjs/playwright';
 import { DEMO_WEBHOOK_SECRET } from '../fixtures/demo-app/support-desk.js';
 import { APP_URL } from './servers.js';
 import { customerWrites } from './support/customer-mail.js';

@@ -212,7 +212,7 @@ try {
         type: 'module',
         scripts: { start: startScript(ports.app) },
         devDependencies: {
-          mailroom: `file:${join(work, filename)}`,
+          mailroomjs: `file:${join(work, filename)}`,
           '@playwright/test': versions['@playwright/test'],
           '@types/node': versions['@types/node'],
           typescript: versions.typescript,

@@ -15,7 +15,7 @@ type TypeScript = typeof import('typescript');
 export const EXPORTS_FILE = fileURLToPath(new URL('../test/pack/exports.txt', import.meta.url));
 export const UPDATE_EXPORTS_COMMAND = 'npm run test:pack -- --update-exports';
 
-const PACKAGE = 'mailroom';
+const PACKAGE = 'mailroomjs';
 const CHECKER_PROBE = 'exports.probe.mts';
 const RUNTIME_PROBE_TEST = 'exports.probe.test.mjs';
 const RUNTIME_PROBE_CONFIG = 'exports.probe.config.mjs';
@@ -29,7 +29,7 @@ export interface ExportedName {
 }
 
 export interface EntryPoint {
-  /** What a user imports, e.g. `mailroom/server`. */
+  /** What a user imports, e.g. `mailroomjs/server`. */
   readonly specifier: string;
   readonly names: readonly ExportedName[];
 }
@@ -48,7 +48,7 @@ export function entryPoints(project: string): string[] {
 /**
  * Writes a Vitest test that imports every entry point and records its
  * run-time export keys, and a config that runs only that test; returns the
- * arguments for `npx`. Vitest hosts it because mailroom/vitest calls Vitest's
+ * arguments for `npx`. Vitest hosts it because mailroomjs/vitest calls Vitest's
  * `test.extend` as it loads, which throws under plain node.
  */
 export function writeRuntimeProbe(project: string, specifiers: readonly string[]): string[] {

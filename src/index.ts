@@ -1,7 +1,7 @@
-// `mailroom`: what a test author uses without a runner plugin - inboxes and
+// `mailroomjs`: what a test author uses without a runner plugin - inboxes and
 // their waits, mail, filters, errors, the HTTP client, exactly-once stores.
 // Every export is listed explicitly and is public API; runner-plugin authors
-// find the test-inbox bridge in `mailroom/runner`.
+// find the test-inbox bridge in `mailroomjs/runner`.
 
 // Inboxes and waits
 export { createInbox, isInbox, Inbox } from './inbox/inbox.js';

@@ -4,7 +4,7 @@
 // (MAILROOM_API_URL) and demo app (MAILROOM_BENCH_SUITE_APP_URL) that
 // bench/suite.ts started for this way on free ports.
 import { defineConfig } from '@playwright/test';
-import type { MailroomOptions } from 'mailroom/playwright';
+import type { MailroomOptions } from 'mailroomjs/playwright';
 import { chromiumLaunchOptions } from '../../e2e/chromium.js';
 import { ENV } from './ways.js';
 

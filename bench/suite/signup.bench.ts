@@ -6,7 +6,7 @@
 // an annotation for timings-reporter.ts.
 import { randomBytes } from 'node:crypto';
 import { test as playwrightTest, expect, type Page, type TestInfo } from '@playwright/test';
-import { test as mailroomTest } from 'mailroom/playwright';
+import { test as mailroomTest } from 'mailroomjs/playwright';
 import { linkByHandWrittenLoop } from './hand-written-loop.js';
 import { CONFIRM_LINK, ENV, TIMINGS_ANNOTATION, requiredEnv, testsFromEnv, wayFromEnv, type Timings } from './ways.js';
 

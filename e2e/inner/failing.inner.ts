@@ -1,7 +1,7 @@
 // A deliberately failing run, started by e2e/failure-output.spec.ts, which
 // asserts on what these failures print. Each test signs up over the demo
 // app's JSON API, so "Confirm your email" and "Welcome to Acme" arrive.
-import { test, expect } from 'mailroom/playwright';
+import { test, expect } from 'mailroomjs/playwright';
 import type { APIRequestContext } from '@playwright/test';
 
 async function signUp(request: APIRequestContext, email: string): Promise<void> {

@@ -4,7 +4,7 @@
 // variables, the mailbox API through MAILROOM_API_URL only (no `mailroom`
 // option here), as a CI job pointed at a server would.
 import { defineConfig } from '@playwright/test';
-import type { MailroomOptions } from 'mailroom/playwright';
+import type { MailroomOptions } from 'mailroomjs/playwright';
 import { chromiumLaunchOptions } from '../chromium.js';
 import { APP_URL } from '../servers.js';
 

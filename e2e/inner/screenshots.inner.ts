@@ -1,7 +1,7 @@
 // The `screenshots` option, started by e2e/screenshots.spec.ts, which reads
 // the attachments of each test from the JSON report. Each test signs up over
 // the demo app's JSON API and receives "Confirm your email" (HTML and text).
-import { test, expect } from 'mailroom/playwright';
+import { test, expect } from 'mailroomjs/playwright';
 import type { APIRequestContext } from '@playwright/test';
 
 async function confirmMail(request: APIRequestContext, inbox: { address: string; expectMail(f: { subject: string }): Promise<unknown> }) {

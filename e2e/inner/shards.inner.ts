@@ -2,7 +2,7 @@
 // title, so every address has the same readable prefix and only its random
 // part tells them apart; each test checks that its mailbox holds its own
 // two mails and nothing else.
-import { test, expect } from 'mailroom/playwright';
+import { test, expect } from 'mailroomjs/playwright';
 
 for (const group of ['a', 'b', 'c', 'd', 'e', 'f']) {
   test.describe(group, () => {

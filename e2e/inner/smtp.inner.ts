@@ -3,7 +3,7 @@
 // timeline) and on the timeline attached to the report. The test sends the
 // mail itself, retrying at once, as a careless app would.
 import nodemailer from 'nodemailer';
-import { test, expect } from 'mailroom/playwright';
+import { test, expect } from 'mailroomjs/playwright';
 import { SMTP_PORT } from '../servers.js';
 
 test('hammers a deferring server', async ({ inbox }) => {

@@ -2,8 +2,8 @@
 // worker's own, so its fault switch can make every delete fail: the
 // teardown's trouble must be reported beside the test's result, never
 // instead of it.
-import { test as base, expect } from 'mailroom/playwright';
-import { startServer, type MailroomServer } from 'mailroom/server';
+import { test as base, expect } from 'mailroomjs/playwright';
+import { startServer, type MailroomServer } from 'mailroomjs/server';
 
 const test = base.extend<{ unavailableForDeletes: () => void }, { ownServer: MailroomServer }>({
   ownServer: [

@@ -1,7 +1,7 @@
 // Looking into the shared server from an outer spec, through the core's
 // paced, retrying calls (an inner run may have listed the same address
 // less than a second ago).
-import { createInbox } from 'mailroom';
+import { createInbox } from 'mailroomjs';
 import { API_URL } from '../servers.js';
 
 /** Subjects in a mailbox right now, sorted. */

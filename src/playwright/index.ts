@@ -1,6 +1,6 @@
-// mailroom/playwright: the `inbox` fixture and `toReceiveMail` for
-// Playwright Test, a thin adapter over the core (mailroom/runner). Its names
-// match mailroom/vitest's, so a test reads the same in both runners.
+// mailroomjs/playwright: the `inbox` fixture and `toReceiveMail` for
+// Playwright Test, a thin adapter over the core (mailroomjs/runner). Its names
+// match mailroomjs/vitest's, so a test reads the same in both runners.
 import { test as base, expect as baseExpect } from '@playwright/test';
 import { mailroomFixtures, type MailroomFixtures, type MailroomOptions } from './fixtures.js';
 import { mailroomMatchers } from './matchers.js';

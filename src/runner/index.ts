@@ -1,4 +1,4 @@
-// `mailroom/runner`: for authors of test-runner plugins. A plugin translates
+// `mailroomjs/runner`: for authors of test-runner plugins. A plugin translates
 // its runner's test info into a `TestRunnerBridge` and hands it to
 // `openTestInbox`, and registers `matchReceiveMail` as its matcher; the life
 // of a test's inbox and every word of the failure text live here, so a plugin

@@ -1,6 +1,6 @@
-// mailroom/vitest: the `inbox` fixture and the `toReceiveMail` matcher for
-// Vitest 4, a thin adapter over the core (mailroom/runner). Its names match
-// mailroom/playwright's, so a test reads the same in both runners.
+// mailroomjs/vitest: the `inbox` fixture and the `toReceiveMail` matcher for
+// Vitest 4, a thin adapter over the core (mailroomjs/runner). Its names match
+// mailroomjs/playwright's, so a test reads the same in both runners.
 export { test, it } from './fixtures.js';
 export type { MailroomFixtures, MailroomOptions } from './fixtures.js';
 export { expect } from './matchers.js';

@@ -12,7 +12,7 @@ const markdown = [
   "export default { use: { baseURL: 'http://127.0.0.1:3000' } };",
   fence,
   `${fence}ts`,
-  "import { test } from 'mailroom/vitest'; // a fragment: no path, not a file",
+  "import { test } from 'mailroomjs/vitest'; // a fragment: no path, not a file",
   fence,
   `${fence}sh`,
   '// not/typescript.ts',

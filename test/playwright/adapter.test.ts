@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { mailroomWebServer } from 'mailroom/playwright';
+import { mailroomWebServer } from 'mailroomjs/playwright';
 import { teardownTimeLeftClock, timeLeftClock } from '../../src/playwright/fixtures.js';
 import { findChromium } from '../../e2e/chromium.js';
 import { freePort } from '../support/free-port.js';

@@ -1,4 +1,4 @@
-// mailroom/vitest as a user would use it: API-level signup tests against the
+// mailroomjs/vitest as a user would use it: API-level signup tests against the
 // demo app, which sends real mail over SMTP to the embedded server. The
 // `inbox` fixture reaches the server through the `mailroom` value that the
 // global setup provided (test/vitest/support/global-setup.ts).

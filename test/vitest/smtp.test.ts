@@ -1,4 +1,4 @@
-// The SMTP deferral lab through mailroom/vitest: `inbox.smtp` on the fixture's
+// The SMTP deferral lab through mailroomjs/vitest: `inbox.smtp` on the fixture's
 // inbox and the two SMTP matchers on Vitest's `expect`, against the global
 // setup's server and demo app (which retries a deferred mail after 1 s).
 import { describe, expectTypeOf } from 'vitest';

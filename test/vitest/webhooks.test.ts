@@ -1,4 +1,4 @@
-// Webhooks through mailroom/vitest: `inbox.webhooks` on the fixture's inbox
+// Webhooks through mailroomjs/vitest: `inbox.webhooks` on the fixture's inbox
 // and the two webhook matchers on Vitest's `expect`, against the global
 // setup's server and a real receiver in this worker; the webhook is gone
 // after the test that registered it.

@@ -1,7 +1,7 @@
 // The published types as a user gets them: these lines must not compile.
-import { expect as pwExpect } from 'mailroom/playwright';
-import { expect as vtExpect } from 'mailroom/vitest';
-import { createInbox } from 'mailroom';
+import { expect as pwExpect } from 'mailroomjs/playwright';
+import { expect as vtExpect } from 'mailroomjs/vitest';
+import { createInbox } from 'mailroomjs';
 
 // @ts-expect-error toReceiveMail takes an Inbox, not a number
 void pwExpect(42).toReceiveMail();

@@ -1,5 +1,5 @@
 // One embedded mail server and one demo app for the whole run, on free
-// ports, started the way a user of mailroom/vitest would: in a global setup
+// ports, started the way a user of mailroomjs/vitest would: in a global setup
 // that hands the API's address to every `inbox` fixture with
 // `project.provide('mailroom', ...)`.
 import type { TestProject } from 'vitest/node';
