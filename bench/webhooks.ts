@@ -23,7 +23,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import nodemailer from 'nodemailer';
 import { request } from 'undici';
-import { AttemptFeed } from '../src/server/smtp/attempts.js';
+import { AttemptFeed } from '../src/server/base/smtp-attempts.js';
 import { startRedisServer, type RedisServer } from '../test/support/redis-server.js';
 import { MessageStore } from '../src/server/store/message-store.js';
 import { createWebhookService } from '../src/server/webhooks/webhook-service.js';

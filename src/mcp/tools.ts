@@ -5,7 +5,7 @@
 //
 // The tools only translate: arguments in, a `MailTools` backend call, and an
 // answer with human-readable text plus the same facts as structured content.
-// The embedded server's backend reads its store (server/mcp/embedded-tools.ts);
+// The embedded server's backend reads its store (server/http/mcp/embedded-tools.ts);
 // `mailroom mcp` proxies a mailbox HTTP API (cli/mcp-stdio.ts).
 //
 // No tool declares an `outputSchema`: a refusal is a tool error whose

@@ -7,13 +7,9 @@ import { MAX_WAIT_SECONDS } from '../contract/limits.js';
 import type { RandomSource } from '../contract/random.js';
 import type { WebhookEventType } from '../contract/webhooks.js';
 import { assertMs, expectedError } from '../contract/validation.js';
-import { defaultLogger, type Logger } from './log.js';
+import type { WallClock } from './base/clock.js';
+import { defaultLogger, type Logger } from './base/log.js';
 import { parseStoreLocation, type StoreLocation } from './store/store-location.js';
-
-/** Wall-clock milliseconds, injectable so retention and budgets are testable without sleeping. */
-export interface WallClock {
-  now(): number;
-}
 
 export interface ServerOptions {
   /** Interface both listeners bind to. Default `127.0.0.1` (loopback only). */

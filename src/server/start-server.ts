@@ -8,13 +8,13 @@ import type { RequestBudget } from './budgets/budget.js';
 import { PageWalks } from './budgets/page-walks.js';
 import { exposureWarning } from './exposure-warning.js';
 import { createApiHandler } from './http/api.js';
-import { FaultSwitch, RequestCounter, type FaultInjection, type RequestStats } from './http/faults.js';
-import { refuseWhatNoHandlerSees } from './http/socket-refusals.js';
-import { createMailboxReader } from './mailbox-reader.js';
-import { createEmbeddedTools } from './mcp/embedded-tools.js';
-import { createMcpEndpoint } from './mcp/endpoint.js';
+import { FaultSwitch, RequestCounter, type FaultInjection, type RequestStats } from './http/test-hooks/faults.js';
+import { refuseWhatNoHandlerSees } from './http/edge/socket-refusals.js';
+import { createMailboxReader } from './store/mailbox-reader.js';
+import { createEmbeddedTools } from './http/mcp/embedded-tools.js';
+import { createMcpEndpoint } from './http/mcp/endpoint.js';
 import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from './server-options.js';
-import { AttemptFeed } from './smtp/attempts.js';
+import { AttemptFeed } from './base/smtp-attempts.js';
 import { createSmtpIntake } from './smtp/intake.js';
 import { netServerOf } from './smtp/smtp-server-private.js';
 import { createLabCalls, storedIdentityIn } from './rules/lab-calls.js';
@@ -23,7 +23,7 @@ import { EvictionReporter } from './store/eviction.js';
 import { API_BASE } from '../contract/routes.js';
 import { createWebhookService, staticWebhookId, type WebhookService } from './webhooks/webhook-service.js';
 import type { MailStore } from './store/mail-store.js';
-import { openStore } from './store/open-store.js';
+import { openStore } from './open-store.js';
 
 export interface MailroomServer {
   /** The bound SMTP port (the real one when 0 was asked). */
@@ -247,7 +247,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
 /** What in-process tools (benchmarks, server-side waits) may reach behind a running server. Not public API. */
 export interface ServerInternals {
   readonly store: MailStore;
-  /** Every SMTP reply that decided a recipient's fate (smtp/attempts.ts). */
+  /** Every SMTP reply that decided a recipient's fate (base/smtp-attempts.ts). */
   readonly attempts: AttemptFeed;
   /** The SMTP deferral lab's rules and attempt log, where they are kept (undefined when `smtpRules` is off). */
   readonly smtpLab: { readonly lab: LabStore } | undefined;

@@ -1,6 +1,6 @@
 // A TCP fault proxy for the fault matrix: real sockets between the client and
 // the embedded server's HTTP port, breaking chosen requests the ways a
-// network does. The server's own fault switch (src/server/http/faults.ts)
+// network does. The server's own fault switch (src/server/http/test-hooks/faults.ts)
 // breaks answers from inside; this breaks the connection around them.
 //
 // It reads just enough HTTP/1.1 to tell requests apart: each request head

@@ -2,7 +2,7 @@
 // cap on the whole log, and a delete followed by new attempts.
 import { describe, expect, it } from 'vitest';
 import { AttemptLog } from '../../src/server/rules/attempt-log.js';
-import type { SmtpAttempt } from '../../src/server/smtp/attempts.js';
+import type { SmtpAttempt } from '../../src/server/base/smtp-attempts.js';
 import { fakeClock } from './helpers.js';
 
 function attempt(to: string, at: number, text = 'x'): SmtpAttempt {

@@ -6,12 +6,13 @@ import { request } from 'undici';
 import { afterEach, inject } from 'vitest';
 import { Budget, type RequestBudget } from '../../src/server/budgets/budget.js';
 import { startServer, type MailroomServer, type ServerOptions } from '../../src/server/index.js';
-import type { WallClock } from '../../src/server/server-options.js';
+import type { WallClock } from '../../src/server/base/clock.js';
 import type { LabStore } from '../../src/server/rules/lab-store.js';
 import { MemoryLabStore } from '../../src/server/rules/memory-lab.js';
-import type { MailStore, StoredMessage } from '../../src/server/store/mail-store.js';
+import type { MailStore } from '../../src/server/store/mail-store.js';
+import type { StoredMessage } from '../../src/server/base/stored-message.js';
 import { MessageStore } from '../../src/server/store/message-store.js';
-import { RedisMailStore } from '../../src/server/store/redis/redis-store.js';
+import { RedisMailStore } from '../../src/server/redis/redis-store.js';
 import { testServerLogger } from '../support/server-log.js';
 
 const running: MailroomServer[] = [];

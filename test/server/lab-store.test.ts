@@ -8,7 +8,7 @@ import { describe, expect, inject, it } from 'vitest';
 import type { LabSender, LabStore } from '../../src/server/rules/lab-store.js';
 import { MemoryLabStore } from '../../src/server/rules/memory-lab.js';
 import { parseRuleInput } from '../../src/server/rules/rule-input.js';
-import type { SmtpAttempt } from '../../src/server/smtp/attempts.js';
+import type { SmtpAttempt } from '../../src/server/base/smtp-attempts.js';
 import { fakeClock, openTestLab } from './helpers.js';
 
 const SENDER: LabSender = { clientIp: '127.0.0.1', from: 'app@example.com' };

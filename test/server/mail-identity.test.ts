@@ -1,7 +1,7 @@
 // What the attempt log keeps of a mail's headers: its Message-ID and its
 // decoded Subject, from the header block alone.
 import { describe, expect, it } from 'vitest';
-import { mailIdentity } from '../../src/server/smtp/mail-identity.js';
+import { mailIdentity } from '../../src/server/store/mail-identity.js';
 
 const raw = (text: string) => Buffer.from(text, 'latin1');
 

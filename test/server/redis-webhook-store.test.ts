@@ -5,8 +5,8 @@
 // clock), so leases run out exactly when a test says, without sleeping.
 // The servers themselves, killed mid-attempt, are in webhook-replicas.test.ts.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RedisWebhookStore } from '../../src/server/store/redis/redis-webhook-store.js';
-import { RedisMailStore } from '../../src/server/store/redis/redis-store.js';
+import type { RedisWebhookStore } from '../../src/server/redis/redis-webhook-store.js';
+import { RedisMailStore } from '../../src/server/redis/redis-store.js';
 import type { EventRecord } from '../../src/server/webhooks/events.js';
 import { parseWebhookInput, type Webhook } from '../../src/server/webhooks/registration.js';
 import type { Claim } from '../../src/server/webhooks/webhook-store.js';

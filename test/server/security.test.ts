@@ -7,7 +7,7 @@ import { networkInterfaces } from 'node:os';
 import { chromium } from '@playwright/test';
 import { describe, expect, it } from 'vitest';
 import { chromiumLaunchOptions } from '../../e2e/chromium.js';
-import { bearerTokenCheck } from '../../src/server/http/bearer-token.js';
+import { bearerTokenCheck } from '../../src/server/http/edge/bearer-token.js';
 import { exposureWarning, isLoopbackHost } from '../../src/server/exposure-warning.js';
 import { startServer, type MailroomServer } from '../../src/server/index.js';
 import { call, freshAddress, listPath, messagePath, sendRaw, silentLogger, start, type ApiAnswer } from './helpers.js';

@@ -2,7 +2,7 @@
 // published once, with the sender's view of it (the deferral lab's log and
 // the webhooks' delivery events are built on it). Real sockets throughout.
 import { describe, expect, it } from 'vitest';
-import type { SmtpAttempt } from '../../src/server/smtp/attempts.js';
+import type { SmtpAttempt } from '../../src/server/base/smtp-attempts.js';
 import { internalsOf } from '../../src/server/start-server.js';
 import { fakeClock, freshAddress, sendMail, silentLogger, start } from './helpers.js';
 

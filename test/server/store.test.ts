@@ -5,7 +5,7 @@
 // the model since each is a round trip.
 import { describe, expect, inject, it } from 'vitest';
 import { WaitSlots } from '../../src/contract/wait-slots.js';
-import type { StoredMessage } from '../../src/server/store/mail-store.js';
+import type { StoredMessage } from '../../src/server/base/stored-message.js';
 import { fakeClock, openTestStore } from './helpers.js';
 
 // Each Redis step is some 17 round trips: 1,500 steps took 12 s at a load average of 12 on this 2-core machine, and over 60 s at 25.

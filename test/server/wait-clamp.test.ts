@@ -7,7 +7,7 @@ import { expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_WAIT_SECONDS } from '../../src/contract/limits.js';
 import { clampTimeout } from '../../src/mcp/tools.js';
-import { parseWaitTimeout } from '../../src/server/http/long-poll.js';
+import { parseWaitTimeout } from '../../src/server/http/mailbox/long-poll.js';
 import { resolveServerOptions } from '../../src/server/server-options.js';
 import { internalsOf } from '../../src/server/start-server.js';
 import { call, freshAddress, start } from './helpers.js';

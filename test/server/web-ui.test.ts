@@ -4,8 +4,8 @@
 // proven in Chromium (e2e/web-ui.spec.ts).
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { UI_CSP } from '../../src/server/http/ui-assets.js';
-import { MAX_EVENT_STREAMS } from '../../src/server/http/event-stream.js';
+import { UI_CSP } from '../../src/server/http/web-ui/ui-assets.js';
+import { MAX_EVENT_STREAMS } from '../../src/server/http/web-ui/event-stream.js';
 import type { MailroomServer } from '../../src/server/index.js';
 import { call, freshAddress, sendMail, start } from './helpers.js';
 

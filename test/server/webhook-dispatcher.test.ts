@@ -4,7 +4,7 @@
 // millisecond before it is due. The attempts themselves still go through a
 // real socket to a real receiver.
 import { afterEach, describe, expect, it } from 'vitest';
-import { AttemptFeed } from '../../src/server/smtp/attempts.js';
+import { AttemptFeed } from '../../src/server/base/smtp-attempts.js';
 import { WebhookDispatcher, type DispatchTimers } from '../../src/server/webhooks/dispatcher.js';
 import type { WebhookEvent } from '../../src/server/webhooks/events.js';
 import { WebhookMetrics } from '../../src/server/webhooks/metrics.js';

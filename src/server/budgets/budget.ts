@@ -6,14 +6,14 @@
 // call every four seconds. Refused calls are not logged, so a refusal never
 // pushes the next allowed call further away.
 import { Refusal } from '../../contract/refusal.js';
-import type { WallClock } from '../server-options.js';
+import type { WallClock } from '../base/clock.js';
 
 export type BudgetDecision =
   { readonly allowed: true } | { readonly allowed: false; readonly retryAfterMs: number; readonly retryAfterSeconds: number; readonly sinceLastMs: number };
 
 /**
  * A per-address budget as its callers see it: this process's `Budget`, or
- * one shared by every server on a Redis store (store/redis/redis-budget.ts).
+ * one shared by every server on a Redis store (redis/redis-budget.ts).
  * The memory budget answers synchronously; callers await either.
  */
 export interface RequestBudget {

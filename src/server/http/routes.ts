@@ -15,10 +15,10 @@ import {
   WEBHOOKS_PATH,
 } from '../../contract/routes.js';
 import { isWellFormedId } from '../store/ids.js';
-import type { ApiCall } from './faults.js';
-import type { SmtpLabCall } from './smtp-lab.js';
-import { isUiPath } from './ui-assets.js';
-import type { WebhookCall } from './webhooks.js';
+import type { ApiCall } from './test-hooks/faults.js';
+import type { SmtpLabCall } from './lab/smtp-lab.js';
+import { isUiPath } from './web-ui/ui-assets.js';
+import type { WebhookCall } from './webhooks/webhooks.js';
 
 export type Route =
   | { readonly kind: 'api'; readonly call: ApiCall; readonly id?: string }

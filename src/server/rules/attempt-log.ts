@@ -1,12 +1,12 @@
 // The attempt log: every SMTP attempt that named an address as a recipient,
 // per address, oldest first, as plain records (what a store would keep). It
-// is filled from the attempt feed (smtp/attempts.ts), kept as long as mail is
+// is filled from the attempt feed (base/smtp-attempts.ts), kept as long as mail is
 // (the server's retention), and deleted with the mailbox. Bounded three ways:
 // entries older than the retention go, each address keeps its newest
 // `maxPerAddress`, and the whole log its newest `maxEntries`.
 import type { WireSmtpAttempt } from '../../contract/wire.js';
-import type { WallClock } from '../server-options.js';
-import type { SmtpAttempt } from '../smtp/attempts.js';
+import type { WallClock } from '../base/clock.js';
+import type { SmtpAttempt } from '../base/smtp-attempts.js';
 
 /**
  * An entry of the log: the attempt as the feed published it (plain data,

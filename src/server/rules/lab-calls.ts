@@ -1,6 +1,6 @@
 // The SMTP deferral lab's four calls (docs/CONTRACT.md, "SMTP rules"), for
-// both doors that offer them: the HTTP API (http/smtp-lab.ts) and the MCP
-// tools (mcp/embedded-tools.ts). Each takes the address as the caller wrote
+// both doors that offer them: the HTTP API (http/lab/smtp-lab.ts) and the MCP
+// tools (http/mcp/embedded-tools.ts). Each takes the address as the caller wrote
 // it and answers the wire body, so a rule is checked by one parser
 // (rule-input.ts), kept in one lab and refused with one slug, whichever door
 // it came through. Setting, listing and clearing rules draw on no budget (a
@@ -9,8 +9,8 @@
 import { Refusal } from '../../contract/refusal.js';
 import type { WireSmtpAttempts, WireSmtpRuleAdded, WireSmtpRules } from '../../contract/wire.js';
 import type { RequestBudget } from '../budgets/budget.js';
-import type { MailboxReader } from '../mailbox-reader.js';
-import { mailIdentity } from '../smtp/mail-identity.js';
+import type { MailboxReader } from '../store/mailbox-reader.js';
+import { mailIdentity } from '../store/mail-identity.js';
 import type { MailStore } from '../store/mail-store.js';
 import { toWireAttempt, type StoredIdentity } from './attempt-log.js';
 import type { LabStore } from './lab-store.js';

@@ -2,7 +2,7 @@
 // wherever the deferral lab keeps its state (each address's rules, what they
 // remember - greylisted triples, the throttle's window - and the attempt
 // log). Two real implementations: the memory one (memory-lab.ts, the
-// default, one process) and the Redis one (store/redis/redis-lab.ts, beside
+// default, one process) and the Redis one (redis/redis-lab.ts, beside
 // the Redis mail store, shared by every server on that Redis).
 //
 // As with the MailStore, answers are `Awaitable`: the memory lab answers
@@ -18,8 +18,8 @@
 // when there is no hold, the decision as well (one round trip). After a
 // hold, `decide` is asked.
 import type { SmtpRuleStage } from '../../contract/smtp-lab.js';
-import type { SmtpAttempt } from '../smtp/attempts.js';
-import type { Awaitable } from '../store/mail-store.js';
+import type { SmtpAttempt } from '../base/smtp-attempts.js';
+import type { Awaitable } from '../base/awaitable.js';
 import type { LoggedAttempt } from './attempt-log.js';
 import type { RuleDecision } from './rule-book.js';
 import type { RuleRecord, RuleSpec } from './rules.js';

@@ -2,8 +2,8 @@
 // memory rule store, and the attempt log. Every answer is synchronous, so
 // the intake decides and replies in the same tick, as before the boundary.
 import type { SmtpRuleStage } from '../../contract/smtp-lab.js';
-import type { WallClock } from '../server-options.js';
-import type { SmtpAttempt } from '../smtp/attempts.js';
+import type { WallClock } from '../base/clock.js';
+import type { SmtpAttempt } from '../base/smtp-attempts.js';
 import { AttemptLog, type LoggedAttempt } from './attempt-log.js';
 import type { AddedRule, LabSender, LabStore, RuleStep } from './lab-store.js';
 import { RuleBook, type RuleDecision } from './rule-book.js';

@@ -6,7 +6,7 @@
 // code, an enhanced code and a text, or "drop the connection".
 import type { SmtpRuleKind, SmtpRuleStage } from '../../contract/smtp-lab.js';
 import { SMTP_RULE_LIMITS } from '../../contract/smtp-lab.js';
-import type { WallClock } from '../server-options.js';
+import type { WallClock } from '../base/clock.js';
 import { greylist, tripleKey } from './greylist.js';
 import { emptyAddressRules, type AddressRules, type RuleRecord, type RuleSpec } from './rules.js';
 import type { RuleStore } from './rule-store.js';
@@ -51,7 +51,7 @@ function tagged(detail: string, kind: SmtpRuleKind, address: string): string {
 
 /**
  * Which rule answered and with what numbers, as plain data: the memory
- * store works it out here, the Redis store in its script (store/redis/),
+ * store works it out here, the Redis store in its script (redis/scripts/),
  * and both are put into words by `decisionOf`, so a reply reads the same
  * whichever store the server runs on.
  */

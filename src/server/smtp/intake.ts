@@ -7,13 +7,15 @@ import type { Socket } from 'node:net';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { parseMailboxAddress } from '../../contract/address.js';
 import { Refusal } from '../../contract/refusal.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../base/log.js';
 import type { SmtpRuleKind } from '../../contract/smtp-lab.js';
 import type { LabSender, LabStore } from '../rules/lab-store.js';
 import { spokenMs, type RuleDecision } from '../rules/rule-book.js';
-import type { Awaitable, MailStore, StoredMessage } from '../store/mail-store.js';
-import { outcomeOfCode, splitEnhanced, type AttemptFeed, type AttemptOutcome, type AttemptStage } from './attempts.js';
-import { mailIdentity } from './mail-identity.js';
+import type { MailStore } from '../store/mail-store.js';
+import type { Awaitable } from '../base/awaitable.js';
+import type { StoredMessage } from '../base/stored-message.js';
+import { outcomeOfCode, splitEnhanced, type AttemptFeed, type AttemptOutcome, type AttemptStage } from '../base/smtp-attempts.js';
+import { mailIdentity } from '../store/mail-identity.js';
 import { adaptConnections, dropConnection, isConnectionOpen, isMalformedRecipient, netServerOf } from './smtp-server-private.js';
 
 export interface SmtpIntakeOptions {

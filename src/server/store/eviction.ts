@@ -1,8 +1,8 @@
 // Logging what the global cap pushed out. The first eviction is reported at
 // once; under sustained pressure the rest are summarised at most every 10 s,
 // so a full store cannot flood the log.
-import type { Logger } from '../log.js';
-import type { WallClock } from '../server-options.js';
+import type { Logger } from '../base/log.js';
+import type { WallClock } from '../base/clock.js';
 import type { StoredMessage } from './message-store.js';
 
 const SUMMARY_INTERVAL_MS = 10_000;

@@ -11,7 +11,8 @@
 // test/server/summary.test.ts checks that both paths agree.
 import { isUtf8 } from 'node:buffer';
 import { addressParser, decodeWords } from 'postal-mime';
-import { detached, formatFrom, makePreview, oneLine, type ParsedSummary } from './mime-parse.js';
+import { detached, formatFrom, makePreview, oneLine } from './mime-parse.js';
+import type { ParsedSummary } from '../base/parsed-mail.js';
 
 const MAX_HEADER_BYTES = 64 * 1024;
 const MAX_DEPTH = 3;

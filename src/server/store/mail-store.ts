@@ -1,40 +1,17 @@
 // The store boundary: what SMTP intake, the HTTP API, the long-poll and the
 // MCP tools ask of wherever the mail lives. Two real implementations: the
 // in-memory store (message-store.ts, the default, one process) and the Redis
-// store (redis/redis-store.ts, shared by any number of server processes).
+// store (../redis/redis-store.ts, shared by any number of server processes).
 //
 // The methods return `Awaitable` values: the memory store answers
 // synchronously (so its speed and its unit tests are what they were), the
 // Redis store with promises; every caller awaits. A store that cannot reach
 // its backing service throws the `503 unavailable` refusal
 // (store-unavailable.ts), which the HTTP API and MCP answer as it is and SMTP
-// intake turns into `451 4.3.0`.
-import type { ParsedMail, ParsedSummary } from './mime-parse.js';
-
-export type Awaitable<T> = T | Promise<T>;
-
-/** One received source and what is read out of it; shared by every recipient's copy. */
-export interface MessageBody {
-  readonly envelopeFrom: string;
-  /** The list's summary when it is already known (no parse, no round trip). */
-  readonly summaryIfKnown: ParsedSummary | undefined;
-  summary(): Promise<ParsedSummary>;
-  parsed(): Promise<ParsedMail>;
-  /** The source as received (the `raw` route). */
-  source(): Promise<Buffer>;
-}
-
-export interface StoredMessage {
-  readonly id: string;
-  /** The mailbox key (lower-cased address). */
-  readonly mailbox: string;
-  /** Wall-clock ms when the message was stored. */
-  readonly receivedAt: number;
-  readonly size: number;
-  readonly content: MessageBody;
-  /** Set by the memory store when the message goes; a Redis store's copy is a snapshot and stays false. */
-  removed: boolean;
-}
+// intake turns into `451 4.3.0`. What one stored message is (its shape, shared
+// by every concern that handles mail) is in base/stored-message.ts.
+import type { Awaitable } from '../base/awaitable.js';
+import type { StoredMessage } from '../base/stored-message.js';
 
 export type RemovalReason = 'expired' | 'evicted' | 'deleted';
 

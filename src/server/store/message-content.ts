@@ -2,8 +2,9 @@
 // for the message's lifetime) and the full parse (kept only for the most
 // recent messages). Both are made on first read, never at intake.
 import { fastSummary } from './fast-summary.js';
-import type { MessageBody } from './mail-store.js';
-import { parseMail, summarize, type ParsedMail, type ParsedSummary } from './mime-parse.js';
+import type { MessageBody } from '../base/stored-message.js';
+import { parseMail, summarize } from './mime-parse.js';
+import type { ParsedMail, ParsedSummary } from '../base/parsed-mail.js';
 
 /**
  * Full parses are big (headers, text, html) and mostly wanted once, right after

@@ -8,13 +8,15 @@
 //
 // Removed messages are tombstoned in place and squeezed out once tombstones
 // outnumber live entries, which keeps every operation amortised O(1) per message.
-import type { WallClock } from '../server-options.js';
+import type { WallClock } from '../base/clock.js';
 import { createIdSource, type IdSource } from './ids.js';
-import type { ArrivalListener, ChangeListener, EvictionRecord, MailboxEntry, MailStore, StoreChange, StoredMessage } from './mail-store.js';
+import type { ArrivalListener, ChangeListener, EvictionRecord, MailboxEntry, MailStore, StoreChange } from './mail-store.js';
+import type { StoredMessage } from '../base/stored-message.js';
 import { MessageContent, ParseCache } from './message-content.js';
 import { addKeyedListener } from './keyed-listeners.js';
 
-export type { ArrivalListener, ChangeListener, MailboxEntry, RemovalReason, StoreChange, StoredMessage } from './mail-store.js';
+export type { ArrivalListener, ChangeListener, MailboxEntry, RemovalReason, StoreChange } from './mail-store.js';
+export type { StoredMessage } from '../base/stored-message.js';
 
 // Eviction records are kept for this many mailboxes, the most recent ones.
 const MAX_EVICTION_RECORDS = 100_000;

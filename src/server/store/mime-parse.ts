@@ -8,32 +8,9 @@
 import { isUtf8 } from 'node:buffer';
 import { Parser } from 'htmlparser2';
 import PostalMime, { addressParser, decodeWords, type Address, type Email } from 'postal-mime';
-import type { WireAttachment } from '../../contract/wire.js';
+import type { ParsedMail, ParsedSummary } from '../base/parsed-mail.js';
 
 export const PREVIEW_LENGTH = 100;
-
-/** What the list shows of a message: small, and kept for the message's lifetime. */
-export interface ParsedSummary {
-  readonly from: string;
-  readonly to: readonly string[];
-  readonly subject: string;
-  readonly preview: string;
-}
-
-export interface ParsedMail {
-  readonly from: string;
-  readonly to: readonly string[];
-  readonly cc: readonly string[];
-  readonly subject: string;
-  readonly preview: string;
-  readonly messageId: string | null;
-  readonly date: string | null;
-  /** Lower-cased header name -> values in document order (unfolded, not decoded). */
-  readonly headers: Readonly<Record<string, readonly string[]>>;
-  readonly text: string | null;
-  readonly html: string | null;
-  readonly attachments: readonly WireAttachment[];
-}
 
 export async function parseMail(raw: Buffer): Promise<ParsedMail> {
   const source = withUtf8Headers(raw);

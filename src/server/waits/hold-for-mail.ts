@@ -24,9 +24,10 @@
 //   to poll around the floor.
 import { performance } from 'node:perf_hooks';
 import type { RequestBudget } from '../budgets/budget.js';
-import type { MailboxReader } from '../mailbox-reader.js';
-import type { ParsedSummary } from '../store/mime-parse.js';
-import type { MailStore, StoredMessage } from '../store/mail-store.js';
+import type { MailboxReader } from '../store/mailbox-reader.js';
+import type { ParsedSummary } from '../base/parsed-mail.js';
+import type { MailStore } from '../store/mail-store.js';
+import type { StoredMessage } from '../base/stored-message.js';
 
 export interface WaitContext {
   readonly store: MailStore;

@@ -16,13 +16,13 @@
 // a memory store's answers are taken in the same tick, so with it an event
 // is queued on the SMTP path itself.
 import type { RandomSource } from '../../contract/random.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../base/log.js';
 import { attemptJob, nextAttemptNumber, settle, unavailable } from './attempt.js';
 import type { WebhookEvent } from './events.js';
 import type { WebhookMetrics } from './metrics.js';
 import type { Webhook } from './registration.js';
 import type { DeliverySender } from './delivery-job.js';
-import type { Awaitable } from '../store/mail-store.js';
+import type { Awaitable } from '../base/awaitable.js';
 import type { Delivery, WebhookStore } from './webhook-store.js';
 
 /** `then(value)` at once when `value` is already there (a memory store), else when it comes. */

@@ -1,10 +1,10 @@
 // An event's JSON body, built from its payload (delivery-job.ts) where it is
 // sent. For `message.received` that means parsing the message's source into
-// the API's message view (mailbox-reader.ts, the same code as `GET
+// the API's message view (store/mailbox-reader.ts, the same code as `GET
 // /api/v1/message/{id}`): the costly part of a webhook, which is why it
 // happens in the delivery thread and never on the SMTP path.
 import type { WireMessageReceived, WireWebhookEvent } from '../../contract/webhook-wire.js';
-import { wireMessageOf } from '../mailbox-reader.js';
+import { wireMessageOf } from '../store/mailbox-reader.js';
 import { MessageContent, ParseCache } from '../store/message-content.js';
 import type { EventPayload } from './delivery-job.js';
 

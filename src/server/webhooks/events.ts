@@ -1,5 +1,5 @@
 // The events a webhook is sent, made from what the SMTP intake published
-// (smtp/attempts.ts): `message.received` for an accepted mail,
+// (base/smtp-attempts.ts): `message.received` for an accepted mail,
 // `delivery.deferred` and `delivery.rejected` for a 4xx or 5xx reply at an
 // address.
 //
@@ -18,8 +18,8 @@
 import { randomUUID } from 'node:crypto';
 import type { WebhookEventType } from '../../contract/webhooks.js';
 import type { WireDeliveryOutcome, WireWebhookEvent } from '../../contract/webhook-wire.js';
-import type { SmtpAttempt } from '../smtp/attempts.js';
-import type { StoredMessage } from '../store/mail-store.js';
+import type { SmtpAttempt } from '../base/smtp-attempts.js';
+import type { StoredMessage } from '../base/stored-message.js';
 import type { EventEnvelope, EventPayload } from './delivery-job.js';
 
 export interface WebhookEvent {

@@ -25,7 +25,7 @@
 //   is dropped, counted and logged, never silently). A server killed while
 //   holding some loses those.
 import type { RandomSource } from '../../contract/random.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../base/log.js';
 import { attemptJob, nextAttemptNumber, settle, unavailable } from './attempt.js';
 import type { DispatchTimers } from './dispatcher.js';
 import type { DeliveryOutcome, DeliverySender, EventPayload } from './delivery-job.js';

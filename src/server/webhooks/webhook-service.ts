@@ -1,7 +1,7 @@
 // The webhooks of one server, wired together: registrations kept in a
 // store, events made from the SMTP intake's attempt feed (fan-out below),
 // the dispatcher that delivers them, the sender's connections and the
-// metrics. The HTTP API (http/webhooks.ts) and `startServer`'s static
+// metrics. The HTTP API (http/webhooks/webhooks.ts) and `startServer`'s static
 // registrations (`mailroom serve --webhook`) both go through `register`.
 //
 // The store decides the dispatcher: one kept by this server (the memory
@@ -11,9 +11,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { RandomSource } from '../../contract/random.js';
 import { WEBHOOK_LIMITS, type WebhookEventType } from '../../contract/webhooks.js';
-import type { Logger } from '../log.js';
-import type { AttemptFeed, SmtpAttempt } from '../smtp/attempts.js';
-import type { StoredMessage } from '../store/mail-store.js';
+import type { Logger } from '../base/log.js';
+import type { AttemptFeed, SmtpAttempt } from '../base/smtp-attempts.js';
+import type { StoredMessage } from '../base/stored-message.js';
 import { systemTimers, WebhookDispatcher, type DispatchTimers } from './dispatcher.js';
 import type { DeliverySender } from './delivery-job.js';
 import { deliveryOutcome, messageReceived, type WebhookEvent } from './events.js';

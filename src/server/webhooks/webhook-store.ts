@@ -6,7 +6,7 @@
 //   the queue and the timers and decides; the store only keeps. The memory
 //   store below is the default.
 // - `SharedWebhookStore`, kept where several servers read it (the Redis
-//   store, store/redis/redis-webhook-store.ts): the store also holds each
+//   store, redis/redis-webhook-store.ts): the store also holds each
 //   endpoint's queue, with each pending event's next-attempt time, and
 //   hands out due attempts by lease, so each attempt is made by exactly one
 //   server (shared-dispatcher.ts). Events and deliveries are plain data
@@ -21,7 +21,7 @@
 // (a `RegistrationIndex`), written through to its backing service and told
 // of changes made through other servers.
 import type { WebhookAttemptOutcome, WebhookDeliveryState, WebhookEventType } from '../../contract/webhooks.js';
-import type { Awaitable } from '../store/mail-store.js';
+import type { Awaitable } from '../base/awaitable.js';
 import type { EventRecord, WebhookEvent } from './events.js';
 import type { Webhook } from './registration.js';
 

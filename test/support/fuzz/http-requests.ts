@@ -306,7 +306,7 @@ export function requestBytes(request: FuzzRequest): Buffer {
 const ANSWER_TYPES = /^(application\/json|message\/rfc822|text\/event-stream)(;|$)/;
 
 /**
- * The web UI's own files (src/server/http/ui-assets.ts): a page, a script
+ * The web UI's own files (src/server/http/web-ui/ui-assets.ts): a page, a script
  * and a stylesheet, with the UI's policy (scripts from its origin only)
  * instead of the API's sandbox. Everything else stays as strict as before.
  */

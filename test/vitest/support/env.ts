@@ -4,7 +4,7 @@ import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import { request } from 'undici';
 import { inject } from 'vitest';
-import type { RequestStats } from '../../../src/server/http/faults.js';
+import type { RequestStats } from '../../../src/server/http/test-hooks/faults.js';
 
 declare module 'vitest' {
   interface ProvidedContext {

@@ -10,7 +10,7 @@
 // nothing but images can load (the UI narrows images further until the
 // person allows remote ones).
 import { readFile } from 'node:fs/promises';
-import { Refusal } from '../../contract/refusal.js';
+import { Refusal } from '../../../contract/refusal.js';
 
 export const UI_CSP = [
   "default-src 'none'",
@@ -31,7 +31,7 @@ const FILES: Readonly<Record<string, { readonly file: string; readonly type: str
 };
 
 /** Where the built files are: beside this module's folder, in `ui/` (dist/server/ui once built). */
-const UI_DIR = new URL('../ui/', import.meta.url);
+const UI_DIR = new URL('../../ui/', import.meta.url);
 
 export function isUiPath(path: string): boolean {
   return Object.hasOwn(FILES, path);

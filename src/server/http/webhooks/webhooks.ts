@@ -4,14 +4,14 @@
 // None draws on a budget: a test registers a few and its matcher reads the
 // log a few times a second.
 import type { IncomingMessage } from 'node:http';
-import { Refusal } from '../../contract/refusal.js';
-import type { WireDeadLetter, WireDeadLetters, WireWebhookAttempt, WireWebhookDeliveries, WireWebhookDelivery } from '../../contract/webhook-wire.js';
-import type { MailboxReader } from '../mailbox-reader.js';
-import { toWireWebhook } from '../webhooks/registration.js';
-import { TooManyWebhooksError, type WebhookService } from '../webhooks/webhook-service.js';
-import type { Delivery, DeliveryAttempt } from '../webhooks/webhook-store.js';
-import { readBodyUpTo } from './body.js';
-import { singleParam } from './params.js';
+import { Refusal } from '../../../contract/refusal.js';
+import type { WireDeadLetter, WireDeadLetters, WireWebhookAttempt, WireWebhookDeliveries, WireWebhookDelivery } from '../../../contract/webhook-wire.js';
+import type { MailboxReader } from '../../store/mailbox-reader.js';
+import { toWireWebhook } from '../../webhooks/registration.js';
+import { TooManyWebhooksError, type WebhookService } from '../../webhooks/webhook-service.js';
+import type { Delivery, DeliveryAttempt } from '../../webhooks/webhook-store.js';
+import { readBodyUpTo } from '../edge/body.js';
+import { singleParam } from '../edge/params.js';
 
 export type WebhookCall = 'list' | 'add' | 'get' | 'remove' | 'deliveries' | 'deadLetters' | 'replay';
 

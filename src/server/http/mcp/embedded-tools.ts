@@ -1,20 +1,20 @@
 // The MCP tools on the embedded server: the store read directly, with the same
-// refusals and budgets as the HTTP API (mailbox-reader.ts), and
+// refusals and budgets as the HTTP API (store/mailbox-reader.ts), and
 // `wait_for_message` held by `holdForMail` in one of the server's MCP wait slots.
 // The SMTP deferral lab's tools, when the lab is on, are the HTTP API's own
 // calls (rules/lab-calls.ts): the same parser, lab and budget.
-import { DEFAULT_LIST_LIMIT } from '../../contract/limits.js';
-import { Refusal } from '../../contract/refusal.js';
-import { blankToUndefined } from '../../contract/validation.js';
-import type { WaitSlots } from '../../contract/wait-slots.js';
-import { WHEN_SLOTS_ARE_FULL, type MailTools, type WaitArguments, type WaitAnswer } from '../../mcp/tools.js';
-import type { RequestBudget } from '../budgets/budget.js';
-import { parseSinceId } from '../http/params.js';
-import type { MailboxReader } from '../mailbox-reader.js';
-import type { LabCalls } from '../rules/lab-calls.js';
-import { isWellFormedId } from '../store/ids.js';
-import type { MailStore } from '../store/mail-store.js';
-import { containsFilter, holdForMail } from '../waits/hold-for-mail.js';
+import { DEFAULT_LIST_LIMIT } from '../../../contract/limits.js';
+import { Refusal } from '../../../contract/refusal.js';
+import { blankToUndefined } from '../../../contract/validation.js';
+import type { WaitSlots } from '../../../contract/wait-slots.js';
+import { WHEN_SLOTS_ARE_FULL, type MailTools, type WaitArguments, type WaitAnswer } from '../../../mcp/tools.js';
+import type { RequestBudget } from '../../budgets/budget.js';
+import { parseSinceId } from '../edge/params.js';
+import type { MailboxReader } from '../../store/mailbox-reader.js';
+import type { LabCalls } from '../../rules/lab-calls.js';
+import { isWellFormedId } from '../../store/ids.js';
+import type { MailStore } from '../../store/mail-store.js';
+import { containsFilter, holdForMail } from '../../waits/hold-for-mail.js';
 
 export interface EmbeddedToolsContext {
   readonly store: MailStore;

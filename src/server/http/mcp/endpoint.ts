@@ -16,11 +16,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { MCP_PATH } from '../../contract/routes.js';
-import { createMcpServer } from '../../mcp/mcp-server.js';
-import type { MailTools } from '../../mcp/tools.js';
-import { readBodyUpTo } from '../http/body.js';
-import type { Logger } from '../log.js';
+import { MCP_PATH } from '../../../contract/routes.js';
+import { createMcpServer } from '../../../mcp/mcp-server.js';
+import type { MailTools } from '../../../mcp/tools.js';
+import { readBodyUpTo } from '../edge/body.js';
+import type { Logger } from '../../base/log.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 

@@ -9,9 +9,9 @@
 // so a wrong URL fails `mailroom serve` at start with a message naming it.
 import { createHash } from 'node:crypto';
 import { createClient, ErrorReply, RESP_TYPES, type RedisArgument } from '@redis/client';
-import type { Logger } from '../../log.js';
-import { describeRedisUrl } from '../store-location.js';
-import { storeUnavailable } from '../store-unavailable.js';
+import type { Logger } from '../base/log.js';
+import { describeRedisUrl } from '../store/store-location.js';
+import { storeUnavailable } from '../store/store-unavailable.js';
 
 const COMMAND_TIMEOUT_MS = 5_000;
 const AS_BUFFERS = { [RESP_TYPES.BLOB_STRING]: Buffer, [RESP_TYPES.SIMPLE_STRING]: Buffer } as const;

@@ -1,8 +1,8 @@
 // Query parameters, checked the same way on every route: each given at most
 // once, malformed ones refused with `invalid_request` naming the parameter.
-import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../../contract/limits.js';
-import { Refusal } from '../../contract/refusal.js';
-import { isWellFormedId } from '../store/ids.js';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../../../contract/limits.js';
+import { Refusal } from '../../../contract/refusal.js';
+import { isWellFormedId } from '../../store/ids.js';
 
 export function singleParam(params: URLSearchParams, name: string): string | undefined {
   const values = params.getAll(name);

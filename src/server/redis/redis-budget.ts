@@ -3,10 +3,10 @@
 // changed by one script, so two list calls within the second on two servers
 // are one too many, and the 429's Retry-After is the shared window's.
 // Times come from each server's clock: replicas need clocks in step (NTP).
-import { budgetRefusal, refusedFor, windowOf, type BudgetDecision, type RequestBudget } from '../../budgets/budget.js';
-import type { WallClock } from '../../server-options.js';
+import { budgetRefusal, refusedFor, windowOf, type BudgetDecision, type RequestBudget } from '../budgets/budget.js';
+import type { WallClock } from '../base/clock.js';
 import type { RedisConnection, RedisReply } from './redis-connection.js';
-import { BUDGET_SCRIPT } from './store-script.js';
+import { BUDGET_SCRIPT } from './scripts/store-script.js';
 
 const ALLOWED: BudgetDecision = Object.freeze({ allowed: true });
 

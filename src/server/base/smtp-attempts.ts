@@ -5,7 +5,7 @@
 // later - the per-address attempt log, and the delivery events a webhook
 // receives - without either reaching into the SMTP session.
 import type { SmtpAttemptOutcome, SmtpAttemptStage, SmtpRuleKind } from '../../contract/smtp-lab.js';
-import type { StoredMessage } from '../store/mail-store.js';
+import type { StoredMessage } from './stored-message.js';
 
 export type AttemptStage = SmtpAttemptStage;
 export type AttemptOutcome = SmtpAttemptOutcome;

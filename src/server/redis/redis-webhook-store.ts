@@ -13,11 +13,11 @@
 // another once its lease runs out, and that server records the lost attempt
 // first (`Claim.lost`).
 import { hostname } from 'node:os';
-import type { Logger } from '../../log.js';
-import type { WallClock } from '../../server-options.js';
-import { eventOf, payloadOf, type EventRecord } from '../../webhooks/events.js';
-import type { EventPayload } from '../../webhooks/delivery-job.js';
-import type { Webhook } from '../../webhooks/registration.js';
+import type { Logger } from '../base/log.js';
+import type { WallClock } from '../base/clock.js';
+import { eventOf, payloadOf, type EventRecord } from '../webhooks/events.js';
+import type { EventPayload } from '../webhooks/delivery-job.js';
+import type { Webhook } from '../webhooks/registration.js';
 import {
   fromDeliveryRecord,
   MAX_DELIVERIES_PER_WEBHOOK,
@@ -28,11 +28,11 @@ import {
   type Delivery,
   type DeliveryRecord,
   type SharedWebhookStore,
-} from '../../webhooks/webhook-store.js';
-import type { WebhookEventType } from '../../../contract/webhooks.js';
-import { OUT_OF_ORDER_HOLD_MS } from '../../webhooks/dispatcher.js';
+} from '../webhooks/webhook-store.js';
+import type { WebhookEventType } from '../../contract/webhooks.js';
+import { OUT_OF_ORDER_HOLD_MS } from '../webhooks/dispatcher.js';
 import type { RedisConnection, RedisReply } from './redis-connection.js';
-import { WEBHOOK_SCRIPT } from './webhook-script.js';
+import { WEBHOOK_SCRIPT } from './scripts/webhook-script.js';
 
 /** How long a claimed attempt is a server's own without a renewal; renewed every third of it while in flight. */
 export const LEASE_MS = 5_000;

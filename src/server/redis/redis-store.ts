@@ -10,17 +10,18 @@
 // a microsecond) and kept beside it, so listing never moves sources. Sources
 // read on this server are kept in a small cache (bodies never change).
 import { hostname } from 'node:os';
-import type { Logger } from '../../log.js';
-import type { WallClock } from '../../server-options.js';
-import type { ArrivalListener, ChangeListener, EvictionRecord, MailboxEntry, MailStore, MessageBody, StoredMessage } from '../mail-store.js';
-import { MessageContent, ParseCache } from '../message-content.js';
-import type { ParsedMail, ParsedSummary } from '../mime-parse.js';
-import type { RequestBudget } from '../../budgets/budget.js';
+import type { Logger } from '../base/log.js';
+import type { WallClock } from '../base/clock.js';
+import type { ArrivalListener, ChangeListener, EvictionRecord, MailboxEntry, MailStore } from '../store/mail-store.js';
+import type { MessageBody, StoredMessage } from '../base/stored-message.js';
+import { MessageContent, ParseCache } from '../store/message-content.js';
+import type { ParsedMail, ParsedSummary } from '../base/parsed-mail.js';
+import type { RequestBudget } from '../budgets/budget.js';
 import { RedisBudget } from './redis-budget.js';
 import { RedisLabStore } from './redis-lab.js';
 import { RedisConnection, type RedisReply } from './redis-connection.js';
-import { STORE_SCRIPT } from './store-script.js';
-import { addKeyedListener } from '../keyed-listeners.js';
+import { STORE_SCRIPT } from './scripts/store-script.js';
+import { addKeyedListener } from '../store/keyed-listeners.js';
 import type { RedisWebhookStore } from './redis-webhook-store.js';
 
 export interface RedisStoreOptions {

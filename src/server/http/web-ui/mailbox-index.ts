@@ -3,12 +3,12 @@
 // its count and newest message's summary. A person's list, not a test's: it
 // draws on no per-address budget (it names no address) and is bounded by
 // `limit` (1 to 100, default 25).
-import { MAX_ADDRESS_LENGTH } from '../../contract/address.js';
-import { Refusal } from '../../contract/refusal.js';
-import type { WireMailboxes } from '../../contract/wire.js';
-import type { MailboxReader } from '../mailbox-reader.js';
-import type { MailStore } from '../store/mail-store.js';
-import { parseLimit, singleParam } from './params.js';
+import { MAX_ADDRESS_LENGTH } from '../../../contract/address.js';
+import { Refusal } from '../../../contract/refusal.js';
+import type { WireMailboxes } from '../../../contract/wire.js';
+import type { MailboxReader } from '../../store/mailbox-reader.js';
+import type { MailStore } from '../../store/mail-store.js';
+import { parseLimit, singleParam } from '../edge/params.js';
 
 export async function answerMailboxIndex(params: URLSearchParams, store: MailStore, reader: MailboxReader): Promise<WireMailboxes> {
   const limit = parseLimit(params);

@@ -3,8 +3,8 @@
 // after the answer, and answers that arrive whole but are not what the
 // contract says (malformed JSON, a truncated body, the wrong content type),
 // through real sockets.
-import { parseMailboxAddress } from '../../contract/address.js';
-import { expectedError } from '../../contract/validation.js';
+import { parseMailboxAddress } from '../../../contract/address.js';
+import { expectedError } from '../../../contract/validation.js';
 
 export type FaultRoute = 'list' | 'message' | 'wait' | 'any';
 

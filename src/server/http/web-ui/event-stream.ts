@@ -10,11 +10,11 @@
 // out of URLs (and so out of logs and history). Any client that can send a
 // header can read it the same way.
 import type { ServerResponse } from 'node:http';
-import { Refusal } from '../../contract/refusal.js';
-import type { WireMailEvent } from '../../contract/wire.js';
-import type { MailboxReader } from '../mailbox-reader.js';
-import type { MailStore } from '../store/mail-store.js';
-import { singleParam } from './params.js';
+import { Refusal } from '../../../contract/refusal.js';
+import type { WireMailEvent } from '../../../contract/wire.js';
+import type { MailboxReader } from '../../store/mailbox-reader.js';
+import type { MailStore } from '../../store/mail-store.js';
+import { singleParam } from '../edge/params.js';
 
 /** Streams open at once, in the whole server: a UI tab holds one. */
 export const MAX_EVENT_STREAMS = 64;

@@ -10,19 +10,19 @@
 // through any server after the reply shows it. A write that fails (Redis
 // out of reach) loses that entry: the loss is logged, once per run of
 // failures, and the SMTP reply is what it would have been.
-import type { SmtpRuleStage } from '../../../contract/smtp-lab.js';
-import type { Logger } from '../../log.js';
-import type { LoggedAttempt } from '../../rules/attempt-log.js';
-import { DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_ATTEMPTS_PER_ADDRESS } from '../../rules/attempt-log.js';
-import { MAX_TRIPLES_PER_ADDRESS, tripleKey } from '../../rules/greylist.js';
-import type { AddedRule, LabSender, LabStore, RuleStep } from '../../rules/lab-store.js';
-import { decisionOf, TooManyRulesError, type RuleDecision, type RuleVerdict } from '../../rules/rule-book.js';
-import type { RuleRecord, RuleSpec } from '../../rules/rules.js';
-import { SMTP_RULE_LIMITS } from '../../../contract/smtp-lab.js';
-import type { WallClock } from '../../server-options.js';
-import type { SmtpAttempt } from '../../smtp/attempts.js';
+import type { SmtpRuleStage } from '../../contract/smtp-lab.js';
+import type { Logger } from '../base/log.js';
+import type { LoggedAttempt } from '../rules/attempt-log.js';
+import { DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_ATTEMPTS_PER_ADDRESS } from '../rules/attempt-log.js';
+import { MAX_TRIPLES_PER_ADDRESS, tripleKey } from '../rules/greylist.js';
+import type { AddedRule, LabSender, LabStore, RuleStep } from '../rules/lab-store.js';
+import { decisionOf, TooManyRulesError, type RuleDecision, type RuleVerdict } from '../rules/rule-book.js';
+import type { RuleRecord, RuleSpec } from '../rules/rules.js';
+import { SMTP_RULE_LIMITS } from '../../contract/smtp-lab.js';
+import type { WallClock } from '../base/clock.js';
+import type { SmtpAttempt } from '../base/smtp-attempts.js';
 import type { RedisConnection, RedisReply } from './redis-connection.js';
-import { LAB_SCRIPT } from './lab-script.js';
+import { LAB_SCRIPT } from './scripts/lab-script.js';
 
 export interface RedisLabOptions {
   readonly connection: RedisConnection;

@@ -1,11 +1,12 @@
 // What a caller sees of a mailbox, shared by the HTTP API, the long-poll and
 // the MCP tools so the three can never disagree: the address check with its
 // refusals, the summary, the full message.
-import { parseMailboxAddress } from '../contract/address.js';
-import type { ParsedSummary } from './store/mime-parse.js';
-import type { WireEvicted, WireMessage, WireSummary } from '../contract/wire.js';
-import { Refusal } from '../contract/refusal.js';
-import type { MailStore, StoredMessage } from './store/mail-store.js';
+import { parseMailboxAddress } from '../../contract/address.js';
+import type { ParsedSummary } from '../base/parsed-mail.js';
+import type { WireEvicted, WireMessage, WireSummary } from '../../contract/wire.js';
+import { Refusal } from '../../contract/refusal.js';
+import type { MailStore } from './mail-store.js';
+import type { StoredMessage } from '../base/stored-message.js';
 
 export interface MailboxReader {
   /**

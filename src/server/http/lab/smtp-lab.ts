@@ -4,10 +4,10 @@
 // parameter, a rule's JSON body); the calls themselves, shared with the MCP
 // tools, are rules/lab-calls.ts.
 import type { IncomingMessage } from 'node:http';
-import { Refusal } from '../../contract/refusal.js';
-import type { LabCalls } from '../rules/lab-calls.js';
-import { readBodyUpTo } from './body.js';
-import { singleParam } from './params.js';
+import { Refusal } from '../../../contract/refusal.js';
+import type { LabCalls } from '../../rules/lab-calls.js';
+import { readBodyUpTo } from '../edge/body.js';
+import { singleParam } from '../edge/params.js';
 
 export type SmtpLabCall = 'rules' | 'addRule' | 'clearRules' | 'attempts';
 

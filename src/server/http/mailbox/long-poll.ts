@@ -9,15 +9,15 @@
 // first and stops at its watermark as usual, and filters the server cannot
 // evaluate (a RegExp, a predicate) still work - such a client sends no
 // server-side filter, so any new message wakes it, and it filters itself.
-import { MAX_WAIT_SECONDS } from '../../contract/limits.js';
-import { API_BASE } from '../../contract/routes.js';
-import { Refusal } from '../../contract/refusal.js';
-import { blankToUndefined } from '../../contract/validation.js';
-import type { WaitSlots } from '../../contract/wait-slots.js';
-import type { WireWaitAnswer } from '../../contract/wire.js';
-import type { PageWalks } from '../budgets/page-walks.js';
-import { containsFilter, holdForMail, type WaitContext } from '../waits/hold-for-mail.js';
-import { parseLimit, parseSinceId, singleParam } from './params.js';
+import { MAX_WAIT_SECONDS } from '../../../contract/limits.js';
+import { API_BASE } from '../../../contract/routes.js';
+import { Refusal } from '../../../contract/refusal.js';
+import { blankToUndefined } from '../../../contract/validation.js';
+import type { WaitSlots } from '../../../contract/wait-slots.js';
+import type { WireWaitAnswer } from '../../../contract/wire.js';
+import type { PageWalks } from '../../budgets/page-walks.js';
+import { containsFilter, holdForMail, type WaitContext } from '../../waits/hold-for-mail.js';
+import { parseLimit, parseSinceId, singleParam } from '../edge/params.js';
 
 /**
  * `timeout` in seconds (fractions allowed; default and maximum `capSeconds`,

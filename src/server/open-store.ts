@@ -5,13 +5,14 @@
 // address's rules one set of rules, and a webhook one webhook, whichever
 // server the call reaches). Beside the memory store the webhook service
 // keeps its own memory store.
-import { Budget, type RequestBudget } from '../budgets/budget.js';
-import type { LabStore } from '../rules/lab-store.js';
-import { MemoryLabStore } from '../rules/memory-lab.js';
-import type { ResolvedServerOptions } from '../server-options.js';
-import type { MailStore, StoredMessage } from './mail-store.js';
-import { MessageStore } from './message-store.js';
-import type { SharedWebhookStore } from '../webhooks/webhook-store.js';
+import { Budget, type RequestBudget } from './budgets/budget.js';
+import type { LabStore } from './rules/lab-store.js';
+import { MemoryLabStore } from './rules/memory-lab.js';
+import type { ResolvedServerOptions } from './server-options.js';
+import type { MailStore } from './store/mail-store.js';
+import type { StoredMessage } from './base/stored-message.js';
+import { MessageStore } from './store/message-store.js';
+import type { SharedWebhookStore } from './webhooks/webhook-store.js';
 
 export interface OpenedStore {
   readonly store: MailStore;
