@@ -6,7 +6,9 @@
 import { budgetRefusal, refusedFor, windowOf, type BudgetDecision, type RequestBudget } from '../budgets/budget.js';
 import type { WallClock } from '../base/clock.js';
 import type { RedisConnection, RedisReply } from './redis-connection.js';
-import { BUDGET_SCRIPT } from './scripts/store-script.js';
+import { luaScript } from './lua-scripts.js';
+
+const BUDGET_SCRIPT = luaScript('budget');
 
 const ALLOWED: BudgetDecision = Object.freeze({ allowed: true });
 

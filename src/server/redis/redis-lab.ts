@@ -3,7 +3,7 @@
 // applies the same rules: a rule set through one acts on SMTP taken in by
 // another, greylisted triples and throttle windows are counted once for all
 // of them, and the attempt log read through one shows attempts made on any.
-// Each call is one run of lab-script.ts (atomic, one round trip).
+// Each call is one run of scripts/lab.lua (atomic, one round trip).
 //
 // Attempts are written as the attempt feed publishes them; `flushed()` lets
 // the intake hold a reply until the attempt it logged is in Redis, so a read
@@ -22,7 +22,9 @@ import { SMTP_RULE_LIMITS } from '../../contract/smtp-lab.js';
 import type { WallClock } from '../base/clock.js';
 import type { SmtpAttempt } from '../base/smtp-attempts.js';
 import type { RedisConnection, RedisReply } from './redis-connection.js';
-import { LAB_SCRIPT } from './scripts/lab-script.js';
+import { luaScript } from './lua-scripts.js';
+
+const LAB_SCRIPT = luaScript('lab');
 
 export interface RedisLabOptions {
   readonly connection: RedisConnection;

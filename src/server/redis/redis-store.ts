@@ -1,7 +1,7 @@
 // The Redis store: the MailStore (mail-store.ts) kept in one Redis, so any
 // number of mailroom servers pointed at it act as one service. Mail taken in
 // by one is listed, fetched and deleted through any other; a wait held on one
-// wakes when another stores (pub/sub, store-script.ts's `P:arrived`); the
+// wakes when another stores (pub/sub, scripts/store.lua's `P:arrived`); the
 // global cap, retention and the id counter are enforced inside Redis.
 //
 // Each operation is one call of the store's Lua script (atomic, one round
@@ -20,9 +20,11 @@ import type { RequestBudget } from '../budgets/budget.js';
 import { RedisBudget } from './redis-budget.js';
 import { RedisLabStore } from './redis-lab.js';
 import { RedisConnection, type RedisReply } from './redis-connection.js';
-import { STORE_SCRIPT } from './scripts/store-script.js';
+import { luaScript } from './lua-scripts.js';
 import { addKeyedListener } from '../store/keyed-listeners.js';
 import type { RedisWebhookStore } from './redis-webhook-store.js';
+
+const STORE_SCRIPT = luaScript('store');
 
 export interface RedisStoreOptions {
   /** `redis://[user:password@]host:port/db` (or `rediss://`). */

@@ -6,7 +6,7 @@
 // path of every mail), an event queued by the server that took the mail in
 // is delivered by whichever server claims its attempt first, and the log and
 // the dead letters read the same through any of them. Each call is one run
-// of webhook-script.ts (atomic, one round trip).
+// of scripts/webhook.lua (atomic, one round trip).
 //
 // Attempts are handed out under a lease (`LEASE_MS`), renewed while the
 // attempt is in flight: a server killed mid-attempt leaves the event to
@@ -32,7 +32,9 @@ import {
 import type { WebhookEventType } from '../../contract/webhooks.js';
 import { OUT_OF_ORDER_HOLD_MS } from '../webhooks/dispatcher.js';
 import type { RedisConnection, RedisReply } from './redis-connection.js';
-import { WEBHOOK_SCRIPT } from './scripts/webhook-script.js';
+import { luaScript } from './lua-scripts.js';
+
+const WEBHOOK_SCRIPT = luaScript('webhook');
 
 /** How long a claimed attempt is a server's own without a renewal; renewed every third of it while in flight. */
 export const LEASE_MS = 5_000;

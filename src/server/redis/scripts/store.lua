@@ -1,27 +1,26 @@
-// The Redis store's one Lua script: every operation runs inside Redis, atomic
-// and in one round trip, so replicas never see half a delivery, the global
-// cap and retention hold across them, and ids are issued by one counter.
-//
-// Keys, under a prefix P (default `mailroom`):
-//   P:seq            the id counter (INCRBY; raised to now * 1024 when behind, like ids.ts)
-//   P:arrivals       sorted set of every live id, all at score 0: ordered by id (lexicographic = arrival)
-//   P:mb:<mailbox>   the same, per mailbox
-//   P:m:<id>         hash: mb, at (received, ms), size, body (the body's key suffix)
-//   P:b:<bodyId>     hash: raw, from, summary (JSON), refs (copies pointing at it): one per message, not per recipient
-//   P:ev:<mailbox>   hash: count, newest (what the cap evicted from the mailbox)
-//   P:boxes          sorted set of the mailboxes holding mail, scored by their newest id (as a number): the web UI's index
-//   channel P:arrived  one JSON message per stored copy: {r: replica, id, mb, at, size, body, from, s: summary}
-//   channel P:removed  one JSON message per removed copy (deleted, expired, evicted): {id, mb}
-//
-// Retention is enforced from the server's clock (ARGV `now`) on every call, as
-// the memory store does, so an injected clock holds for Redis too; every key
-// also carries a Redis expiry of the retention plus a margin, so a store that
-// no server sweeps any more still empties itself.
-//
-// Key names are built inside the script: this targets one Redis (or a
-// primary with replicas behind Sentinel), not Redis Cluster.
+-- The Redis store's one Lua script: every operation runs inside Redis, atomic
+-- and in one round trip, so replicas never see half a delivery, the global
+-- cap and retention hold across them, and ids are issued by one counter.
+--
+-- Keys, under a prefix P (default `mailroom`):
+--   P:seq            the id counter (INCRBY; raised to now * 1024 when behind, like ids.ts)
+--   P:arrivals       sorted set of every live id, all at score 0: ordered by id (lexicographic = arrival)
+--   P:mb:<mailbox>   the same, per mailbox
+--   P:m:<id>         hash: mb, at (received, ms), size, body (the body's key suffix)
+--   P:b:<bodyId>     hash: raw, from, summary (JSON), refs (copies pointing at it): one per message, not per recipient
+--   P:ev:<mailbox>   hash: count, newest (what the cap evicted from the mailbox)
+--   P:boxes          sorted set of the mailboxes holding mail, scored by their newest id (as a number): the web UI's index
+--   channel P:arrived  one JSON message per stored copy: {r: replica, id, mb, at, size, body, from, s: summary}
+--   channel P:removed  one JSON message per removed copy (deleted, expired, evicted): {id, mb}
+--
+-- Retention is enforced from the server's clock (ARGV `now`) on every call, as
+-- the memory store does, so an injected clock holds for Redis too; every key
+-- also carries a Redis expiry of the retention plus a margin, so a store that
+-- no server sweeps any more still empties itself.
+--
+-- Key names are built inside the script: this targets one Redis (or a
+-- primary with replicas behind Sentinel), not Redis Cluster.
 
-export const STORE_SCRIPT = String.raw`
 local P = ARGV[1]
 local op = ARGV[2]
 local now = tonumber(ARGV[3])
@@ -231,29 +230,3 @@ elseif op == 'evicted' then
   return redis.call('HMGET', P .. ':ev:' .. ARGV[6], 'count', 'newest')
 end
 return redis.error_reply('mailroom: unknown store operation ' .. tostring(op))
-`;
-
-/**
- * The per-address budget as a sliding log in a Redis list (budgets/budget.ts
- * explains the rule): KEYS[1] the log, ARGV now, capacity, windowMs, and
- * `take` or `record`. `take` answers {1} when allowed, else {0, waitMs, sinceLastMs}.
- */
-export const BUDGET_SCRIPT = String.raw`
-local key = KEYS[1]
-local now = tonumber(ARGV[1])
-local capacity = tonumber(ARGV[2])
-local window = tonumber(ARGV[3])
-local n = redis.call('LLEN', key)
-if ARGV[4] == 'take' and n >= capacity then
-  local oldest = tonumber(redis.call('LINDEX', key, 0))
-  local wait = oldest + window - now
-  if wait > 0 then
-    return {0, tostring(wait), tostring(now - tonumber(redis.call('LINDEX', key, -1)))}
-  end
-  redis.call('LPOP', key)
-end
-redis.call('RPUSH', key, ARGV[1])
-while redis.call('LLEN', key) > capacity do redis.call('LPOP', key) end
-redis.call('PEXPIRE', key, math.ceil(window) + 1000)
-return {1}
-`;

@@ -1,29 +1,28 @@
-// The Redis lab's one Lua script (redis-lab.ts): the SMTP deferral lab's
-// rules, what they remember and the attempt log, changed inside Redis,
-// atomic and in one round trip, so two servers taking SMTP for one address
-// at the same moment count one throttle window and one greylist memory.
-//
-// Keys, under the store's prefix P:
-//   P:lab:r:<mailbox>  string: the address's rules as JSON {rules: [RuleRecord…], next: n}, in the order they act
-//   P:lab:g:<mailbox>  hash: greylisted triple (tripleKey) -> "firstSeenAt passedAt order" ('-' for not passed yet)
-//   P:lab:t:<mailbox>  sorted set: the recipients accepted at RCPT (what throttles count), scored by time
-//   P:lab:a:<mailbox>  sorted set: the address's attempts, "seq json", scored by seq (arrival order)
-//   P:lab:attempts     sorted set: every attempt, "seq mailbox", scored by its time: retention and the cap on the whole log
-//   P:lab:seq          the counter that makes members unique and orders the log
-//
-// The rules here mirror rules/rule-book.ts, greylist.ts and throttle.ts (the
-// memory lab): the same order, the same spending, the same windows; both
-// answer to one contract suite (test/server/smtp-rules.test.ts) and to a
-// test that runs them side by side on random operations
-// (test/server/lab-store.test.ts). What a decision says in words is made
-// in TypeScript from the verdict returned here (rule-book.ts decisionOf).
-//
-// Times come from the server's clock (ARGV now), as in the store's script.
-// Every key also carries a Redis expiry of the retention plus a margin,
-// renewed when the address's rules act or change: rules nobody set, used or
-// sent mail to for that long are forgotten, as the mail is.
+-- The Redis lab's one Lua script (redis-lab.ts): the SMTP deferral lab's
+-- rules, what they remember and the attempt log, changed inside Redis,
+-- atomic and in one round trip, so two servers taking SMTP for one address
+-- at the same moment count one throttle window and one greylist memory.
+--
+-- Keys, under the store's prefix P:
+--   P:lab:r:<mailbox>  string: the address's rules as JSON {rules: [RuleRecord…], next: n}, in the order they act
+--   P:lab:g:<mailbox>  hash: greylisted triple (tripleKey) -> "firstSeenAt passedAt order" ('-' for not passed yet)
+--   P:lab:t:<mailbox>  sorted set: the recipients accepted at RCPT (what throttles count), scored by time
+--   P:lab:a:<mailbox>  sorted set: the address's attempts, "seq json", scored by seq (arrival order)
+--   P:lab:attempts     sorted set: every attempt, "seq mailbox", scored by its time: retention and the cap on the whole log
+--   P:lab:seq          the counter that makes members unique and orders the log
+--
+-- The rules here mirror rules/rule-book.ts, greylist.ts and throttle.ts (the
+-- memory lab): the same order, the same spending, the same windows; both
+-- answer to one contract suite (test/server/smtp-rules.test.ts) and to a
+-- test that runs them side by side on random operations
+-- (test/server/lab-store.test.ts). What a decision says in words is made
+-- in TypeScript from the verdict returned here (rule-book.ts decisionOf).
+--
+-- Times come from the server's clock (ARGV now), as in the store's script.
+-- Every key also carries a Redis expiry of the retention plus a margin,
+-- renewed when the address's rules act or change: rules nobody set, used or
+-- sent mail to for that long are forgotten, as the mail is.
 
-export const LAB_SCRIPT = String.raw`
 local P = ARGV[1]
 local op = ARGV[2]
 local now = tonumber(ARGV[3])
@@ -280,4 +279,3 @@ elseif op == 'count' then
   return redis.call('ZCARD', ALL)
 end
 return redis.error_reply('mailroom: unknown lab operation ' .. tostring(op))
-`;

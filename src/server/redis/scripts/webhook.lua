@@ -1,44 +1,43 @@
-// The Redis webhook store's one Lua script (redis-webhook-store.ts): the
-// registrations, each endpoint's queue of pending events, the leases on
-// attempts in flight, the delivery log and the dead letters, changed inside
-// Redis, atomic and in one round trip, so two servers never hand out the
-// same attempt.
-//
-// Keys, under the store's prefix P (W = P:wh:):
-//   W reg            hash: webhook id -> the registration (JSON)
-//   W order          sorted set: webhook ids by registration (seq): oldest first
-//   W seq            the counter that orders registrations, the log and the queues
-//   W tok            the counter that names leases
-//   W due            sorted set: webhook id -> when its next attempt is due (or its lease runs out)
-//   W pending        how many events are pending, over every webhook
-//   W held           hash: webhook id -> "event seq due until": `out_of_order`'s event held for a second one
-//   W d:<id>         hash: event id -> the delivery (JSON, written by the server that made the attempt)
-//   W log:<id>       sorted set: event ids by when they were queued (seq): the log, oldest first
-//   W q:<id>         sorted set: pending event ids in the order they go (seq)
-//   W t:<id>         sorted set: pending event id -> its next attempt's time, or its lease's end while in flight
-//   W l:<id>         hash: event id -> its lease, "token owner until since"
-//   W fin:<id>       sorted set: finished event ids by when they finished: the first to go when the log is full
-//   W r:<id>         hash: event id -> the message body it holds (see below)
-//   channel W changed  "+id" when a webhook is registered, "-id" when removed
-//   channel W due      "time origin": something became due at that time (an event queued, retried, replayed) through that server
-//
-// A `message.received` event names its message; its body is read when an
-// attempt goes, by any server. So that an event outlives its message (the
-// mailbox deleted while a retry is pending, as the memory store allows), it
-// holds a reference on the message's body: P:b:<body>'s `refs`, the count
-// the store's own script (store-script.ts) keeps of the copies pointing at
-// a body and deletes it at zero. A delivered or cancelled event lets go at
-// once; a dead letter keeps it for a replay until it leaves the log. The
-// body still expires with the store's retention (its Redis expiry).
-//
-// Every call names the server making it (ARGV 4, taken out before the
-// operation's own arguments are read). Times come from the server's clock
-// (ARGV now), as in the store's script.
-// What is due is decided here; what an attempt's answer means (the retry
-// policy) is decided by the server that made it (webhooks/attempt.ts),
-// which writes the delivery back with `complete`.
+-- The Redis webhook store's one Lua script (redis-webhook-store.ts): the
+-- registrations, each endpoint's queue of pending events, the leases on
+-- attempts in flight, the delivery log and the dead letters, changed inside
+-- Redis, atomic and in one round trip, so two servers never hand out the
+-- same attempt.
+--
+-- Keys, under the store's prefix P (W = P:wh:):
+--   W reg            hash: webhook id -> the registration (JSON)
+--   W order          sorted set: webhook ids by registration (seq): oldest first
+--   W seq            the counter that orders registrations, the log and the queues
+--   W tok            the counter that names leases
+--   W due            sorted set: webhook id -> when its next attempt is due (or its lease runs out)
+--   W pending        how many events are pending, over every webhook
+--   W held           hash: webhook id -> "event seq due until": `out_of_order`'s event held for a second one
+--   W d:<id>         hash: event id -> the delivery (JSON, written by the server that made the attempt)
+--   W log:<id>       sorted set: event ids by when they were queued (seq): the log, oldest first
+--   W q:<id>         sorted set: pending event ids in the order they go (seq)
+--   W t:<id>         sorted set: pending event id -> its next attempt's time, or its lease's end while in flight
+--   W l:<id>         hash: event id -> its lease, "token owner until since"
+--   W fin:<id>       sorted set: finished event ids by when they finished: the first to go when the log is full
+--   W r:<id>         hash: event id -> the message body it holds (see below)
+--   channel W changed  "+id" when a webhook is registered, "-id" when removed
+--   channel W due      "time origin": something became due at that time (an event queued, retried, replayed) through that server
+--
+-- A `message.received` event names its message; its body is read when an
+-- attempt goes, by any server. So that an event outlives its message (the
+-- mailbox deleted while a retry is pending, as the memory store allows), it
+-- holds a reference on the message's body: P:b:<body>'s `refs`, the count
+-- the store's own script (store.lua) keeps of the copies pointing at
+-- a body and deletes it at zero. A delivered or cancelled event lets go at
+-- once; a dead letter keeps it for a replay until it leaves the log. The
+-- body still expires with the store's retention (its Redis expiry).
+--
+-- Every call names the server making it (ARGV 4, taken out before the
+-- operation's own arguments are read). Times come from the server's clock
+-- (ARGV now), as in the store's script.
+-- What is due is decided here; what an attempt's answer means (the retry
+-- policy) is decided by the server that made it (webhooks/attempt.ts),
+-- which writes the delivery back with `complete`.
 
-export const WEBHOOK_SCRIPT = String.raw`
 local P = ARGV[1]
 local op = ARGV[2]
 local now = tonumber(ARGV[3])
@@ -91,7 +90,7 @@ local function lease(id, ev)
   return {token = token, owner = owner, untilAt = untilAt, since = since, raw = raw}
 end
 
--- Hands up to \`limit\` of webhook \`id\`'s due events to \`owner\` under a lease, appending to \`claims\`
+-- Hands up to `limit` of webhook `id`'s due events to `owner` under a lease, appending to `claims`
 -- per claim: webhook id, registration, event id, delivery, token, the run-out lease before it ('' for none).
 local function claimFrom(id, limit, owner, leaseMs, claims)
   local reg, raw = registration(id)
@@ -338,4 +337,3 @@ elseif op == 'pending' then
   return redis.call('GET', PENDING) or '0'
 end
 return redis.error_reply('unknown webhook store operation ' .. tostring(op))
-`;
