@@ -4,7 +4,8 @@
 // Each illegal import between folders is reported by exactly one rule, the
 // most specific: an import of cli/ by `no-import-of-cli`, client side to
 // server side by `client-side-not-server`, anything else by the importing
-// layer's own `<layer>-layer` rule. A cycle is reported on top, once per
+// layer's own `<layer>-layer` rule, and an import between the server's own
+// folders by the importing folder's `server-<folder>-layer` rule. A cycle is reported on top, once per
 // cycle. A file outside the known folders is reported once, whatever it
 // imports.
 
@@ -59,6 +60,64 @@ const LAYERS = {
     mayImport: ['contract', 'mcp'],
     why: 'the embedded server runs without the client side, so it must not need it',
   },
+};
+
+/**
+ * The folders inside src/server/, lowest first, by the same rule: each may
+ * import itself and its `mayImport`. The shapes several concerns share sit
+ * at the bottom (base/); each concern owns its boundary and its in-memory
+ * implementation (budgets/, store/, rules/, webhooks/); the Redis
+ * implementations of every boundary sit above them all, on one connection
+ * (redis/); the HTTP side's route groups stand on its edge, side by side; the
+ * files directly in src/server/ (startServer, its options, openStore) compose
+ * everything and are imported by none of the folders. `http` is the files
+ * directly in src/server/http/: the route table and the handler that sends
+ * each request through the edge to its group.
+ */
+const SERVER_LAYERS = {
+  base: {
+    mayImport: [],
+    why: 'the shapes every concern shares (Awaitable, the clock, the logger, the stored message, the SMTP attempt) are the floor, so they depend on nothing',
+  },
+  budgets: { mayImport: ['base'], why: 'a per-address budget is counted the same whatever it guards' },
+  store: { mayImport: ['base'], why: 'the mail store is the concern the others read; it knows none of them' },
+  rules: { mayImport: ['base', 'budgets', 'store'], why: 'the deferral lab reads mail and budgets and is read by SMTP, never the other way' },
+  webhooks: { mayImport: ['base', 'store'], why: 'the webhooks hear of mail and attempts; they are told, they do not reach into intake or the lab' },
+  waits: { mayImport: ['base', 'budgets', 'store'], why: 'a server-side wait hangs on the store and spends a budget, nothing more' },
+  smtp: { mayImport: ['base', 'store', 'rules'], why: 'SMTP intake asks the lab and writes the store; it knows nothing of HTTP, Redis or webhooks' },
+  redis: {
+    mayImport: ['base', 'budgets', 'store', 'rules', 'webhooks'],
+    why: 'the Redis implementations stand on the boundaries they implement; no concern may know which backend it runs on',
+  },
+  'http/edge': { mayImport: ['base', 'store'], why: 'the edge every request passes through knows no route group' },
+  'http/mailbox': { mayImport: ['base', 'budgets', 'store', 'waits', 'http/edge'], why: 'a route group stands on the edge, beside the others' },
+  'http/web-ui': { mayImport: ['base', 'store', 'http/edge'], why: 'a route group stands on the edge, beside the others' },
+  'http/mcp': { mayImport: ['base', 'budgets', 'store', 'rules', 'waits', 'http/edge'], why: 'a route group stands on the edge, beside the others' },
+  'http/lab': { mayImport: ['base', 'budgets', 'store', 'rules', 'http/edge'], why: 'a route group stands on the edge, beside the others' },
+  'http/webhooks': { mayImport: ['base', 'store', 'webhooks', 'http/edge'], why: 'a route group stands on the edge, beside the others' },
+  'http/test-hooks': {
+    mayImport: ['base', 'http/edge', 'http/mailbox'],
+    why: "the fault switch spoils the mailbox API's answers, so it knows the mailbox calls and nothing else",
+  },
+  http: {
+    mayImport: [
+      'base',
+      'budgets',
+      'store',
+      'rules',
+      'webhooks',
+      'waits',
+      'http/edge',
+      'http/mailbox',
+      'http/web-ui',
+      'http/mcp',
+      'http/lab',
+      'http/webhooks',
+      'http/test-hooks',
+    ],
+    why: 'the route table and handler compose the edge and the route groups; SMTP and Redis are not theirs to know',
+  },
+  ui: { mayImport: [], why: 'the web UI runs in the browser and speaks to the server only over HTTP' },
 };
 
 /** The command line sits on top of everything and may import anything. */
@@ -143,6 +202,34 @@ function testRunnerRule(folder, packages) {
   };
 }
 
+/** The modules of one server folder (`http` alone: the files directly in src/server/http/). */
+function serverFolder(name) {
+  return name === 'http' ? '^src/server/http/[^/]+$' : `^src/server/${name}/`;
+}
+
+/** The files directly in src/server/: the composition on top, which no server folder may import. */
+const SERVER_TOP = '^src/server/[^/]+$';
+
+function serverLayerRule(name, { mayImport, why }) {
+  const allowed = new Set([name, ...mayImport]);
+  const forbidden = Object.keys(SERVER_LAYERS).filter((other) => !allowed.has(other));
+  return {
+    name: `server-${name.replace('/', '-')}-layer`,
+    comment: `${why} (server/${name}/ may import ${mayImport.length > 0 ? mayImport.map((other) => `server/${other}/`).join(', ') : 'nothing else in the server'})`,
+    severity: 'error',
+    from: { path: serverFolder(name) },
+    to: { path: [...forbidden.map(serverFolder), SERVER_TOP] },
+  };
+}
+
+const SERVER_FOLDERS = Object.keys(SERVER_LAYERS).filter((name) => name !== 'http');
+const KNOWN_SERVER_FOLDERS = [
+  `^src/server/(${SERVER_FOLDERS.filter((name) => !name.startsWith('http/')).join('|')})/`,
+  `^src/server/http/([^/]+$|(${SERVER_FOLDERS.filter((name) => name.startsWith('http/'))
+    .map((name) => name.slice('http/'.length))
+    .join('|')})/)`,
+].join('|');
+
 /**
  * dependency-cruiser has no rule for "this file should not exist", but a
  * `required` rule whose target can never exist fires once for every module it
@@ -163,6 +250,13 @@ const LAYOUT_RULES = [
     comment: `a folder the layering does not know escapes every rule; the known ones are ${FOLDERS.join(', ')}`,
     severity: 'error',
     module: { path: '^src/[^/]+/', pathNot: inFolders(FOLDERS) },
+    to: { path: NOTHING },
+  },
+  {
+    name: 'no-unknown-server-folders',
+    comment: `a server folder the layering does not know escapes the server's rules; the known ones are ${Object.keys(SERVER_LAYERS).join(', ')}`,
+    severity: 'error',
+    module: { path: ['^src/server/[^/]+/', '^src/server/http/[^/]+/'], pathNot: KNOWN_SERVER_FOLDERS },
     to: { path: NOTHING },
   },
 ];
@@ -207,6 +301,7 @@ export default {
   forbidden: [
     ...Object.entries(LAYERS).map(([name, layer]) => layerRule(name, layer)),
     rootEntryRule(),
+    ...Object.entries(SERVER_LAYERS).map(([name, layer]) => serverLayerRule(name, layer)),
     ...CROSS_RULES,
     ...Object.entries(TEST_RUNNERS).map(([folder, packages]) => testRunnerRule(folder, packages)),
     ...GRAPH_RULES,

@@ -38,13 +38,73 @@ describe('the layering rules', () => {
     expect(edges).toContain('src/server/store/store.ts -> src/contract/wire.ts');
   });
 
-  it('catch an import planted in a copy of the real src/, and nothing else new', async () => {
+  it('catch imports planted in a copy of the real src/, a server back-arrow by its folder, and nothing else new', async () => {
     const before = await violationsIn(REPO_ROOT);
     const root = await copyOfRealSrc();
-    await plant(root, { 'src/server/planted.ts': "export { } from '../index.js';" });
+    await plant(root, {
+      'src/server/planted.ts': "export { } from '../index.js';",
+      // The arrow the server had before its folders were layered: the store reaching up into the deferral lab.
+      'src/server/store/planted.ts': "import type { LabStore } from '../rules/lab-store.js';",
+    });
 
     const added = (await violationsIn(root)).filter((line) => !before.includes(line));
-    expect(added, report(added)).toEqual(['server-layer: src/server/planted.ts -> src/index.ts']);
+    expect(added, report(added)).toEqual([
+      'server-layer: src/server/planted.ts -> src/index.ts',
+      'server-store-layer: src/server/store/planted.ts -> src/server/rules/lab-store.ts',
+    ]);
+  });
+
+  // One back-arrow out of each server folder (and two folders the layering
+  // does not know), planted together in new files nothing imports, so no
+  // cycle hides one; each must come back under its own folder's rule.
+  const serverBackArrows: { lines: Record<string, string>; expected: string[] } = {
+    lines: {
+      'src/server/base/planted.ts': "import { store } from '../store/store.js';",
+      'src/server/budgets/planted.ts': "import { count } from '../store/store.js';",
+      'src/server/store/planted.ts': "import { lab } from '../rules/lab.js';",
+      'src/server/rules/planted.ts': "import { listen } from '../smtp/listen.js';",
+      'src/server/webhooks/planted.ts': "import { lab } from '../rules/lab.js';",
+      'src/server/waits/planted.ts': "import { webhooks } from '../webhooks/service.js';",
+      'src/server/smtp/planted.ts': "import { startServer } from '../index.js';",
+      'src/server/redis/planted.ts': "import { listen } from '../smtp/listen.js';",
+      'src/server/http/edge/planted.ts': "import { mailbox } from '../mailbox/routes.js';",
+      'src/server/http/mailbox/planted.ts': "import { assets } from '../web-ui/assets.js';",
+      'src/server/http/web-ui/planted.ts': "import { endpoint } from '../mcp/endpoint.js';",
+      'src/server/http/mcp/planted.ts': "import { labRoutes } from '../lab/routes.js';",
+      'src/server/http/lab/planted.ts': "import { webhookRoutes } from '../webhooks/routes.js';",
+      'src/server/http/webhooks/planted.ts': "import { faults } from '../test-hooks/faults.js';",
+      'src/server/http/test-hooks/planted.ts': "import { handle } from '../api.js';",
+      'src/server/http/planted.ts': "import { RedisStore } from '../redis/redis-store.js';",
+      'src/server/ui/planted.ts': "import { store } from '../store/store.js';",
+      'src/server/helpers/strings.ts': 'export const helper = 1;',
+      'src/server/http/auth/token.ts': "import { checks } from '../edge/checks.js';",
+    },
+    expected: [
+      'no-unknown-server-folders: src/server/helpers/strings.ts',
+      'no-unknown-server-folders: src/server/http/auth/token.ts',
+      'server-base-layer: src/server/base/planted.ts -> src/server/store/store.ts',
+      'server-budgets-layer: src/server/budgets/planted.ts -> src/server/store/store.ts',
+      'server-http-edge-layer: src/server/http/edge/planted.ts -> src/server/http/mailbox/routes.ts',
+      'server-http-lab-layer: src/server/http/lab/planted.ts -> src/server/http/webhooks/routes.ts',
+      'server-http-layer: src/server/http/planted.ts -> src/server/redis/redis-store.ts',
+      'server-http-mailbox-layer: src/server/http/mailbox/planted.ts -> src/server/http/web-ui/assets.ts',
+      'server-http-mcp-layer: src/server/http/mcp/planted.ts -> src/server/http/lab/routes.ts',
+      'server-http-test-hooks-layer: src/server/http/test-hooks/planted.ts -> src/server/http/api.ts',
+      'server-http-web-ui-layer: src/server/http/web-ui/planted.ts -> src/server/http/mcp/endpoint.ts',
+      'server-http-webhooks-layer: src/server/http/webhooks/planted.ts -> src/server/http/test-hooks/faults.ts',
+      'server-redis-layer: src/server/redis/planted.ts -> src/server/smtp/listen.ts',
+      'server-rules-layer: src/server/rules/planted.ts -> src/server/smtp/listen.ts',
+      'server-smtp-layer: src/server/smtp/planted.ts -> src/server/index.ts',
+      'server-store-layer: src/server/store/planted.ts -> src/server/rules/lab.ts',
+      'server-ui-layer: src/server/ui/planted.ts -> src/server/store/store.ts',
+      'server-waits-layer: src/server/waits/planted.ts -> src/server/webhooks/service.ts',
+      'server-webhooks-layer: src/server/webhooks/planted.ts -> src/server/rules/lab.ts',
+    ],
+  };
+
+  it('catch a back-arrow out of each server folder, each by its own rule', async () => {
+    const violations = await violationsIn(await legalTreeWith(serverBackArrows.lines));
+    expect(violations, report(violations)).toEqual(serverBackArrows.expected);
   });
 
   // Each case appends lines to the legal tree (creating the file if need be)
@@ -153,7 +213,7 @@ describe('the layering rules', () => {
   });
 
   it('each have a planted case, so none can silently stop firing', async () => {
-    const caught = new Set(planted.flatMap(({ expected }) => expected.map((line) => line.split(':')[0])));
+    const caught = new Set([...planted, serverBackArrows].flatMap(({ expected }) => expected.map((line) => line.split(':')[0])));
     const untested = (await ruleNames()).filter((name) => !caught.has(name));
     expect(untested).toEqual([]);
   });

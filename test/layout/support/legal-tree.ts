@@ -1,6 +1,6 @@
 // A miniature src/ in the target layout where every import is legal: each
-// layer imports the layers below it, deep server folders import upward within
-// the server, the adapters import their runner's npm package, and cli/ imports
+// layer imports the layers below it, each server folder imports the server
+// folders below it, the adapters import their runner's npm package, and cli/ imports
 // from both halves. Type-only and re-export edges are here too, because the
 // rules must not forbid them where a plain import is allowed.
 export const LEGAL_TREE: Readonly<Record<string, string>> = {
@@ -58,25 +58,98 @@ export const LEGAL_TREE: Readonly<Record<string, string>> = {
 
   'src/mcp/tools.ts': ["import type { Wire } from '../contract/index.js';", 'export const tools: Wire[] = [];'].join('\n'),
 
+  // The server in its folders (.dependency-cruiser.mjs SERVER_LAYERS), each
+  // importing every folder it may, so the rules are seen to allow each arrow.
   'src/server/index.ts': [
     "import { tools } from '../mcp/tools.js';",
     "import { listen } from './smtp/listen.js';",
     "import { store } from './store/store.js';",
-    "import { endpoint } from './mcp/endpoint.js';",
-    'export const startServer = () => ({ tools, smtp: listen(), store, endpoint });',
+    "import { handle } from './http/api.js';",
+    "import { RedisStore } from './redis/redis-store.js';",
+    'export const startServer = () => ({ tools, smtp: listen(), store, handle, RedisStore });',
+  ].join('\n'),
+  'src/server/base/awaitable.ts': 'export type Awaitable<T> = T | Promise<T>;',
+  'src/server/budgets/budget.ts': ["import type { Awaitable } from '../base/awaitable.js';", 'export const spend = (): Awaitable<void> => undefined;'].join(
+    '\n',
+  ),
+  'src/server/store/store.ts': [
+    "import type { Wire } from '../../contract/wire.js';",
+    "import type { Awaitable } from '../base/awaitable.js';",
+    'export const store: Wire[] = [];',
+    'export const count = (): Awaitable<number> => store.length;',
+  ].join('\n'),
+  'src/server/rules/lab.ts': [
+    "import { spend } from '../budgets/budget.js';",
+    "import { store } from '../store/store.js';",
+    'export const lab = () => ({ spend, store });',
+  ].join('\n'),
+  'src/server/webhooks/service.ts': ["import { count } from '../store/store.js';", 'export const webhooks = () => count();'].join('\n'),
+  'src/server/waits/hold.ts': [
+    "import { spend } from '../budgets/budget.js';",
+    "import { count } from '../store/store.js';",
+    'export const hold = () => ({ spend, count });',
   ].join('\n'),
   'src/server/smtp/listen.ts': [
     "import { createServer } from 'node:net';",
     "import { slugOf } from '../../contract/slug.js';",
     "import { store } from '../store/store.js';",
-    'export const listen = () => ({ net: createServer(), slug: slugOf("x"), store });',
+    "import { lab } from '../rules/lab.js';",
+    'export const listen = () => ({ net: createServer(), slug: slugOf("x"), store, lab });',
   ].join('\n'),
-  'src/server/mcp/endpoint.ts': [
-    "import { tools } from '../../mcp/tools.js';",
-    "import { store } from '../store/store.js';",
-    'export const endpoint = () => ({ tools, store });',
+  'src/server/redis/redis-store.ts': [
+    "import type { Awaitable } from '../base/awaitable.js';",
+    "import { spend } from '../budgets/budget.js';",
+    "import { count } from '../store/store.js';",
+    "import { lab } from '../rules/lab.js';",
+    "import { webhooks } from '../webhooks/service.js';",
+    'export class RedisStore { parts = { spend, count, lab, webhooks }; ready: Awaitable<boolean> = true; }',
   ].join('\n'),
-  'src/server/store/store.ts': ["import type { Wire } from '../../contract/wire.js';", 'export const store: Wire[] = [];'].join('\n'),
+  'src/server/http/edge/checks.ts': [
+    "import { count } from '../../store/store.js';",
+    'export const checks = [() => (count() === 0 ? undefined : "refused")];',
+  ].join('\n'),
+  'src/server/http/mailbox/routes.ts': [
+    "import { checks } from '../edge/checks.js';",
+    "import { hold } from '../../waits/hold.js';",
+    "import { spend } from '../../budgets/budget.js';",
+    'export const mailbox = () => ({ checks, hold, spend });',
+  ].join('\n'),
+  'src/server/http/web-ui/assets.ts': ["import { checks } from '../edge/checks.js';", 'export const assets = () => checks;'].join('\n'),
+  'src/server/http/mcp/endpoint.ts': [
+    "import { tools } from '../../../mcp/tools.js';",
+    "import { store } from '../../store/store.js';",
+    "import { lab } from '../../rules/lab.js';",
+    "import { hold } from '../../waits/hold.js';",
+    "import { checks } from '../edge/checks.js';",
+    'export const endpoint = () => ({ tools, store, lab, hold, checks });',
+  ].join('\n'),
+  'src/server/http/lab/routes.ts': [
+    "import { lab } from '../../rules/lab.js';",
+    "import { checks } from '../edge/checks.js';",
+    'export const labRoutes = () => ({ lab, checks });',
+  ].join('\n'),
+  'src/server/http/webhooks/routes.ts': [
+    "import { webhooks } from '../../webhooks/service.js';",
+    "import { checks } from '../edge/checks.js';",
+    'export const webhookRoutes = () => ({ webhooks, checks });',
+  ].join('\n'),
+  'src/server/http/test-hooks/faults.ts': [
+    "import { mailbox } from '../mailbox/routes.js';",
+    "import { checks } from '../edge/checks.js';",
+    'export const faults = () => ({ mailbox, checks });',
+  ].join('\n'),
+  'src/server/http/api.ts': [
+    "import { checks } from './edge/checks.js';",
+    "import { mailbox } from './mailbox/routes.js';",
+    "import { assets } from './web-ui/assets.js';",
+    "import { endpoint } from './mcp/endpoint.js';",
+    "import { labRoutes } from './lab/routes.js';",
+    "import { webhookRoutes } from './webhooks/routes.js';",
+    "import { faults } from './test-hooks/faults.js';",
+    "import { webhooks } from '../webhooks/service.js';",
+    'export const handle = () => ({ checks, mailbox, assets, endpoint, labRoutes, webhookRoutes, faults, webhooks });',
+  ].join('\n'),
+  'src/server/ui/api.ts': ["import type { Wire } from '../../contract/wire.js';", 'export const read = (wire: Wire) => wire.slug;'].join('\n'),
 
   'src/cli/main.ts': [
     "import { startServer } from '../server/index.js';",
