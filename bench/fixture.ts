@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTestInbox, type TestRunnerBridge } from '../src/runner/index.js';
-import type { BenchSection } from './run.js';
+import type { BenchSection } from './section.js';
 import { describe, formatMs, percentile, ROOT, startChild, startServerProcess, verdict } from './support.js';
 
 const CORE_SAMPLES = Number(process.env.BENCH_FIXTURE_SAMPLES ?? 300);

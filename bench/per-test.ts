@@ -15,7 +15,7 @@
 import { connect } from 'node:net';
 import nodemailer from 'nodemailer';
 import { createInbox } from '../src/index.js';
-import type { BenchSection } from './run.js';
+import type { BenchSection } from './section.js';
 import { describe, formatMs, percentile, sleep, startServerProcess, verdict, type ServerProcess } from './support.js';
 
 const SAMPLES = Number(process.env.BENCH_PER_TEST_SAMPLES ?? 40);

@@ -8,14 +8,9 @@ import { serverWaitBench } from './server-wait.js';
 import { smtpRulesBench } from './smtp-rules.js';
 import { storeBench } from './store.js';
 import { suiteBench } from './suite.js';
+import type { BenchSection } from './section.js';
 import { waitBench } from './wait.js';
 import { webhooksBench } from './webhooks.js';
-
-export interface BenchSection {
-  readonly name: string;
-  readonly description: string;
-  run(): Promise<void>;
-}
 
 const sections: readonly BenchSection[] = [
   serverBench,

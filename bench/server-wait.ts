@@ -16,7 +16,7 @@
 //     (BENCH_SERVER_WAIT_ROUNDS, default 3), so neither always runs first on
 //     a warm or a loaded machine; the drop is the median of the rounds' own.
 import { createInbox } from '../src/index.js';
-import type { BenchSection } from './run.js';
+import type { BenchSection } from './section.js';
 import {
   describe,
   formatDuration,

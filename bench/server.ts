@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { Pool } from 'undici';
-import type { BenchSection } from './run.js';
+import type { BenchSection } from './section.js';
 import { describe, formatMs, freePort, median, percentile, sleep, startChild, verdict, waitFor, type Child } from './support.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);

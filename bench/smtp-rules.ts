@@ -29,7 +29,7 @@ import { parseRuleInput } from '../src/server/rules/rule-input.js';
 import { MemoryLabStore } from '../src/server/rules/memory-lab.js';
 import { MemoryRuleStore } from '../src/server/rules/rule-store.js';
 import { startRedisServer, type RedisServer } from '../test/support/redis-server.js';
-import type { BenchSection } from './run.js';
+import type { BenchSection } from './section.js';
 import { sendBatch, type SendMode } from './server.js';
 import { freePort, median, startChild, verdict, waitFor, type Child } from './support.js';
 

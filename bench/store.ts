@@ -23,7 +23,7 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import { Pool } from 'undici';
 import { startRedisServer } from '../test/support/redis-server.js';
-import type { BenchSection } from './run.js';
+import type { BenchSection } from './section.js';
 import { answersHealthz, describe, formatMs, freePort, percentile, sleep, startChild, verdict, waitFor, type Child } from './support.js';
 
 const MESSAGES = Number(process.env.BENCH_STORE_MESSAGES ?? 100_000);

@@ -22,7 +22,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BenchSection } from './run.js';
+import type { BenchSection } from './section.js';
 import type { SuiteRunReport } from './suite/timings-reporter.js';
 import { ENV, WAY_LABELS, WAYS, roundsFromEnv, testsFromEnv, type Way } from './suite/ways.js';
 import { answersHealthz, formatDuration, freePort, percentile, ROOT, startChild, startServerProcess, verdict, waitFor } from './support.js';

@@ -20,7 +20,7 @@ import { createInbox, MailTimeoutError, type Inbox } from '../src/index.js';
 import { pacerFor } from '../src/wait/pacer.js';
 import { pollMailbox } from '../src/wait/polling-strategy.js';
 import { FakeClock, seededRandom } from '../test/support/fake-clock.js';
-import type { BenchSection } from './run.js';
+import type { BenchSection } from './section.js';
 import { describe, formatMs, formatSeconds, mailSender, percentile, sleep, startServerProcess, verdict, type ServerProcess } from './support.js';
 
 const FAILING_WAIT_MS = Number(process.env.BENCH_FAILING_WAIT_MS ?? 90_000);

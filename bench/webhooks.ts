@@ -27,7 +27,7 @@ import { AttemptFeed } from '../src/server/base/smtp-attempts.js';
 import { startRedisServer, type RedisServer } from '../test/support/redis-server.js';
 import { MessageStore } from '../src/server/store/message-store.js';
 import { createWebhookService } from '../src/server/webhooks/webhook-service.js';
-import type { BenchSection } from './run.js';
+import type { BenchSection } from './section.js';
 import { sendBatch, type SendMode } from './server.js';
 import { describe, formatMs, freePort, median, percentile, sleep, startChild, verdict, waitFor, type Child } from './support.js';
 

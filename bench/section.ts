@@ -1,0 +1,8 @@
+// What a benchmark section is: a name to pick it by on the command line, a
+// line to head its table, and the run. Its own file, so the sections and the
+// runner that lists them (run.ts) both import it and not each other.
+export interface BenchSection {
+  readonly name: string;
+  readonly description: string;
+  run(): Promise<void>;
+}
