@@ -15,7 +15,7 @@ import {
   WEBHOOKS_PATH,
 } from '../../contract/routes.js';
 import { isWellFormedId } from '../store/ids.js';
-import type { ApiCall } from './test-hooks/faults.js';
+import type { ApiCall } from './mailbox/mailbox-calls.js';
 import type { SmtpLabCall } from './lab/smtp-lab.js';
 import { isUiPath } from './web-ui/ui-assets.js';
 import type { WebhookCall } from './webhooks/webhooks.js';
@@ -168,8 +168,4 @@ export function route(method: string, path: string, faultInjection: boolean, lon
     'not_found',
     `No such route: ${method} ${path}. The API is GET|DELETE ${API_BASE}/mailbox?address=A, ${longPollServed ? `GET ${WAIT_PATH}?address=A&since_id=ID, ` : ''}${smtpRulesServed ? `GET|POST|DELETE ${RULES_PATH}?address=A, GET ${ATTEMPTS_PATH}?address=A, ` : ''}${webhooksServed ? `GET|POST ${WEBHOOKS_PATH}, GET ${METRICS_PATH}, ` : ''}GET|DELETE ${API_BASE}/message/{id}?mailbox=A, GET ${API_BASE}/message/{id}/raw?mailbox=A, GET ${MAILBOXES_PATH}, GET ${EVENTS_PATH}, POST ${MCP_PATH} and GET ${HEALTH_PATH}; the web UI is at /`,
   );
-}
-
-export function addressParamOf(call: ApiCall): 'address' | 'mailbox' {
-  return call === 'list' || call === 'deleteMailbox' || call === 'wait' ? 'address' : 'mailbox';
 }

@@ -1,6 +1,19 @@
-// A request body read whole, up to a cap: the admin routes and the MCP
-// endpoint each refuse a larger one in their own words.
+// A request body read whole, up to a cap. Every route that takes a body
+// reads it here, under its cap below (one list, so the limits are seen
+// together); each refuses a larger one in its own words.
 import type { IncomingMessage } from 'node:http';
+
+/** The most each route group reads of a request body, in bytes. */
+export const BODY_LIMITS = Object.freeze({
+  /** `POST /_mailroom/faults`: one fault injection. */
+  testHooks: 64 * 1024,
+  /** `POST /api/v1/mailbox/rules`: one rule. */
+  smtpRule: 16 * 1024,
+  /** `POST /api/v1/webhooks`: one registration. */
+  webhook: 16 * 1024,
+  /** `POST /mcp`: one JSON-RPC message (or batch). */
+  mcp: 1024 * 1024,
+});
 
 /**
  * The body, or undefined when it grew past `maxBytes`. Past the cap the rest

@@ -6,12 +6,12 @@
 import type { IncomingMessage } from 'node:http';
 import { Refusal } from '../../../contract/refusal.js';
 import type { LabCalls } from '../../rules/lab-calls.js';
-import { readBodyUpTo } from '../edge/body.js';
+import { BODY_LIMITS, readBodyUpTo } from '../edge/body.js';
 import { singleParam } from '../edge/params.js';
 
 export type SmtpLabCall = 'rules' | 'addRule' | 'clearRules' | 'attempts';
 
-const MAX_RULE_BODY = 16 * 1024;
+const MAX_RULE_BODY = BODY_LIMITS.smtpRule;
 const EXAMPLE = '{"kind": "greylist", "min_delay_ms": 2000}';
 
 async function ruleBody(req: IncomingMessage): Promise<unknown> {

@@ -19,10 +19,10 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { MCP_PATH } from '../../../contract/routes.js';
 import { createMcpServer } from '../../../mcp/mcp-server.js';
 import type { MailTools } from '../../../mcp/tools.js';
-import { readBodyUpTo } from '../edge/body.js';
+import { BODY_LIMITS, readBodyUpTo } from '../edge/body.js';
 import type { Logger } from '../../base/log.js';
 
-const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = BODY_LIMITS.mcp;
 
 export interface McpEndpointOptions {
   readonly tools: MailTools;

@@ -5,6 +5,7 @@
 // through real sockets.
 import { parseMailboxAddress } from '../../../contract/address.js';
 import { expectedError } from '../../../contract/validation.js';
+import type { ApiCall } from '../mailbox/mailbox-calls.js';
 
 export type FaultRoute = 'list' | 'message' | 'wait' | 'any';
 
@@ -29,9 +30,6 @@ export interface FaultInjection {
   readonly times?: number;
   readonly fault: Fault;
 }
-
-/** The API calls a request can be, as counted and matched by the fault switch. */
-export type ApiCall = 'list' | 'wait' | 'message' | 'raw' | 'deleteMessage' | 'deleteMailbox';
 
 export interface RequestStats {
   list: number;

@@ -11,6 +11,7 @@
 // person allows remote ones).
 import { readFile } from 'node:fs/promises';
 import { Refusal } from '../../../contract/refusal.js';
+import type { Reply } from '../edge/reply.js';
 
 export const UI_CSP = [
   "default-src 'none'",
@@ -60,4 +61,10 @@ export function uiAsset(path: string): Promise<UiAsset> {
     cache.set(path, found);
   }
   return found;
+}
+
+/** The file as the API's reply: the page's own policy replaces the API's sandbox (the top of this file says why that is safe). */
+export async function uiAssetReply(path: string): Promise<Reply> {
+  const { type, body } = await uiAsset(path);
+  return { status: 200, headers: { 'content-type': type, 'cache-control': 'no-cache', 'content-security-policy': UI_CSP }, body };
 }

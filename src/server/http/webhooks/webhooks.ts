@@ -10,8 +10,9 @@ import type { MailboxReader } from '../../store/mailbox-reader.js';
 import { toWireWebhook } from '../../webhooks/registration.js';
 import { TooManyWebhooksError, type WebhookService } from '../../webhooks/webhook-service.js';
 import type { Delivery, DeliveryAttempt } from '../../webhooks/webhook-store.js';
-import { readBodyUpTo } from '../edge/body.js';
+import { BODY_LIMITS, readBodyUpTo } from '../edge/body.js';
 import { singleParam } from '../edge/params.js';
+import type { Reply } from '../edge/reply.js';
 
 export type WebhookCall = 'list' | 'add' | 'get' | 'remove' | 'deliveries' | 'deadLetters' | 'replay';
 
@@ -20,7 +21,7 @@ export interface WebhookContext {
   readonly reader: MailboxReader;
 }
 
-const MAX_WEBHOOK_BODY = 16 * 1024;
+const MAX_WEBHOOK_BODY = BODY_LIMITS.webhook;
 const EXAMPLE = '{"url": "http://127.0.0.1:3000/webhooks/mail", "events": ["message.received"], "retry": {"max_attempts": 5, "initial_delay_ms": 200}}';
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 
@@ -130,4 +131,10 @@ export async function answerWebhooks(
       return { status: 202, body: { replayed: eventId, delivery: wireDelivery(replayed) } };
     }
   }
+}
+
+/** `GET /metrics`: the webhooks' counters in Prometheus text format. */
+export async function answerMetrics(webhooks: WebhookService): Promise<Reply> {
+  const { metrics } = webhooks;
+  return { status: 200, headers: { 'content-type': metrics.contentType, 'cache-control': 'no-store' }, body: await metrics.text() };
 }
