@@ -1,29 +1,21 @@
-// startServer: wires the store, SMTP intake and the HTTP API together and owns
-// their lifetime.
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo, Server as NetServer } from 'node:net';
-import { MCP_WAIT_SLOTS } from '../contract/limits.js';
-import { WaitSlots } from '../contract/wait-slots.js';
+// startServer: composes the parts (server-parts.ts) - the store, SMTP
+// intake, the HTTP API, the webhooks - binds the two listeners
+// (listeners.ts) and owns their lifetime. No decision is made here.
+import type { WaitSlots } from '../contract/wait-slots.js';
+import type { AttemptFeed } from './base/smtp-attempts.js';
 import type { RequestBudget } from './budgets/budget.js';
-import { PageWalks } from './budgets/page-walks.js';
 import { exposureWarning } from './exposure-warning.js';
-import { createApiHandler } from './http/api.js';
-import { FaultSwitch, RequestCounter, type FaultInjection, type RequestStats } from './http/test-hooks/faults.js';
 import { refuseWhatNoHandlerSees } from './http/edge/socket-refusals.js';
-import { createMailboxReader } from './store/mailbox-reader.js';
-import { createEmbeddedTools } from './http/mcp/embedded-tools.js';
-import { createMcpEndpoint } from './http/mcp/endpoint.js';
-import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from './server-options.js';
-import { AttemptFeed } from './base/smtp-attempts.js';
-import { createSmtpIntake } from './smtp/intake.js';
-import { netServerOf } from './smtp/smtp-server-private.js';
-import { createLabCalls, storedIdentityIn } from './rules/lab-calls.js';
-import type { LabStore } from './rules/lab-store.js';
-import { EvictionReporter } from './store/eviction.js';
-import { API_BASE } from '../contract/routes.js';
-import { createWebhookService, staticWebhookId, type WebhookService } from './webhooks/webhook-service.js';
-import type { MailStore } from './store/mail-store.js';
+import type { FaultInjection, RequestStats } from './http/test-hooks/faults.js';
+import { closeServer, hostForURL, listen } from './listeners.js';
 import { openStore } from './open-store.js';
+import type { LabStore } from './rules/lab-store.js';
+import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from './server-options.js';
+import { coreParts, createHttp, createSmtp, openWebhooks, registerStaticWebhooks } from './server-parts.js';
+import { netServerOf } from './smtp/smtp-server-private.js';
+import { EvictionReporter } from './store/eviction.js';
+import type { MailStore } from './store/mail-store.js';
+import type { WebhookService } from './webhooks/webhook-service.js';
 
 export interface MailroomServer {
   /** The bound SMTP port (the real one when 0 was asked). */
@@ -49,172 +41,57 @@ export interface MailroomServer {
 // bounded on an idle server.
 const SWEEP_INTERVAL_MS = 30_000;
 
-function hostForURL(host: string): string {
-  if (host === '0.0.0.0') return '127.0.0.1';
-  if (host === '::') return '[::1]';
-  return host.includes(':') ? `[${host}]` : host;
-}
-
-function listen(server: NetServer | HttpServer, port: number, host: string, what: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      server.off('listening', onListening);
-      const reason =
-        error.code === 'EADDRINUSE'
-          ? 'the port is already in use'
-          : error.code === 'EACCES'
-            ? 'permission denied'
-            : error.code === 'EADDRNOTAVAIL'
-              ? 'the address is not available on this machine'
-              : error.message;
-      reject(
-        Object.assign(new Error(`mailroom: cannot listen for ${what} on ${host}:${port}: ${reason}${error.code ? ` (${error.code})` : ''}`), {
-          code: error.code,
-          cause: error,
-        }),
-      );
-    };
-    const onListening = () => {
-      server.off('error', onError);
-      resolve((server.address() as AddressInfo).port);
-    };
-    server.once('error', onError);
-    server.once('listening', onListening);
-    server.listen(port, host);
-  });
-}
-
-function closeServer(server: NetServer | HttpServer): Promise<void> {
-  return new Promise((resolve) => {
-    if (!server.listening) return resolve();
-    server.close(() => resolve());
-  });
-}
-
 export async function startServer(options: ServerOptions = {}): Promise<MailroomServer> {
   const config = resolveServerOptions(options);
   const { clock, logger } = config;
-
   const evictions = new EvictionReporter({ clock, logger, maxMessages: config.maxMessages });
-  const { store, listBudget, messageBudget, lab, sharedWebhooks } = await openStore(config, {
+  const opened = await openStore(config, {
     onEvict: (message) => evictions.record(message),
     onListenerError: (error) => logger.error(`mailroom: an arrival listener failed: ${String(error)}`),
   });
-  const faults = new FaultSwitch();
-  const counter = new RequestCounter();
-  const pageWalks = new PageWalks(listBudget.windowMs, clock);
-  const reader = createMailboxReader(store, config.domains);
-  const waitSlots = config.waitSlots > 0 ? new WaitSlots(config.waitSlots) : undefined;
-  const mcpSlots = new WaitSlots(MCP_WAIT_SLOTS);
-  const attempts = new AttemptFeed((error) => logger.error(`mailroom: an SMTP attempt listener failed: ${String(error)}`));
-  // The lab and its calls, which the HTTP API and the MCP tools both answer with.
-  const labStore = config.smtpRules ? lab() : undefined;
-  const smtpLab = labStore && {
-    lab: labStore,
-    calls: createLabCalls({ lab: labStore, storedIdentity: storedIdentityIn(store), reader, messageBudget }),
-  };
-  if (smtpLab) attempts.subscribe((attempt) => void smtpLab.lab.record(attempt));
-  // The API's base is known once the HTTP port is bound; only a delivery, later, reads it.
+  const core = coreParts(config, opened);
+  const { store, faults, counter } = core;
   let apiURL = '';
-  // On a shared store the webhooks are shared too (registrations read before the first mail is taken in).
-  let webhookStore;
-  try {
-    webhookStore = config.webhooks ? await sharedWebhooks?.() : undefined;
-  } catch (error) {
+  const webhooks = await openWebhooks(core, () => apiURL).catch(async (error: unknown) => {
     await store.close();
     throw error;
-  }
-  const webhooks = config.webhooks
-    ? createWebhookService({
-        store: webhookStore,
-        attempts,
-        rawUrl: (message) => `${apiURL}${API_BASE}/message/${message.id}/raw?mailbox=${encodeURIComponent(message.mailbox)}`,
-        mailboxKey: (address) => reader.mailboxKey(address, 'address'),
-        now: () => clock.now(),
-        random: config.random,
-        logger,
-      })
-    : undefined;
-  const mcp = createMcpEndpoint({
-    tools: createEmbeddedTools({ store, reader, listBudget, messageBudget, slots: mcpSlots, holdCap: config.holdCap, smtpLab: smtpLab?.calls }),
-    domains: config.domains,
-    logger,
   });
-  const api = createApiHandler({
-    store,
-    reader,
-    waitSlots,
-    holdCap: config.holdCap,
-    mcp,
-    domains: config.domains,
-    listBudget,
-    pageWalks,
-    messageBudget,
-    faults,
-    counter,
-    token: config.token,
-    faultInjection: config.faultInjection,
-    smtpLab,
-    webhooks,
-    logger,
-  });
-  const http = createServer(
-    {
-      keepAlive: true,
-      headersTimeout: config.httpHeadersTimeout,
-      requestTimeout: config.httpRequestTimeout,
-      // node checks both timeouts on this interval (30 s by default), so a
-      // slow client would otherwise outlive its timeout by up to that much.
-      connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(config.httpHeadersTimeout / 4))),
-    },
-    api.handle,
-  );
+  const { api, http } = createHttp(core, webhooks);
   const refused = refuseWhatNoHandlerSees(http);
-  const smtp = createSmtpIntake({
-    domains: config.domains,
-    maxMessageBytes: config.maxMessageBytes,
-    maxConnections: config.maxSmtpConnections,
-    idleTimeout: config.smtpIdleTimeout,
-    store,
-    attempts,
-    now: () => clock.now(),
-    lab: smtpLab?.lab,
-    logger,
-  });
+  const smtp = createSmtp(core);
   const smtpNet = netServerOf(smtp.server);
-
-  let smtpPort: number;
-  let httpPort: number;
-  try {
-    smtpPort = await listen(smtpNet, config.smtpPort, config.host, 'SMTP');
-    httpPort = await listen(http, config.httpPort, config.host, 'HTTP');
-  } catch (error) {
+  /** Undoes a start that failed half-way. */
+  const abandon = async (error: unknown): Promise<never> => {
     smtp.destroyConnections();
     await Promise.all([closeServer(smtpNet), closeServer(http), webhooks?.close()]);
     await store.close();
     throw error;
-  }
+  };
+
+  const [smtpPort, httpPort] = await listen(smtpNet, config.smtpPort, config.host, 'SMTP')
+    .then(async (smtpPort) => [smtpPort, await listen(http, config.httpPort, config.host, 'HTTP')] as const)
+    .catch(abandon);
   apiURL = `http://${hostForURL(config.host)}:${httpPort}`;
-  for (const [index, given] of config.staticWebhooks.entries()) {
-    try {
-      const webhook = await webhooks!.register({ url: given.url, secret: given.secret, events: given.events }, { id: staticWebhookId(given, index) });
-      if (given.secret === undefined) logger.warn(`mailroom: webhook ${webhook.id} posts to ${webhook.url}, signed with the secret ${webhook.secret}`);
-    } catch (error) {
-      smtp.destroyConnections();
-      await Promise.all([closeServer(smtpNet), closeServer(http), webhooks?.close()]);
-      await store.close();
-      throw new TypeError(`Invalid static webhook ${JSON.stringify(given.url)}: ${(error as Error).message}`, { cause: error });
-    }
-  }
+  await registerStaticWebhooks(config, webhooks).catch(abandon);
 
   const exposed = exposureWarning(config.host, config.token);
   if (exposed) logger.warn(exposed);
-
   // A shared store's sweep may fail while it is unreachable; the next one (or any access) catches up.
   const sweeper = setInterval(() => void Promise.resolve(store.expire()).catch(() => {}), Math.min(SWEEP_INTERVAL_MS, config.retention));
   sweeper.unref();
 
   let closing: Promise<void> | undefined;
+  const close = async () => {
+    clearInterval(sweeper);
+    api.close();
+    evictions.flush();
+    const closed = Promise.all([new Promise<void>((resolve) => smtp.server.close(() => resolve())), closeServer(http)]);
+    smtp.destroyConnections();
+    http.closeAllConnections();
+    refused.destroyAll();
+    await Promise.all([closed, webhooks?.close()]);
+    await store.close();
+  };
   const server: MailroomServer = {
     smtpPort,
     httpPort,
@@ -225,21 +102,9 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
       clear: () => void faults.clear(),
     },
     stats: (address) => counter.get(address),
-    close() {
-      closing ??= (async () => {
-        clearInterval(sweeper);
-        api.close();
-        evictions.flush();
-        const closed = Promise.all([new Promise<void>((resolve) => smtp.server.close(() => resolve())), closeServer(http)]);
-        smtp.destroyConnections();
-        http.closeAllConnections();
-        refused.destroyAll();
-        await Promise.all([closed, webhooks?.close()]);
-        await store.close();
-      })();
-      return closing;
-    },
+    close: () => (closing ??= close()),
   };
+  const { attempts, smtpLab, listBudget, messageBudget, waitSlots, mcpSlots } = core;
   internals.set(server, Object.freeze({ store, attempts, smtpLab, webhooks, listBudget, messageBudget, waitSlots, mcpSlots, options: config }));
   return Object.freeze(server);
 }
