@@ -32,7 +32,7 @@ import { json, refusalReply, type Reply } from './edge/reply.js';
 import { answerSmtpLab } from './lab/smtp-lab.js';
 import { createMailboxCalls, type ApiCall, type MailboxCalls } from './mailbox/mailbox-calls.js';
 import type { McpEndpoint } from './mcp/endpoint.js';
-import { route, type Route } from './routes.js';
+import { route, type Route, type ServedRoutes } from './routes.js';
 import type { FaultSwitch, RequestCounter } from './test-hooks/faults.js';
 import { answerFaults, answerStats, answerWithFaults, countCall, type FaultedReply, type TestHooks } from './test-hooks/hook-routes.js';
 import { answerMailboxIndex } from './web-ui/mailbox-index.js';
@@ -144,6 +144,12 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
   });
   const handlers = routeHandlers(ctx, mailbox, events, hooks, closing.signal);
   const checks = edgeChecks({ token: ctx.token });
+  const served: ServedRoutes = {
+    faultInjection: ctx.faultInjection,
+    longPoll: ctx.waitSlots !== undefined,
+    smtpRules: ctx.smtpLab !== undefined,
+    webhooks: ctx.webhooks !== undefined,
+  };
 
   function errorReply(error: unknown): Reply {
     if (error instanceof Refusal) return refusalReply(error);
@@ -158,7 +164,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
     const path = q === -1 ? url : url.slice(0, q);
     const params = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
     const method = req.method ?? 'GET';
-    const matched = route(method, path, ctx.faultInjection, ctx.waitSlots !== undefined, ctx.smtpLab !== undefined, ctx.webhooks !== undefined);
+    const matched = route(method, path, served);
     if (matched.kind === 'api') countCall(hooks, matched.call, params);
     const refusal = firstRefusal(checks, { method, path, headers: req.headers, routeKind: matched.kind });
     if (refusal) throw refusal;

@@ -1,6 +1,8 @@
-// Which route a request is for: method and path to a `Route`, or the
-// refusal (`404 not_found`, `405 method_not_allowed` with `Allow`,
-// `400 invalid_request` for a malformed message id).
+// The route table: which route a request is for, method and path to a
+// `Route`, or the refusal (`404 not_found`, `405 method_not_allowed` with
+// `Allow`, `400 invalid_request` for a malformed id). Each row names its path,
+// the option that serves it, and the route for each method; what answers a
+// route is api.ts's handler for its kind.
 import { Refusal } from '../../contract/refusal.js';
 import {
   API_BASE,
@@ -82,90 +84,103 @@ function webhookRoute(method: string, verb: string, path: string): Route {
   );
 }
 
-/** Maps method + path to a route, or throws the refusal for it. */
-export function route(method: string, path: string, faultInjection: boolean, longPollServed: boolean, smtpRulesServed = false, webhooksServed = false): Route {
-  const verb = method === 'HEAD' ? 'GET' : method;
-  if (webhooksServed && (path === WEBHOOKS_PATH || path.startsWith(`${WEBHOOKS_PATH}/`))) return webhookRoute(method, verb, path);
-  if (webhooksServed && path === METRICS_PATH) {
+/** `/api/v1/message/{id}` and `.../raw`: one message, by its well-formed id. */
+function messageRoute(method: string, verb: string, path: string): Route {
+  const rest = path.slice(`${API_BASE}/message/`.length).split('/');
+  let id: string | undefined;
+  try {
+    id = rest[0] === undefined ? undefined : decodeURIComponent(rest[0]);
+  } catch {
+    id = undefined;
+  }
+  const raw = rest.length === 2 && rest[1] === 'raw';
+  if (id === undefined || !isWellFormedId(id) || (rest.length !== 1 && !raw)) {
+    const shown = path.slice(`${API_BASE}/message/`.length);
+    throw new Refusal(
+      400,
+      'invalid_request',
+      `Malformed message id ${JSON.stringify(shown)}: an id is 11 characters of 0-9 and a-z, as returned by GET ${API_BASE}/mailbox`,
+    );
+  }
+  if (raw) {
     if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
-    return { kind: 'metrics' };
+    return { kind: 'api', call: 'raw', id };
   }
-  if (path === HEALTH_PATH) {
-    if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
-    return { kind: 'healthz' };
-  }
-  if (isUiPath(path)) {
-    if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
-    return { kind: 'ui', path };
-  }
-  if (path === MAILBOXES_PATH) {
-    if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
-    return { kind: 'mailboxes' };
-  }
-  if (path === EVENTS_PATH) {
-    if (method !== 'GET') throw methodNotAllowed(method, path, ['GET']);
-    return { kind: 'events' };
-  }
-  if (path === MCP_PATH) {
-    // Stateless: there is no session to stream to (GET) or to end (DELETE).
-    if (method !== 'POST') throw methodNotAllowed(method, path, ['POST']);
-    return { kind: 'mcp' };
-  }
-  if (path === WAIT_PATH && longPollServed) {
-    if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
-    return { kind: 'api', call: 'wait' };
-  }
-  if (path === RULES_PATH && smtpRulesServed) {
-    if (verb === 'GET') return { kind: 'smtpLab', call: 'rules' };
-    if (verb === 'POST') return { kind: 'smtpLab', call: 'addRule' };
-    if (verb === 'DELETE') return { kind: 'smtpLab', call: 'clearRules' };
-    throw methodNotAllowed(method, path, ['GET', 'POST', 'DELETE']);
-  }
-  if (path === ATTEMPTS_PATH && smtpRulesServed) {
-    if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
-    return { kind: 'smtpLab', call: 'attempts' };
-  }
-  if (path === `${API_BASE}/mailbox`) {
-    if (verb === 'GET') return { kind: 'api', call: 'list' };
-    if (verb === 'DELETE') return { kind: 'api', call: 'deleteMailbox' };
-    throw methodNotAllowed(method, path, ['GET', 'DELETE']);
-  }
-  if (path === `${API_BASE}/message` || path.startsWith(`${API_BASE}/message/`)) {
-    const rest = path.slice(`${API_BASE}/message/`.length).split('/');
-    let id: string | undefined;
-    try {
-      id = rest[0] === undefined ? undefined : decodeURIComponent(rest[0]);
-    } catch {
-      id = undefined;
-    }
-    const raw = rest.length === 2 && rest[1] === 'raw';
-    if (id === undefined || !isWellFormedId(id) || (rest.length !== 1 && !raw)) {
-      const shown = path.slice(`${API_BASE}/message/`.length);
-      throw new Refusal(
-        400,
-        'invalid_request',
-        `Malformed message id ${JSON.stringify(shown)}: an id is 11 characters of 0-9 and a-z, as returned by GET ${API_BASE}/mailbox`,
-      );
-    }
-    if (raw) {
-      if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
-      return { kind: 'api', call: 'raw', id };
-    }
-    if (verb === 'GET') return { kind: 'api', call: 'message', id };
-    if (verb === 'DELETE') return { kind: 'api', call: 'deleteMessage', id };
-    throw methodNotAllowed(method, path, ['GET', 'DELETE']);
-  }
-  if (faultInjection && path === '/_mailroom/faults') {
-    if (verb === 'POST' || verb === 'DELETE') return { kind: 'faults', method: verb };
-    throw methodNotAllowed(method, path, ['POST', 'DELETE']);
-  }
-  if (faultInjection && path === '/_mailroom/stats') {
-    if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
-    return { kind: 'stats' };
-  }
-  throw new Refusal(
+  if (verb === 'GET') return { kind: 'api', call: 'message', id };
+  if (verb === 'DELETE') return { kind: 'api', call: 'deleteMessage', id };
+  throw methodNotAllowed(method, path, ['GET', 'DELETE']);
+}
+
+/** Which optional route groups this server serves (each off unless its option is on). */
+export interface ServedRoutes {
+  readonly faultInjection: boolean;
+  readonly longPoll: boolean;
+  readonly smtpRules: boolean;
+  readonly webhooks: boolean;
+}
+
+/** One row of the route table. */
+interface RouteEntry {
+  /** The option that serves it; a row whose option is off is not there at all (404). */
+  readonly servedBy?: keyof ServedRoutes;
+  readonly path: string | ((path: string) => boolean);
+  /** The route for each method, in the order a 405's `Allow` lists them. */
+  readonly methods: Readonly<Record<string, (path: string) => Route>> | ((method: string, verb: string, path: string) => Route);
+  /** `HEAD` is answered as `GET` unless the row is strict (the event stream, MCP). */
+  readonly strict?: boolean;
+}
+
+const is = (route: Route) => () => route;
+
+/** The routes in the order they are matched: the first row whose path matches answers, or refuses the method. */
+const ROUTE_TABLE: readonly RouteEntry[] = [
+  { servedBy: 'webhooks', path: (path) => path === WEBHOOKS_PATH || path.startsWith(`${WEBHOOKS_PATH}/`), methods: webhookRoute },
+  { servedBy: 'webhooks', path: METRICS_PATH, methods: { GET: is({ kind: 'metrics' }) } },
+  { path: HEALTH_PATH, methods: { GET: is({ kind: 'healthz' }) } },
+  { path: isUiPath, methods: { GET: (path) => ({ kind: 'ui', path }) } },
+  { path: MAILBOXES_PATH, methods: { GET: is({ kind: 'mailboxes' }) } },
+  { path: EVENTS_PATH, methods: { GET: is({ kind: 'events' }) }, strict: true },
+  // Stateless: there is no session to stream to (GET) or to end (DELETE).
+  { path: MCP_PATH, methods: { POST: is({ kind: 'mcp' }) }, strict: true },
+  { servedBy: 'longPoll', path: WAIT_PATH, methods: { GET: is({ kind: 'api', call: 'wait' }) } },
+  {
+    servedBy: 'smtpRules',
+    path: RULES_PATH,
+    methods: {
+      GET: is({ kind: 'smtpLab', call: 'rules' }),
+      POST: is({ kind: 'smtpLab', call: 'addRule' }),
+      DELETE: is({ kind: 'smtpLab', call: 'clearRules' }),
+    },
+  },
+  { servedBy: 'smtpRules', path: ATTEMPTS_PATH, methods: { GET: is({ kind: 'smtpLab', call: 'attempts' }) } },
+  { path: `${API_BASE}/mailbox`, methods: { GET: is({ kind: 'api', call: 'list' }), DELETE: is({ kind: 'api', call: 'deleteMailbox' }) } },
+  { path: (path) => path === `${API_BASE}/message` || path.startsWith(`${API_BASE}/message/`), methods: messageRoute },
+  {
+    servedBy: 'faultInjection',
+    path: '/_mailroom/faults',
+    methods: { POST: is({ kind: 'faults', method: 'POST' }), DELETE: is({ kind: 'faults', method: 'DELETE' }) },
+  },
+  { servedBy: 'faultInjection', path: '/_mailroom/stats', methods: { GET: is({ kind: 'stats' }) } },
+];
+
+function notFound(method: string, path: string, served: ServedRoutes): Refusal {
+  const { longPoll, smtpRules, webhooks } = served;
+  return new Refusal(
     404,
     'not_found',
-    `No such route: ${method} ${path}. The API is GET|DELETE ${API_BASE}/mailbox?address=A, ${longPollServed ? `GET ${WAIT_PATH}?address=A&since_id=ID, ` : ''}${smtpRulesServed ? `GET|POST|DELETE ${RULES_PATH}?address=A, GET ${ATTEMPTS_PATH}?address=A, ` : ''}${webhooksServed ? `GET|POST ${WEBHOOKS_PATH}, GET ${METRICS_PATH}, ` : ''}GET|DELETE ${API_BASE}/message/{id}?mailbox=A, GET ${API_BASE}/message/{id}/raw?mailbox=A, GET ${MAILBOXES_PATH}, GET ${EVENTS_PATH}, POST ${MCP_PATH} and GET ${HEALTH_PATH}; the web UI is at /`,
+    `No such route: ${method} ${path}. The API is GET|DELETE ${API_BASE}/mailbox?address=A, ${longPoll ? `GET ${WAIT_PATH}?address=A&since_id=ID, ` : ''}${smtpRules ? `GET|POST|DELETE ${RULES_PATH}?address=A, GET ${ATTEMPTS_PATH}?address=A, ` : ''}${webhooks ? `GET|POST ${WEBHOOKS_PATH}, GET ${METRICS_PATH}, ` : ''}GET|DELETE ${API_BASE}/message/{id}?mailbox=A, GET ${API_BASE}/message/{id}/raw?mailbox=A, GET ${MAILBOXES_PATH}, GET ${EVENTS_PATH}, POST ${MCP_PATH} and GET ${HEALTH_PATH}; the web UI is at /`,
   );
+}
+
+/** Maps method + path to a route through the route table, or throws the refusal for it. */
+export function route(method: string, path: string, served: ServedRoutes): Route {
+  const verb = method === 'HEAD' ? 'GET' : method;
+  const entry = ROUTE_TABLE.find(
+    (row) => (row.servedBy === undefined || served[row.servedBy]) && (typeof row.path === 'string' ? row.path === path : row.path(path)),
+  );
+  if (!entry) throw notFound(method, path, served);
+  if (typeof entry.methods === 'function') return entry.methods(method, verb, path);
+  const asked = entry.strict ? method : verb;
+  if (!Object.hasOwn(entry.methods, asked)) throw methodNotAllowed(method, path, Object.keys(entry.methods));
+  return entry.methods[asked]!(path);
 }
