@@ -35,6 +35,9 @@ function urlOf({ address, id }: Place): string {
 
 type Auth = 'unknown' | 'ok' | 'needed' | 'rejected';
 
+// Over 80 lines on purpose: a Preact component's hooks must run in the same
+// order on every render, so the page's state (place, token, lists, stream)
+// lives in this one function; what it renders is in the components it uses.
 function App() {
   const [place, setPlace] = useState<Place>(placeFromURL);
   const [auth, setAuth] = useState<Auth>('unknown');

@@ -54,6 +54,9 @@ export type HoldOutcome =
   | { readonly kind: 'aborted'; readonly waitedMs: number }
   | { readonly kind: 'failed'; readonly error: unknown; readonly waitedMs: number };
 
+// Over 80 lines on purpose: one wait's life - the paid look, the arrival
+// listener, the timer, the abort - shares one closure, so that every way out
+// (found, timed out, aborted, failed) releases all of them in `finish`.
 /** Holds until a message newer than `sinceId` matches, the timeout passes (after one look), or the signal aborts. */
 export function holdForMail(ctx: WaitContext, request: HoldRequest): Promise<HoldOutcome> {
   const { store, reader, listBudget } = ctx;
