@@ -22,6 +22,9 @@ Options (each also read from the environment variable shown):
   --max-messages <n>        global cap, oldest evicted first  MAILROOM_MAX_MESSAGES (default ${DEFAULTS.maxMessages}; "unlimited" for none)
   --max-message-bytes <n>   largest accepted message          MAILROOM_MAX_MESSAGE_BYTES (default ${DEFAULTS.maxMessageBytes})
   --token <token>           require Authorization: Bearer     MAILROOM_TOKEN
+  --allowed-host <name>     answer to this Host too, repeatable MAILROOM_ALLOWED_HOST (default: loopback names only while on loopback)
+  --allow-origin <origin>   let this web origin's pages call   MAILROOM_ALLOW_ORIGIN (e.g. https://app.example:8443; default: none)
+                            the API, repeatable
   --wait-slots <n>          concurrent long-polls, 0 = off    MAILROOM_WAIT_SLOTS  (default ${DEFAULTS.waitSlots}; MCP waits have their own ${MCP_WAIT_SLOTS})
   --enable-faults           serve the test fault switch       MAILROOM_ENABLE_FAULTS=1
   --no-smtp-rules           no SMTP rules, no attempt log     MAILROOM_SMTP_RULES=0 (default on)

@@ -1,6 +1,8 @@
 // `mailroom serve`'s flags and environment variables turned into startServer
 // options (flags win), each mistake named with the flag and its variable.
+import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
+import { isDomainName } from '../contract/address.js';
 import { blankToUndefined } from '../contract/validation.js';
 import type { ServerOptions } from '../server/index.js';
 import { parseStoreLocation } from '../server/store/store-location.js';
@@ -33,6 +35,8 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
         'max-messages': { type: 'string' },
         'max-message-bytes': { type: 'string' },
         token: { type: 'string' },
+        'allowed-host': { type: 'string', multiple: true },
+        'allow-origin': { type: 'string', multiple: true },
         'wait-slots': { type: 'string' },
         'enable-faults': { type: 'boolean' },
         'no-smtp-rules': { type: 'boolean' },
@@ -54,6 +58,13 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
     return blankToUndefined(env[envName]);
   };
   const options: ServerOptions = {};
+  /** A repeatable flag, or its variable's comma-separated values. */
+  const list = (flag: string, envName: string): string[] | undefined => {
+    const fromFlags = (v as Record<string, unknown>)[flag];
+    const values = Array.isArray(fromFlags) ? (fromFlags as string[]) : env[envName]?.split(',');
+    const given = values?.map((value) => value.trim()).filter(Boolean);
+    return given && given.length > 0 ? given : undefined;
+  };
 
   const smtpPort = pick('smtp-port', 'MAILROOM_SMTP_PORT');
   if (smtpPort !== undefined) options.smtpPort = integer(smtpPort, '--smtp-port', 'MAILROOM_SMTP_PORT', 0, 65535, 'a port from 0 to 65535');
@@ -102,6 +113,18 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
   }
   const token = pick('token', 'MAILROOM_TOKEN');
   if (token !== undefined) options.token = token;
+  const allowedHosts = list('allowed-host', 'MAILROOM_ALLOWED_HOST');
+  if (allowedHosts) {
+    for (const name of allowedHosts) {
+      if (!isIP(name) && !isDomainName(name.toLowerCase()))
+        throw new UsageError(
+          `mailroom serve: --allowed-host (or MAILROOM_ALLOWED_HOST) must be a host name or address without a port, got ${JSON.stringify(name)}`,
+        );
+    }
+    options.allowedHosts = allowedHosts;
+  }
+  const allowOrigins = list('allow-origin', 'MAILROOM_ALLOW_ORIGIN');
+  if (allowOrigins) options.allowOrigins = allowOrigins.map((origin) => origin.replace(/\/$/, ''));
   if (v['enable-faults'] === true || /^(1|true|yes)$/i.test(env.MAILROOM_ENABLE_FAULTS ?? '')) options.faultInjection = true;
   const rules = blankToUndefined(env.MAILROOM_SMTP_RULES);
   if (rules !== undefined && !/^(0|1|true|false|yes|no)$/i.test(rules.trim())) {

@@ -64,6 +64,18 @@ export interface ServerOptions {
   httpRequestTimeout?: number;
   /** When set, every API call must send `Authorization: Bearer <token>`. */
   token?: string;
+  /**
+   * Host names (no port) the HTTP server answers to besides `localhost`,
+   * `127.0.0.1` and `[::1]` (a reverse proxy's or a container's name).
+   * On loopback any other `Host` is `403 forbidden_host` (DNS rebinding);
+   * bound elsewhere, names are checked only when this is given. Default none.
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * Web origins (`https://app.example:8443`) whose pages may call the server
+   * besides its own; any other `Origin` is `403 forbidden_origin`. Default none.
+   */
+  allowOrigins?: readonly string[];
   /** Serve the fault switch over HTTP (`/_mailroom/faults`, `/_mailroom/stats`). Default false. */
   faultInjection?: boolean;
   /**
@@ -128,6 +140,8 @@ export interface ResolvedServerOptions {
   readonly httpHeadersTimeout: number;
   readonly httpRequestTimeout: number;
   readonly token: string | undefined;
+  readonly allowedHosts: readonly string[];
+  readonly allowOrigins: readonly string[];
   readonly faultInjection: boolean;
   readonly smtpRules: boolean;
   readonly webhooks: boolean;
@@ -175,6 +189,8 @@ const KNOWN_OPTIONS = new Set<string>([
   'httpHeadersTimeout',
   'httpRequestTimeout',
   'token',
+  'allowedHosts',
+  'allowOrigins',
   'faultInjection',
   'smtpRules',
   'webhooks',
@@ -184,6 +200,17 @@ const KNOWN_OPTIONS = new Set<string>([
   'random',
   'logger',
 ]);
+
+/** `scheme://host[:port]` and nothing more, http or https. */
+function isWebOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    const bare = url.username === '' && url.password === '' && url.pathname === '/' && url.search === '' && url.hash === '';
+    return (url.protocol === 'http:' || url.protocol === 'https:') && bare && !/[/?#]./.test(value.slice(url.protocol.length + 2));
+  } catch {
+    return false;
+  }
+}
 
 function expect(condition: boolean, name: string, what: string, value: unknown): void {
   if (!condition) throw expectedError(name, what, value);
@@ -225,6 +252,8 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
   o.smtpIdleTimeout ??= DEFAULTS.smtpIdleTimeout;
   o.httpHeadersTimeout ??= DEFAULTS.httpHeadersTimeout;
   o.httpRequestTimeout ??= DEFAULTS.httpRequestTimeout;
+  o.allowedHosts ??= [];
+  o.allowOrigins ??= [];
   o.faultInjection ??= false;
   o.smtpRules ??= true;
   o.webhooks ??= true;
@@ -284,6 +313,18 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     'a non-empty string of printable ASCII without spaces',
     o.token,
   );
+  expect(
+    Array.isArray(o.allowedHosts) && o.allowedHosts.every((name) => typeof name === 'string' && (isIP(name) !== 0 || isDomainName(name.toLowerCase()))),
+    'allowedHosts',
+    'an array of host names or addresses without a port, such as ["mail.internal"]',
+    o.allowedHosts,
+  );
+  expect(
+    Array.isArray(o.allowOrigins) && o.allowOrigins.every((origin) => typeof origin === 'string' && isWebOrigin(origin)),
+    'allowOrigins',
+    'an array of web origins such as ["https://app.example:8443"] (scheme, host and port; no path)',
+    o.allowOrigins,
+  );
   expect(typeof o.faultInjection === 'boolean', 'faultInjection', 'a boolean', o.faultInjection);
   expect(typeof o.smtpRules === 'boolean', 'smtpRules', 'a boolean', o.smtpRules);
   expect(typeof o.webhooks === 'boolean', 'webhooks', 'a boolean', o.webhooks);
@@ -329,6 +370,8 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     httpHeadersTimeout: o.httpHeadersTimeout,
     httpRequestTimeout: o.httpRequestTimeout,
     token: o.token,
+    allowedHosts: Object.freeze(o.allowedHosts.map((name) => name.toLowerCase())),
+    allowOrigins: Object.freeze([...o.allowOrigins]),
     faultInjection: o.faultInjection,
     smtpRules: o.smtpRules,
     webhooks: o.webhooks,

@@ -13,6 +13,8 @@ import { refuseWhatNoHandlerSees } from './http/socket-refusals.js';
 import { createMailboxReader } from './mailbox-reader.js';
 import { createEmbeddedTools } from './mcp/embedded-tools.js';
 import { createMcpEndpoint } from './mcp/endpoint.js';
+import { sdkRebindingOptions } from './mcp/dns-rebinding.js';
+import { edgePolicyOf } from './http/guards/edge-policy.js';
 import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from './server-options.js';
 import { AttemptFeed } from './smtp/attempts.js';
 import { createSmtpIntake } from './smtp/intake.js';
@@ -135,7 +137,11 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
         logger,
       })
     : undefined;
+  const edge = edgePolicyOf(config);
+  // The HTTP port is known once bound; only a request, later, reads it.
+  let boundHttpPort = 0;
   const mcp = createMcpEndpoint({
+    rebinding: (host) => sdkRebindingOptions(edge, boundHttpPort, host),
     tools: createEmbeddedTools({ store, reader, listBudget, messageBudget, slots: mcpSlots, holdCap: config.holdCap, smtpLab: smtpLab?.calls }),
     domains: config.domains,
     logger,
@@ -157,6 +163,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     smtpLab,
     webhooks,
     logger,
+    edge,
   });
   const http = createServer(
     {
@@ -195,6 +202,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     throw error;
   }
   apiURL = `http://${hostForURL(config.host)}:${httpPort}`;
+  boundHttpPort = httpPort;
   for (const [index, given] of config.staticWebhooks.entries()) {
     try {
       const webhook = await webhooks!.register({ url: given.url, secret: given.secret, events: given.events }, { id: staticWebhookId(given, index) });

@@ -39,6 +39,9 @@ import type { WebhookService } from '../webhooks/webhook-service.js';
 import { createEventStreams } from './event-stream.js';
 import { answerMailboxIndex } from './mailbox-index.js';
 import { UI_CSP, uiAsset } from './ui-assets.js';
+import type { EdgePolicy } from './guards/edge-policy.js';
+import { guardRequest, guardStateChange } from './guards/request-guard.js';
+import { parseMailboxAddress } from '../../contract/address.js';
 
 const MAX_ADMIN_BODY = 64 * 1024;
 
@@ -64,6 +67,8 @@ export interface ApiContext {
   /** The webhooks; when undefined they are neither served nor advertised. */
   readonly webhooks: WebhookService | undefined;
   readonly logger: Logger;
+  /** The names and origins a browser may reach the server by (guards/edge-policy.ts). */
+  readonly edge: EdgePolicy;
 }
 
 interface Reply {
@@ -249,17 +254,23 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
     const method = req.method ?? 'GET';
     let matched: Route;
     try {
+      // Before anything else: a request a web page of another site steered here is not served at all.
+      const refused = guardRequest(req, path, ctx.edge);
+      if (refused) throw refused;
       matched = route(method, path, ctx.faultInjection, ctx.waitSlots !== undefined, smtpLab !== undefined, ctx.webhooks !== undefined);
-      if (matched.kind === 'api') {
-        // Counted before anything can refuse it: the stats are of requests that named the address.
-        const named = params.getAll(addressParamOf(matched.call));
-        if (named.length === 1) ctx.counter.count(named[0]!.toLowerCase(), matched.call);
-      }
+      const untyped = guardStateChange(req);
+      if (untyped) throw untyped;
       // The UI's static files hold no mail: a browser loads them before it can send a token.
       if (matched.kind !== 'healthz' && matched.kind !== 'ui' && isAuthorized && !isAuthorized(req.headers.authorization)) {
         throw new Refusal(401, 'unauthorized', 'This server requires `Authorization: Bearer <token>` (the token it was started with)', {
           'www-authenticate': 'Bearer',
         });
+      }
+      if (matched.kind === 'api') {
+        // Counted once the token is checked, before the call can refuse it (the stats are of requests that
+        // named the address, refused or not), and only for a well-formed address: its key is short.
+        const named = params.getAll(addressParamOf(matched.call));
+        if (named.length === 1 && parseMailboxAddress(named[0]!) !== undefined) ctx.counter.count(named[0]!.toLowerCase(), matched.call);
       }
     } catch (error) {
       write(res, error instanceof Refusal ? refusalReply(error) : internalError(error));
@@ -279,7 +290,12 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
     else if (matched.kind === 'ui') {
       work = uiAsset(matched.path).then(({ type, body }) => ({
         // The page's own policy replaces the API's sandbox (ui-assets.ts says why that is safe).
-        reply: { status: 200, headers: { 'content-type': type, 'cache-control': 'no-cache', 'content-security-policy': UI_CSP }, body },
+        // COOP: a page the UI opens (a mail's link in a new tab) gets no handle on the UI's window.
+        reply: {
+          status: 200,
+          headers: { 'content-type': type, 'cache-control': 'no-cache', 'content-security-policy': UI_CSP, 'cross-origin-opener-policy': 'same-origin' },
+          body,
+        },
       }));
     } else if (matched.kind === 'mailboxes') work = answerMailboxIndex(params, ctx.store, ctx.reader).then((body) => ({ reply: json(200, body) }));
     else if (matched.kind === 'api') work = api(matched.call, matched.id, params, requestSignal(matched.call, res));
