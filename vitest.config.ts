@@ -32,6 +32,7 @@ const SERVER_CONTRACT = [
   'test/server/mcp.test.ts',
   'test/server/mcp-smtp-lab.test.ts',
   'test/server/paging.test.ts',
+  'test/server/recipient-cap.test.ts',
   'test/server/refusals.test.ts',
   'test/server/resource-bounds.test.ts',
   'test/server/retention.test.ts',

@@ -34,6 +34,7 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
         retention: { type: 'string' },
         'max-messages': { type: 'string' },
         'max-message-bytes': { type: 'string' },
+        'max-recipients': { type: 'string' },
         token: { type: 'string' },
         'allowed-host': { type: 'string', multiple: true },
         'allow-origin': { type: 'string', multiple: true },
@@ -105,6 +106,17 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
       1024,
       Number.MAX_SAFE_INTEGER,
       'a whole number of bytes, at least 1024',
+    );
+  }
+  const maxRecipients = pick('max-recipients', 'MAILROOM_MAX_RECIPIENTS');
+  if (maxRecipients !== undefined) {
+    options.maxRecipients = integer(
+      maxRecipients,
+      '--max-recipients',
+      'MAILROOM_MAX_RECIPIENTS',
+      100,
+      Number.MAX_SAFE_INTEGER,
+      'a whole number of recipients, at least 100',
     );
   }
   const waitSlots = pick('wait-slots', 'MAILROOM_WAIT_SLOTS');

@@ -30,6 +30,12 @@ export interface ServerOptions {
   maxMessages?: number;
   /** Largest accepted message in bytes (advertised as SMTP SIZE). Default 25 MiB. */
   maxMessageBytes?: number;
+  /**
+   * Distinct recipients one SMTP transaction takes; each further RCPT is
+   * answered `452 4.5.3` (the client sends them in another transaction).
+   * At least 100 (RFC 5321). Default 1,000.
+   */
+  maxRecipients?: number;
   /** List calls allowed per second per address (sliding window). Default 1. `Infinity` disables. */
   listPerSecond?: number;
   /** Message fetches and deletes allowed per second per address. Default 10. `Infinity` disables. */
@@ -131,6 +137,7 @@ export interface ResolvedServerOptions {
   readonly retention: number;
   readonly maxMessages: number;
   readonly maxMessageBytes: number;
+  readonly maxRecipients: number;
   readonly listPerSecond: number;
   readonly messagePerSecond: number;
   readonly waitSlots: number;
@@ -160,6 +167,7 @@ export const DEFAULTS = Object.freeze({
   retention: 60 * 60 * 1000,
   maxMessages: 100_000,
   maxMessageBytes: 25 * 1024 * 1024,
+  maxRecipients: 1000,
   listPerSecond: 1,
   messagePerSecond: 10,
   waitSlots: 64,
@@ -180,6 +188,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'retention',
   'maxMessages',
   'maxMessageBytes',
+  'maxRecipients',
   'listPerSecond',
   'messagePerSecond',
   'waitSlots',
@@ -244,6 +253,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
   o.retention ??= DEFAULTS.retention;
   o.maxMessages ??= DEFAULTS.maxMessages;
   o.maxMessageBytes ??= DEFAULTS.maxMessageBytes;
+  o.maxRecipients ??= DEFAULTS.maxRecipients;
   o.listPerSecond ??= DEFAULTS.listPerSecond;
   o.messagePerSecond ??= DEFAULTS.messagePerSecond;
   o.waitSlots ??= DEFAULTS.waitSlots;
@@ -283,6 +293,12 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     o.maxMessages,
   );
   expect(Number.isInteger(o.maxMessageBytes) && o.maxMessageBytes >= 1024, 'maxMessageBytes', 'an integer number of bytes, at least 1024', o.maxMessageBytes);
+  expect(
+    Number.isInteger(o.maxRecipients) && o.maxRecipients >= 100,
+    'maxRecipients',
+    'an integer number of recipients, at least 100 (RFC 5321 asks servers to take 100)',
+    o.maxRecipients,
+  );
   checkRate('listPerSecond', o.listPerSecond);
   checkRate('messagePerSecond', o.messagePerSecond);
   expect(
@@ -361,6 +377,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     retention: o.retention,
     maxMessages: o.maxMessages,
     maxMessageBytes: o.maxMessageBytes,
+    maxRecipients: o.maxRecipients,
     listPerSecond: o.listPerSecond,
     messagePerSecond: o.messagePerSecond,
     waitSlots: o.waitSlots,

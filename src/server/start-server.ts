@@ -180,6 +180,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
   const smtp = createSmtpIntake({
     domains: config.domains,
     maxMessageBytes: config.maxMessageBytes,
+    maxRecipients: config.maxRecipients,
     maxConnections: config.maxSmtpConnections,
     idleTimeout: config.smtpIdleTimeout,
     store,

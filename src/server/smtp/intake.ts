@@ -14,11 +14,14 @@ import { spokenMs, type RuleDecision } from '../rules/rule-book.js';
 import type { Awaitable, MailStore, StoredMessage } from '../store/mail-store.js';
 import { outcomeOfCode, splitEnhanced, type AttemptFeed, type AttemptOutcome, type AttemptStage } from './attempts.js';
 import { mailIdentity } from './mail-identity.js';
+import { RecipientCap } from './recipient-cap.js';
 import { adaptConnections, dropConnection, isConnectionOpen, isMalformedRecipient, netServerOf } from './smtp-server-private.js';
 
 export interface SmtpIntakeOptions {
   readonly domains: readonly string[];
   readonly maxMessageBytes: number;
+  /** Distinct recipients one transaction takes; the rest are answered `452 4.5.3` (recipient-cap.ts). */
+  readonly maxRecipients: number;
   /** Open connections taken; one more gets `421 4.4.5` (smtp-server-private.ts). */
   readonly maxConnections: number;
   /** Silence (ms) after which a connection is closed with `421 4.4.2`. */
@@ -57,6 +60,8 @@ interface Conversation {
   /** Why the connection is going away, when the intake knows better than "the client closed it". */
   closing?: { readonly text: string; readonly rule: SmtpRuleKind } | undefined;
   closed: boolean;
+  /** The transaction's recipients, against the cap. */
+  readonly recipients: RecipientCap;
 }
 
 /**
@@ -79,7 +84,7 @@ function tooBig(bytes: number | string, limit: number): Error {
 }
 
 export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
-  const { domains, maxMessageBytes, maxConnections, idleTimeout, store, attempts, now, lab, logger } = options;
+  const { domains, maxMessageBytes, maxRecipients, maxConnections, idleTimeout, store, attempts, now, lab, logger } = options;
   const served = new Set(domains);
   const sockets = new Set<Socket>();
   const held = new Set<NodeJS.Timeout>();
@@ -226,7 +231,15 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
     // byte from the client is read, so no client is ever told it talks too soon.
     onConnect(session, callback) {
       const at = now();
-      conversations.set(session, { connectedAt: at, transactions: 0, beganAt: at, dataOf: 0, settledOf: 0, closed: false });
+      conversations.set(session, {
+        connectedAt: at,
+        transactions: 0,
+        beganAt: at,
+        dataOf: 0,
+        settledOf: 0,
+        closed: false,
+        recipients: new RecipientCap(maxRecipients),
+      });
       callback();
     },
     // A transaction's recipients whose fate no reply decided (the client
@@ -264,14 +277,21 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
         conversation.transactions++;
         // The first transaction began when the client connected; a later one on the same connection with its MAIL FROM.
         conversation.beganAt = conversation.transactions === 1 ? conversation.connectedAt : now();
+        conversation.recipients.reset();
       }
       setImmediate(callback);
     },
     onRcptTo(address: SMTPServerAddress, session, reply) {
       // A refusal is logged as an attempt: it goes out once the log holds it (afterLog).
-      const callback = (error?: Error) => void setImmediate(() => (error ? afterLog(() => reply(error)) : reply()));
+      const cap = conversations.get(session)?.recipients;
+      const callback = (error?: Error) => {
+        if (!error) cap?.accepted(address.address);
+        setImmediate(() => (error ? afterLog(() => reply(error)) : reply()));
+      };
       // RFC 5321 requires the domainless postmaster to be accepted.
       const given = mailboxOf(address.address);
+      const overCap = cap?.refusal(address.address);
+      if (overCap) return callback(refuse(session, given, 'rcpt', 452, overCap));
       const parsed = isMalformedRecipient(address) ? undefined : parseMailboxAddress(given);
       if (!parsed) return callback(refuse(session, given, 'rcpt', 553, `5.1.3 Malformed recipient address <${address.address}>`));
       if (!served.has(parsed.domain)) {
