@@ -21,6 +21,8 @@ Options (each also read from the environment variable shown):
   --retention <duration>    how long mail lives: 90s, 30m, 1h MAILROOM_RETENTION   (default 1h; a bare number is seconds)
   --max-messages <n>        global cap, oldest evicted first  MAILROOM_MAX_MESSAGES (default ${DEFAULTS.maxMessages}; "unlimited" for none)
   --max-message-bytes <n>   largest accepted message          MAILROOM_MAX_MESSAGE_BYTES (default ${DEFAULTS.maxMessageBytes})
+  --max-store-bytes <n>     bytes of mail kept in memory,     MAILROOM_MAX_STORE_BYTES (default ${DEFAULTS.maxStoreBytes / 1024 / 1024}M; 512M, 2G, "unlimited")
+                            oldest evicted first
   --max-recipients <n>      recipients per SMTP transaction   MAILROOM_MAX_RECIPIENTS (default ${DEFAULTS.maxRecipients}; the rest 452 4.5.3)
   --token <token>           require Authorization: Bearer     MAILROOM_TOKEN
   --allowed-host <name>     answer to this Host too, repeatable MAILROOM_ALLOWED_HOST (default: loopback names only while on loopback)

@@ -35,6 +35,7 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
         'max-messages': { type: 'string' },
         'max-message-bytes': { type: 'string' },
         'max-recipients': { type: 'string' },
+        'max-store-bytes': { type: 'string' },
         token: { type: 'string' },
         'allowed-host': { type: 'string', multiple: true },
         'allow-origin': { type: 'string', multiple: true },
@@ -107,6 +108,17 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
       Number.MAX_SAFE_INTEGER,
       'a whole number of bytes, at least 1024',
     );
+  }
+  const maxStoreBytes = pick('max-store-bytes', 'MAILROOM_MAX_STORE_BYTES');
+  if (maxStoreBytes !== undefined) {
+    const match = /^\s*(\d+)\s*(?:([kmg])i?b?)?\s*$/i.exec(maxStoreBytes);
+    if (/^\s*(unlimited|infinity)\s*$/i.test(maxStoreBytes)) options.maxStoreBytes = Infinity;
+    else if (match) options.maxStoreBytes = Number(match[1]) * 1024 ** ' kmg'.indexOf((match[2] ?? ' ').toLowerCase());
+    else {
+      throw new UsageError(
+        `mailroom serve: --max-store-bytes (or MAILROOM_MAX_STORE_BYTES) must be a number of bytes such as 268435456, 512M or 2G, or "unlimited", got ${JSON.stringify(maxStoreBytes)}`,
+      );
+    }
   }
   const maxRecipients = pick('max-recipients', 'MAILROOM_MAX_RECIPIENTS');
   if (maxRecipients !== undefined) {

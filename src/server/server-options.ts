@@ -31,6 +31,14 @@ export interface ServerOptions {
   /** Largest accepted message in bytes (advertised as SMTP SIZE). Default 25 MiB. */
   maxMessageBytes?: number;
   /**
+   * Cap on the bytes the memory store holds (each source once, however many
+   * mailboxes it went to, plus about 1 KiB per stored copy); the oldest mail
+   * is evicted first, and reported, like `maxMessages`. At least
+   * `maxMessageBytes`. Default 256 MiB. `Infinity` for none. A Redis store
+   * is bounded by Redis's own `maxmemory` instead.
+   */
+  maxStoreBytes?: number;
+  /**
    * Distinct recipients one SMTP transaction takes; each further RCPT is
    * answered `452 4.5.3` (the client sends them in another transaction).
    * At least 100 (RFC 5321). Default 1,000.
@@ -137,6 +145,7 @@ export interface ResolvedServerOptions {
   readonly retention: number;
   readonly maxMessages: number;
   readonly maxMessageBytes: number;
+  readonly maxStoreBytes: number;
   readonly maxRecipients: number;
   readonly listPerSecond: number;
   readonly messagePerSecond: number;
@@ -168,6 +177,7 @@ export const DEFAULTS = Object.freeze({
   maxMessages: 100_000,
   maxMessageBytes: 25 * 1024 * 1024,
   maxRecipients: 1000,
+  maxStoreBytes: 256 * 1024 * 1024,
   listPerSecond: 1,
   messagePerSecond: 10,
   waitSlots: 64,
@@ -189,6 +199,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'maxMessages',
   'maxMessageBytes',
   'maxRecipients',
+  'maxStoreBytes',
   'listPerSecond',
   'messagePerSecond',
   'waitSlots',
@@ -254,6 +265,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
   o.maxMessages ??= DEFAULTS.maxMessages;
   o.maxMessageBytes ??= DEFAULTS.maxMessageBytes;
   o.maxRecipients ??= DEFAULTS.maxRecipients;
+  o.maxStoreBytes ??= Math.max(DEFAULTS.maxStoreBytes, o.maxMessageBytes);
   o.listPerSecond ??= DEFAULTS.listPerSecond;
   o.messagePerSecond ??= DEFAULTS.messagePerSecond;
   o.waitSlots ??= DEFAULTS.waitSlots;
@@ -293,6 +305,12 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     o.maxMessages,
   );
   expect(Number.isInteger(o.maxMessageBytes) && o.maxMessageBytes >= 1024, 'maxMessageBytes', 'an integer number of bytes, at least 1024', o.maxMessageBytes);
+  expect(
+    o.maxStoreBytes === Infinity || (Number.isInteger(o.maxStoreBytes) && o.maxStoreBytes >= o.maxMessageBytes),
+    'maxStoreBytes',
+    `an integer number of bytes, at least maxMessageBytes (${o.maxMessageBytes}), or Infinity for no cap`,
+    o.maxStoreBytes,
+  );
   expect(
     Number.isInteger(o.maxRecipients) && o.maxRecipients >= 100,
     'maxRecipients',
@@ -378,6 +396,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     maxMessages: o.maxMessages,
     maxMessageBytes: o.maxMessageBytes,
     maxRecipients: o.maxRecipients,
+    maxStoreBytes: o.maxStoreBytes,
     listPerSecond: o.listPerSecond,
     messagePerSecond: o.messagePerSecond,
     waitSlots: o.waitSlots,

@@ -97,7 +97,12 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
   const config = resolveServerOptions(options);
   const { clock, logger } = config;
 
-  const evictions = new EvictionReporter({ clock, logger, maxMessages: config.maxMessages });
+  const evictions = new EvictionReporter({
+    clock,
+    logger,
+    maxMessages: config.maxMessages,
+    maxStoreBytes: config.store.kind === 'memory' ? config.maxStoreBytes : undefined,
+  });
   const { store, listBudget, messageBudget, lab, sharedWebhooks } = await openStore(config, {
     onEvict: (message) => evictions.record(message),
     onListenerError: (error) => logger.error(`mailroom: an arrival listener failed: ${String(error)}`),
