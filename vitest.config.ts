@@ -45,6 +45,7 @@ const SERVER_CONTRACT = [
   'test/server/web-ui.test.ts',
   'test/server/webhooks-store.test.ts',
   'test/server/webhooks.test.ts',
+  'test/server/webhook-bounds.test.ts',
 ];
 
 export default defineConfig({

@@ -33,6 +33,8 @@ Options (each also read from the environment variable shown):
   --no-smtp-rules           no SMTP rules, no attempt log     MAILROOM_SMTP_RULES=0 (default on)
   --webhook <url>           post every event there, repeatable MAILROOM_WEBHOOK    (comma-separated in the variable; default retry policy)
   --webhook-secret <secret> sign those posts with it          MAILROOM_WEBHOOK_SECRET (default: made up and printed at start)
+  --webhook-allow <host|cidr> the only webhook destinations,   MAILROOM_WEBHOOK_ALLOW (default: any but 169.254.169.254 and fd00:ec2::254)
+                            repeatable
   --no-webhooks             no webhooks, no /metrics          MAILROOM_WEBHOOKS=0  (default on)
   --store <memory|url>      where mail (and the SMTP rules    MAILROOM_STORE       (default memory; e.g. redis://127.0.0.1:6379/0)
                             and attempt log) live; servers

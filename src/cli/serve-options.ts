@@ -44,6 +44,7 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
         'no-smtp-rules': { type: 'boolean' },
         webhook: { type: 'string', multiple: true },
         'webhook-secret': { type: 'string' },
+        'webhook-allow': { type: 'string', multiple: true },
         'no-webhooks': { type: 'boolean' },
         store: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -182,6 +183,9 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
     if (options.staticWebhooks) throw new UsageError('mailroom serve: --webhook needs the webhooks on; drop --no-webhooks (or MAILROOM_WEBHOOKS=0)');
     options.webhooks = false;
   }
+
+  const webhookAllow = list('webhook-allow', 'MAILROOM_WEBHOOK_ALLOW');
+  if (webhookAllow) options.webhookAllow = webhookAllow;
 
   const store = pick('store', 'MAILROOM_STORE');
   if (store !== undefined) {

@@ -8,6 +8,7 @@ import type { RandomSource } from '../contract/random.js';
 import type { WebhookEventType } from '../contract/webhooks.js';
 import { assertMs, expectedError } from '../contract/validation.js';
 import { defaultLogger, type Logger } from './log.js';
+import { isAllowEntry } from './webhooks/destination-policy.js';
 import { parseStoreLocation, type StoreLocation } from './store/store-location.js';
 
 /** Wall-clock milliseconds, injectable so retention and budgets are testable without sleeping. */
@@ -112,6 +113,13 @@ export interface ServerOptions {
    */
   staticWebhooks?: readonly StaticWebhook[];
   /**
+   * Where webhooks may post: host names, addresses or CIDRs
+   * (`["hooks.internal", "10.0.0.0/8"]`); any other destination is refused
+   * at registration. Default: anywhere but the cloud metadata service
+   * (169.254.169.254, fd00:ec2::254), which is refused unless listed.
+   */
+  webhookAllow?: readonly string[];
+  /**
    * Where the mail lives: `memory` (the default, this process only) or a
    * Redis URL (`redis://host:port/db`, `rediss://` for TLS, `?prefix=name`
    * for another key prefix than `mailroom`). Every server given the same
@@ -162,6 +170,7 @@ export interface ResolvedServerOptions {
   readonly smtpRules: boolean;
   readonly webhooks: boolean;
   readonly staticWebhooks: readonly StaticWebhook[];
+  readonly webhookAllow: readonly string[];
   readonly store: StoreLocation;
   readonly clock: WallClock;
   readonly random: RandomSource;
@@ -215,6 +224,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'smtpRules',
   'webhooks',
   'staticWebhooks',
+  'webhookAllow',
   'store',
   'clock',
   'random',
@@ -280,6 +290,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
   o.smtpRules ??= true;
   o.webhooks ??= true;
   o.staticWebhooks ??= [];
+  o.webhookAllow ??= [];
   o.clock ??= systemClock;
   o.random ??= Math.random;
   o.logger ??= defaultLogger;
@@ -369,6 +380,12 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     o.staticWebhooks,
   );
   expect(o.webhooks || o.staticWebhooks.length === 0, 'staticWebhooks', 'empty when `webhooks` is false', o.staticWebhooks);
+  expect(
+    Array.isArray(o.webhookAllow) && o.webhookAllow.every((entry) => typeof entry === 'string' && isAllowEntry(entry)),
+    'webhookAllow',
+    'an array of host names, addresses or CIDRs such as ["hooks.internal", "10.0.0.0/8"]',
+    o.webhookAllow,
+  );
   expect(typeof o.random === 'function', 'random', 'a function returning numbers in [0, 1), like Math.random', o.random);
   expect(
     typeof o.clock === 'object' && o.clock !== null && typeof o.clock.now === 'function',
@@ -412,6 +429,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     smtpRules: o.smtpRules,
     webhooks: o.webhooks,
     staticWebhooks: Object.freeze([...o.staticWebhooks]),
+    webhookAllow: Object.freeze([...o.webhookAllow]),
     store,
     clock: o.clock,
     random: o.random,

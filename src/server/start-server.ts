@@ -23,6 +23,7 @@ import { createLabCalls, storedIdentityIn } from './rules/lab-calls.js';
 import type { LabStore } from './rules/lab-store.js';
 import { EvictionReporter } from './store/eviction.js';
 import { API_BASE } from '../contract/routes.js';
+import { destinationPolicy } from './webhooks/destination-policy.js';
 import { createWebhookService, staticWebhookId, type WebhookService } from './webhooks/webhook-service.js';
 import type { MailStore } from './store/mail-store.js';
 import { openStore } from './store/open-store.js';
@@ -136,6 +137,9 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
         store: webhookStore,
         attempts,
         rawUrl: (message) => `${apiURL}${API_BASE}/message/${message.id}/raw?mailbox=${encodeURIComponent(message.mailbox)}`,
+        readSource: async (mailbox, id) => (await store.get(mailbox, id))?.content.source(),
+        logRetentionMs: config.retention,
+        destinations: destinationPolicy(config.webhookAllow),
         mailboxKey: (address) => reader.mailboxKey(address, 'address'),
         now: () => clock.now(),
         random: config.random,

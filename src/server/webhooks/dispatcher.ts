@@ -17,7 +17,7 @@
 // is queued on the SMTP path itself.
 import type { RandomSource } from '../../contract/random.js';
 import type { Logger } from '../log.js';
-import { attemptJob, nextAttemptNumber, settle, unavailable } from './attempt.js';
+import { attemptJob, nextAttemptNumber, replayRefusal, settle, unavailable } from './attempt.js';
 import type { WebhookEvent } from './events.js';
 import type { WebhookMetrics } from './metrics.js';
 import type { Webhook } from './registration.js';
@@ -152,6 +152,8 @@ export class WebhookDispatcher {
     const delivery = await this.#o.store.delivery(webhookId, eventId);
     const lane = this.#lanes.get(webhookId);
     if (!lane || lane.removed || !delivery || delivery.state !== 'dead_lettered') return undefined;
+    const refused = replayRefusal(delivery);
+    if (refused) throw refused;
     delivery.state = 'pending';
     delivery.cycleAttempts = 0;
     delivery.deadAt = undefined;

@@ -26,7 +26,7 @@
 //   holding some loses those.
 import type { RandomSource } from '../../contract/random.js';
 import type { Logger } from '../log.js';
-import { attemptJob, nextAttemptNumber, settle, unavailable } from './attempt.js';
+import { attemptJob, nextAttemptNumber, replayRefusal, settle, unavailable } from './attempt.js';
 import type { DispatchTimers } from './dispatcher.js';
 import type { DeliveryOutcome, DeliverySender, EventPayload } from './delivery-job.js';
 import type { EventRecord, WebhookEvent } from './events.js';
@@ -48,8 +48,6 @@ const RETRY_STORE_MS = 500;
 export const OUTBOX_MAX = 10_000;
 /** Events made here, kept so their first attempt here takes the message from memory. */
 const MADE_KEPT = 256;
-/** Payloads (a message's source) kept for the next attempt of the same event. */
-const PAYLOADS_KEPT = 64;
 /** How long a removed webhook's id is remembered, so a claim already on its way is not acted on. */
 const REMOVED_KEPT_MS = 60_000;
 
@@ -85,7 +83,6 @@ export class SharedDispatcher {
   readonly #behind = new Set<string>();
   /** Aborts every attempt in flight when the server closes. */
   readonly #closing = new AbortController();
-  readonly #payloads = new Map<string, Promise<EventPayload>>();
   /** Events made here and not yet attempted (`MADE_KEPT` at most). */
   readonly #made = new Map<string, WebhookEvent>();
   readonly #outbox: Queued[] = [];
@@ -143,6 +140,9 @@ export class SharedDispatcher {
   /** Sends a dead letter again with a fresh budget of attempts, from whichever server claims it first. */
   async replay(webhookId: string, eventId: string): Promise<Delivery | undefined> {
     if (!this.#o.store.get(webhookId)) return undefined;
+    const dead = await this.#o.store.delivery(webhookId, eventId);
+    const refused = dead?.state === 'dead_lettered' ? replayRefusal(dead) : undefined;
+    if (refused) throw refused;
     const replayed = await this.#o.store.replay(webhookId, eventId);
     if (replayed) this.#wake(this.#o.timers.now());
     return replayed;
@@ -382,7 +382,6 @@ export class SharedDispatcher {
       }
       finished = settle(delivery, webhook, { number: attempt, at }, posted, timers.now(), random);
     }
-    if (delivery.state !== 'pending') this.#payloads.delete(delivery.event.id);
     const follow = this.#closed ? 0 : Math.min(webhook.ordered ? 1 : FOLLOW_UNORDERED, MAX_IN_FLIGHT - this.#inFlight.size + 1);
     const written = await this.#complete(claim, delivery, finished, follow);
     if (!written?.saved) return undefined;
@@ -436,22 +435,17 @@ export class SharedDispatcher {
     }
   }
 
-  /** The event's payload, kept for its next attempt here (a message's source is read from the store once, unless the event was made here). */
+  /**
+   * The event's payload for this attempt: made afresh each time, so a
+   * retry reads the message from the store again and finds it gone once it
+   * expired, was evicted or deleted (`gone`); nothing of it is kept here
+   * between attempts. (The delivery thread keeps the built body, bounded.)
+   */
   #payload(delivery: Delivery): Promise<EventPayload> {
     const id = delivery.event.id;
-    let payload = this.#payloads.get(id);
-    if (!payload) {
-      const made = this.#made.get(id);
-      this.#made.delete(id);
-      payload = (made ?? delivery.event).payload();
-      this.#payloads.set(id, payload);
-      payload.catch(() => this.#payloads.delete(id));
-      for (const oldest of this.#payloads.keys()) {
-        if (this.#payloads.size <= PAYLOADS_KEPT) break;
-        this.#payloads.delete(oldest);
-      }
-    }
-    return payload;
+    const made = this.#made.get(id);
+    this.#made.delete(id);
+    return (made ?? delivery.event).payload();
   }
 
   #abortOf(webhookId: string): AbortController {
