@@ -121,7 +121,12 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     lab: labStore,
     calls: createLabCalls({ lab: labStore, storedIdentity: storedIdentityIn(store), reader, messageBudget }),
   };
-  if (smtpLab) attempts.subscribe((attempt) => void smtpLab.lab.record(attempt));
+  if (smtpLab) {
+    attempts.subscribe(
+      (attempt) =>
+        void Promise.resolve(smtpLab.lab.record(attempt)).catch((error: unknown) => logger.error(`mailroom: could not log an SMTP attempt: ${String(error)}`)),
+    );
+  }
   // The API's base is known once the HTTP port is bound; only a delivery, later, reads it.
   let apiURL = '';
   // On a shared store the webhooks are shared too (registrations read before the first mail is taken in).

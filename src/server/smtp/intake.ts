@@ -130,7 +130,12 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
   /** Sends a reply once the attempts it logged can be read through any server: at once with the memory lab. */
   const afterLog = (send: () => void) => {
     const pending = lab?.flushed();
-    if (pending) void pending.then(send);
+    // The reply goes out even when the log could not be written (the store's own error says why).
+    if (pending)
+      void pending.then(send, (error: unknown) => {
+        logger.error(`mailroom: could not write the SMTP attempt log: ${String(error)}`);
+        send();
+      });
     else send();
   };
   /** When the lab's state cannot be read (a shared store out of reach): the sender is told to try again. */

@@ -235,15 +235,22 @@ export class WebhookDispatcher {
     const wait = (delivery.nextAttemptAt ?? 0) - this.#o.timers.now();
     const go = () => {
       lane.timers.delete(key);
-      void this.#attempt(lane, delivery).then(() => {
-        if (lane.removed) return;
-        if (delivery.state !== 'pending') {
-          const at = lane.queue.indexOf(delivery);
-          if (at !== -1) lane.queue.splice(at, 1);
-        }
-        if (lane.webhook.ordered) this.#pump(lane);
-        else if (delivery.state === 'pending') this.#schedule(lane, delivery, delivery);
-      });
+      void this.#attempt(lane, delivery)
+        .then(() => {
+          if (lane.removed) return;
+          if (delivery.state !== 'pending') {
+            const at = lane.queue.indexOf(delivery);
+            if (at !== -1) lane.queue.splice(at, 1);
+          }
+          if (lane.webhook.ordered) this.#pump(lane);
+          else if (delivery.state === 'pending') this.#schedule(lane, delivery, delivery);
+        })
+        .catch((error: unknown) => {
+          // A bug, not a failed attempt (those are outcomes): logged, and the server goes on.
+          this.#o.logger.error(
+            `mailroom: webhook ${lane.webhook.id} failed on ${delivery.event.id}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+          );
+        });
     };
     if (wait <= 0) return go();
     lane.timers.set(key, this.#o.timers.after(wait, go));

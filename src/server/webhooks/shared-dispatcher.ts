@@ -72,6 +72,10 @@ const lostOutcome = (latencyMs: number, why: string): DeliveryOutcome => ({
 });
 
 export class SharedDispatcher {
+  /** A pump or flush that threw (a bug, not the store out of reach, which they handle): logged, and the next wake-up tries again. */
+  readonly #failed = (error: unknown): void => {
+    this.#o.logger.error(`mailroom: webhook delivery failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  };
   readonly #o: SharedDispatcherOptions;
   readonly #inFlight = new Map<string, { readonly claim: Claim; run: Promise<void> }>();
   /** Per webhook: aborts its attempts in flight here when it is removed. */
@@ -105,7 +109,7 @@ export class SharedDispatcher {
       store.onRemoved((id) => this.#stop(id)),
       store.onReconnect(() => {
         this.#wake(0);
-        void this.#flush();
+        void this.#flush().catch(this.#failed);
       }),
     ];
     // Events pending from before this server started (a restart, other servers' events): look now.
@@ -227,7 +231,7 @@ export class SharedDispatcher {
     if (this.#flushTimer || this.#closed) return;
     this.#flushTimer = this.#o.timers.after(RETRY_STORE_MS, () => {
       this.#flushTimer = undefined;
-      void this.#flush();
+      void this.#flush().catch(this.#failed);
     });
   }
 
@@ -258,7 +262,7 @@ export class SharedDispatcher {
   /** Something may be due at `at`: look then (now, when it is already due). */
   #wake(at: number): void {
     if (this.#closed) return;
-    if (at <= this.#o.timers.now()) void this.#pump();
+    if (at <= this.#o.timers.now()) void this.#pump().catch(this.#failed);
     else this.#arm(at);
   }
 
@@ -274,7 +278,7 @@ export class SharedDispatcher {
       at: when,
       cancel: this.#o.timers.after(when - now, () => {
         if (this.#timer === timer) this.#timer = undefined;
-        void this.#pump();
+        void this.#pump().catch(this.#failed);
       }),
     };
     this.#timer = timer;
@@ -334,7 +338,7 @@ export class SharedDispatcher {
       (next) => {
         done();
         const behind = this.#behind.delete(claim.webhookId);
-        if (!next || (behind && !next.claims.some((c) => c.webhookId === claim.webhookId))) return void this.#pump();
+        if (!next || (behind && !next.claims.some((c) => c.webhookId === claim.webhookId))) return void this.#pump().catch(this.#failed);
         // The outcome was written, and the endpoint's next due event, if any, claimed with it: go on with that.
         this.#pending = next.pending;
         for (const follow of next.claims) this.#start(follow);
@@ -343,7 +347,7 @@ export class SharedDispatcher {
       (error: unknown) => {
         done();
         this.#o.logger.error(`mailroom: webhook ${claim.webhookId} attempt failed unexpectedly: ${String(error)}`);
-        void this.#pump();
+        void this.#pump().catch(this.#failed);
       },
     );
   }
