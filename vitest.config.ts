@@ -22,6 +22,7 @@ const SERVER_CONTRACT = [
   'test/server/store.test.ts',
   'test/server/api.test.ts',
   'test/server/bad-mail.test.ts',
+  'test/server/cross-site.test.ts',
   'test/server/evicted-mail.test.ts',
   'test/server/faults.test.ts',
   'test/server/fuzz-http.test.ts',
@@ -31,6 +32,7 @@ const SERVER_CONTRACT = [
   'test/server/mcp.test.ts',
   'test/server/mcp-smtp-lab.test.ts',
   'test/server/paging.test.ts',
+  'test/server/recipient-cap.test.ts',
   'test/server/refusals.test.ts',
   'test/server/resource-bounds.test.ts',
   'test/server/retention.test.ts',
@@ -43,6 +45,7 @@ const SERVER_CONTRACT = [
   'test/server/web-ui.test.ts',
   'test/server/webhooks-store.test.ts',
   'test/server/webhooks.test.ts',
+  'test/server/webhook-bounds.test.ts',
 ];
 
 export default defineConfig({

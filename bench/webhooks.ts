@@ -121,6 +121,7 @@ async function fanOutWorkPerMessage(): Promise<{ none: number; one: number }> {
     const service = createWebhookService({
       attempts,
       rawUrl: () => '',
+      readSource: () => Promise.resolve(undefined),
       mailboxKey: (address) => address,
       now: clock.now,
       random: Math.random,

@@ -21,12 +21,20 @@ Options (each also read from the environment variable shown):
   --retention <duration>    how long mail lives: 90s, 30m, 1h MAILROOM_RETENTION   (default 1h; a bare number is seconds)
   --max-messages <n>        global cap, oldest evicted first  MAILROOM_MAX_MESSAGES (default ${DEFAULTS.maxMessages}; "unlimited" for none)
   --max-message-bytes <n>   largest accepted message          MAILROOM_MAX_MESSAGE_BYTES (default ${DEFAULTS.maxMessageBytes})
+  --max-store-bytes <n>     bytes of mail kept in memory,     MAILROOM_MAX_STORE_BYTES (default ${DEFAULTS.maxStoreBytes / 1024 / 1024}M; 512M, 2G, "unlimited")
+                            oldest evicted first
+  --max-recipients <n>      recipients per SMTP transaction   MAILROOM_MAX_RECIPIENTS (default ${DEFAULTS.maxRecipients}; the rest 452 4.5.3)
   --token <token>           require Authorization: Bearer     MAILROOM_TOKEN
+  --allowed-host <name>     answer to this Host too, repeatable MAILROOM_ALLOWED_HOST (default: loopback names only while on loopback)
+  --allow-origin <origin>   let this web origin's pages call   MAILROOM_ALLOW_ORIGIN (e.g. https://app.example:8443; default: none)
+                            the API, repeatable
   --wait-slots <n>          concurrent long-polls, 0 = off    MAILROOM_WAIT_SLOTS  (default ${DEFAULTS.waitSlots}; MCP waits have their own ${MCP_WAIT_SLOTS})
   --enable-faults           serve the test fault switch       MAILROOM_ENABLE_FAULTS=1
   --no-smtp-rules           no SMTP rules, no attempt log     MAILROOM_SMTP_RULES=0 (default on)
   --webhook <url>           post every event there, repeatable MAILROOM_WEBHOOK    (comma-separated in the variable; default retry policy)
   --webhook-secret <secret> sign those posts with it          MAILROOM_WEBHOOK_SECRET (default: made up and printed at start)
+  --webhook-allow <host|cidr> the only webhook destinations,   MAILROOM_WEBHOOK_ALLOW (default: any but 169.254.169.254 and fd00:ec2::254)
+                            repeatable
   --no-webhooks             no webhooks, no /metrics          MAILROOM_WEBHOOKS=0  (default on)
   --store <memory|url>      where mail (and the SMTP rules    MAILROOM_STORE       (default memory; e.g. redis://127.0.0.1:6379/0)
                             and attempt log) live; servers

@@ -9,6 +9,7 @@ import { fromEnv } from '../contract/validation.js';
 import { startServer, type Logger } from '../server/index.js';
 import { describeRedisUrl } from '../server/store/store-location.js';
 import { HELP } from './help.js';
+import { installProcessGuards } from './process-guards.js';
 import { optionsFrom, UsageError } from './serve-options.js';
 
 const cliLogger: Logger = {
@@ -80,6 +81,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   console.log(`mailroom: HTTP API listening on ${server.apiURL}${API_BASE} (MCP: ${server.apiURL}${MCP_PATH}; web UI: ${server.apiURL}/)`);
   if (parsed.options.store !== undefined && parsed.options.store !== 'memory') console.log(`mailroom: mail kept in ${describeRedisUrl(parsed.options.store)}`);
 
+  const unguard = installProcessGuards(cliLogger);
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
@@ -90,6 +92,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   process.once('SIGINT', force);
   process.once('SIGTERM', force);
   await server.close();
+  unguard();
   return 0;
 }
 

@@ -1,6 +1,8 @@
 // `mailroom serve`'s flags and environment variables turned into startServer
 // options (flags win), each mistake named with the flag and its variable.
+import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
+import { isDomainName } from '../contract/address.js';
 import { blankToUndefined } from '../contract/validation.js';
 import type { ServerOptions } from '../server/index.js';
 import { parseStoreLocation } from '../server/store/store-location.js';
@@ -32,12 +34,17 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
         retention: { type: 'string' },
         'max-messages': { type: 'string' },
         'max-message-bytes': { type: 'string' },
+        'max-recipients': { type: 'string' },
+        'max-store-bytes': { type: 'string' },
         token: { type: 'string' },
+        'allowed-host': { type: 'string', multiple: true },
+        'allow-origin': { type: 'string', multiple: true },
         'wait-slots': { type: 'string' },
         'enable-faults': { type: 'boolean' },
         'no-smtp-rules': { type: 'boolean' },
         webhook: { type: 'string', multiple: true },
         'webhook-secret': { type: 'string' },
+        'webhook-allow': { type: 'string', multiple: true },
         'no-webhooks': { type: 'boolean' },
         store: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -54,6 +61,13 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
     return blankToUndefined(env[envName]);
   };
   const options: ServerOptions = {};
+  /** A repeatable flag, or its variable's comma-separated values. */
+  const list = (flag: string, envName: string): string[] | undefined => {
+    const fromFlags = (v as Record<string, unknown>)[flag];
+    const values = Array.isArray(fromFlags) ? (fromFlags as string[]) : env[envName]?.split(',');
+    const given = values?.map((value) => value.trim()).filter(Boolean);
+    return given && given.length > 0 ? given : undefined;
+  };
 
   const smtpPort = pick('smtp-port', 'MAILROOM_SMTP_PORT');
   if (smtpPort !== undefined) options.smtpPort = integer(smtpPort, '--smtp-port', 'MAILROOM_SMTP_PORT', 0, 65535, 'a port from 0 to 65535');
@@ -96,12 +110,46 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
       'a whole number of bytes, at least 1024',
     );
   }
+  const maxStoreBytes = pick('max-store-bytes', 'MAILROOM_MAX_STORE_BYTES');
+  if (maxStoreBytes !== undefined) {
+    const match = /^\s*(\d+)\s*(?:([kmg])i?b?)?\s*$/i.exec(maxStoreBytes);
+    if (/^\s*(unlimited|infinity)\s*$/i.test(maxStoreBytes)) options.maxStoreBytes = Infinity;
+    else if (match) options.maxStoreBytes = Number(match[1]) * 1024 ** ' kmg'.indexOf((match[2] ?? ' ').toLowerCase());
+    else {
+      throw new UsageError(
+        `mailroom serve: --max-store-bytes (or MAILROOM_MAX_STORE_BYTES) must be a number of bytes such as 268435456, 512M or 2G, or "unlimited", got ${JSON.stringify(maxStoreBytes)}`,
+      );
+    }
+  }
+  const maxRecipients = pick('max-recipients', 'MAILROOM_MAX_RECIPIENTS');
+  if (maxRecipients !== undefined) {
+    options.maxRecipients = integer(
+      maxRecipients,
+      '--max-recipients',
+      'MAILROOM_MAX_RECIPIENTS',
+      100,
+      Number.MAX_SAFE_INTEGER,
+      'a whole number of recipients, at least 100',
+    );
+  }
   const waitSlots = pick('wait-slots', 'MAILROOM_WAIT_SLOTS');
   if (waitSlots !== undefined) {
     options.waitSlots = integer(waitSlots, '--wait-slots', 'MAILROOM_WAIT_SLOTS', 0, 100_000, 'a whole number from 0 to 100000 (0 turns the long-poll off)');
   }
   const token = pick('token', 'MAILROOM_TOKEN');
   if (token !== undefined) options.token = token;
+  const allowedHosts = list('allowed-host', 'MAILROOM_ALLOWED_HOST');
+  if (allowedHosts) {
+    for (const name of allowedHosts) {
+      if (!isIP(name) && !isDomainName(name.toLowerCase()))
+        throw new UsageError(
+          `mailroom serve: --allowed-host (or MAILROOM_ALLOWED_HOST) must be a host name or address without a port, got ${JSON.stringify(name)}`,
+        );
+    }
+    options.allowedHosts = allowedHosts;
+  }
+  const allowOrigins = list('allow-origin', 'MAILROOM_ALLOW_ORIGIN');
+  if (allowOrigins) options.allowOrigins = allowOrigins.map((origin) => origin.replace(/\/$/, ''));
   if (v['enable-faults'] === true || /^(1|true|yes)$/i.test(env.MAILROOM_ENABLE_FAULTS ?? '')) options.faultInjection = true;
   const rules = blankToUndefined(env.MAILROOM_SMTP_RULES);
   if (rules !== undefined && !/^(0|1|true|false|yes|no)$/i.test(rules.trim())) {
@@ -135,6 +183,9 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
     if (options.staticWebhooks) throw new UsageError('mailroom serve: --webhook needs the webhooks on; drop --no-webhooks (or MAILROOM_WEBHOOKS=0)');
     options.webhooks = false;
   }
+
+  const webhookAllow = list('webhook-allow', 'MAILROOM_WEBHOOK_ALLOW');
+  if (webhookAllow) options.webhookAllow = webhookAllow;
 
   const store = pick('store', 'MAILROOM_STORE');
   if (store !== undefined) {

@@ -13,7 +13,10 @@ export type RefusalSlug =
   | 'method_not_allowed'
   | 'internal_error'
   | 'unavailable'
-  | 'too_many_waits';
+  | 'too_many_waits'
+  | 'unsupported_media_type'
+  | 'forbidden_origin'
+  | 'forbidden_host';
 
 /**
  * Refusals that say the address can never be listed: waiting, retrying or

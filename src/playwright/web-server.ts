@@ -18,6 +18,10 @@ export interface MailroomWebServerOptions {
   readonly host?: string | undefined;
   /** Domains whose mail is accepted (default `mailroom.test`). */
   readonly domains?: readonly string[] | undefined;
+  /** Host names the server answers to besides loopback ones (`--allowed-host`), e.g. a container's name. */
+  readonly allowedHosts?: readonly string[] | undefined;
+  /** Web origins whose pages may call the server (`--allow-origin`), e.g. `http://localhost:3000`. */
+  readonly allowOrigins?: readonly string[] | undefined;
   /** Use a server already listening there instead of starting one (default: yes, except on CI). */
   readonly reuseExistingServer?: boolean | undefined;
   /** How long to wait for /healthz, in ms (default 30 s). */
@@ -39,12 +43,29 @@ export function mailroomWebServer(options: MailroomWebServerOptions = {}): WebSe
   const domains: readonly unknown[] = options.domains ?? [];
   if (!Array.isArray(domains) || !domains.every((d): d is string => typeof d === 'string' && d !== ''))
     throw expectedError('domains', 'an array of domain names', domains);
+  const allowedHosts: readonly unknown[] = options.allowedHosts ?? [];
+  if (!Array.isArray(allowedHosts) || !allowedHosts.every((h): h is string => typeof h === 'string' && h !== ''))
+    throw expectedError('allowedHosts', 'an array of host names', allowedHosts);
+  const allowOrigins: readonly unknown[] = options.allowOrigins ?? [];
+  if (!Array.isArray(allowOrigins) || !allowOrigins.every((o): o is string => typeof o === 'string' && o !== ''))
+    throw expectedError('allowOrigins', 'an array of origins like "http://localhost:3000"', allowOrigins);
   const timeout = options.timeout ?? 30_000;
   assertMs('timeout', timeout, { positive: true });
 
   const cli = fileURLToPath(new URL('../cli/index.js', import.meta.url));
   if (!existsSync(cli)) throw new Error(`mailroomWebServer: the mailroom CLI is missing at ${cli}; is the package built (npm run build)?`);
-  const args = ['serve', '--smtp-port', String(smtpPort), '--http-port', String(httpPort), '--host', host, ...domains.flatMap((d) => ['--domain', d])];
+  const args = [
+    'serve',
+    '--smtp-port',
+    String(smtpPort),
+    '--http-port',
+    String(httpPort),
+    '--host',
+    host,
+    ...domains.flatMap((d) => ['--domain', d]),
+    ...allowedHosts.flatMap((h) => ['--allowed-host', h]),
+    ...allowOrigins.flatMap((o) => ['--allow-origin', o]),
+  ];
   const readyHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return {
     name: 'mailroom',

@@ -33,7 +33,7 @@ export async function openStore(config: ResolvedServerOptions, hooks: StoreHooks
   const { clock, retention, maxMessages } = config;
   if (config.store.kind === 'memory') {
     return {
-      store: new MessageStore({ clock, retention, maxMessages, ...hooks }),
+      store: new MessageStore({ clock, retention, maxMessages, maxStoreBytes: config.maxStoreBytes, ...hooks }),
       listBudget: new Budget(config.listPerSecond, clock),
       messageBudget: new Budget(config.messagePerSecond, clock),
       lab: () => new MemoryLabStore({ clock, retention }),

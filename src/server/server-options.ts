@@ -9,6 +9,7 @@ import type { WebhookEventType } from '../contract/webhooks.js';
 import { assertMs, expectedError } from '../contract/validation.js';
 import type { WallClock } from './base/clock.js';
 import { defaultLogger, type Logger } from './base/log.js';
+import { isAllowEntry } from './webhooks/destination-policy.js';
 import { parseStoreLocation, type StoreLocation } from './store/store-location.js';
 
 export interface ServerOptions {
@@ -26,6 +27,20 @@ export interface ServerOptions {
   maxMessages?: number;
   /** Largest accepted message in bytes (advertised as SMTP SIZE). Default 25 MiB. */
   maxMessageBytes?: number;
+  /**
+   * Cap on the bytes the memory store holds (each source once, however many
+   * mailboxes it went to, plus about 1 KiB per stored copy); the oldest mail
+   * is evicted first, and reported, like `maxMessages`. At least
+   * `maxMessageBytes`. Default 256 MiB. `Infinity` for none. A Redis store
+   * is bounded by Redis's own `maxmemory` instead.
+   */
+  maxStoreBytes?: number;
+  /**
+   * Distinct recipients one SMTP transaction takes; each further RCPT is
+   * answered `452 4.5.3` (the client sends them in another transaction).
+   * At least 100 (RFC 5321). Default 1,000.
+   */
+  maxRecipients?: number;
   /** List calls allowed per second per address (sliding window). Default 1. `Infinity` disables. */
   listPerSecond?: number;
   /** Message fetches and deletes allowed per second per address. Default 10. `Infinity` disables. */
@@ -60,6 +75,18 @@ export interface ServerOptions {
   httpRequestTimeout?: number;
   /** When set, every API call must send `Authorization: Bearer <token>`. */
   token?: string;
+  /**
+   * Host names (no port) the HTTP server answers to besides `localhost`,
+   * `127.0.0.1` and `[::1]` (a reverse proxy's or a container's name).
+   * On loopback any other `Host` is `403 forbidden_host` (DNS rebinding);
+   * bound elsewhere, names are checked only when this is given. Default none.
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * Web origins (`https://app.example:8443`) whose pages may call the server
+   * besides its own; any other `Origin` is `403 forbidden_origin`. Default none.
+   */
+  allowOrigins?: readonly string[];
   /** Serve the fault switch over HTTP (`/_mailroom/faults`, `/_mailroom/stats`). Default false. */
   faultInjection?: boolean;
   /**
@@ -81,6 +108,13 @@ export interface ServerOptions {
    * retry policy (`mailroom serve --webhook URL --webhook-secret S`).
    */
   staticWebhooks?: readonly StaticWebhook[];
+  /**
+   * Where webhooks may post: host names, addresses or CIDRs
+   * (`["hooks.internal", "10.0.0.0/8"]`); any other destination is refused
+   * at registration. Default: anywhere but the cloud metadata service
+   * (169.254.169.254, fd00:ec2::254), which is refused unless listed.
+   */
+  webhookAllow?: readonly string[];
   /**
    * Where the mail lives: `memory` (the default, this process only) or a
    * Redis URL (`redis://host:port/db`, `rediss://` for TLS, `?prefix=name`
@@ -115,6 +149,8 @@ export interface ResolvedServerOptions {
   readonly retention: number;
   readonly maxMessages: number;
   readonly maxMessageBytes: number;
+  readonly maxStoreBytes: number;
+  readonly maxRecipients: number;
   readonly listPerSecond: number;
   readonly messagePerSecond: number;
   readonly waitSlots: number;
@@ -124,10 +160,13 @@ export interface ResolvedServerOptions {
   readonly httpHeadersTimeout: number;
   readonly httpRequestTimeout: number;
   readonly token: string | undefined;
+  readonly allowedHosts: readonly string[];
+  readonly allowOrigins: readonly string[];
   readonly faultInjection: boolean;
   readonly smtpRules: boolean;
   readonly webhooks: boolean;
   readonly staticWebhooks: readonly StaticWebhook[];
+  readonly webhookAllow: readonly string[];
   readonly store: StoreLocation;
   readonly clock: WallClock;
   readonly random: RandomSource;
@@ -142,6 +181,8 @@ export const DEFAULTS = Object.freeze({
   retention: 60 * 60 * 1000,
   maxMessages: 100_000,
   maxMessageBytes: 25 * 1024 * 1024,
+  maxRecipients: 1000,
+  maxStoreBytes: 256 * 1024 * 1024,
   listPerSecond: 1,
   messagePerSecond: 10,
   waitSlots: 64,
@@ -162,6 +203,8 @@ const KNOWN_OPTIONS = new Set<string>([
   'retention',
   'maxMessages',
   'maxMessageBytes',
+  'maxRecipients',
+  'maxStoreBytes',
   'listPerSecond',
   'messagePerSecond',
   'waitSlots',
@@ -171,15 +214,29 @@ const KNOWN_OPTIONS = new Set<string>([
   'httpHeadersTimeout',
   'httpRequestTimeout',
   'token',
+  'allowedHosts',
+  'allowOrigins',
   'faultInjection',
   'smtpRules',
   'webhooks',
   'staticWebhooks',
+  'webhookAllow',
   'store',
   'clock',
   'random',
   'logger',
 ]);
+
+/** `scheme://host[:port]` and nothing more, http or https. */
+function isWebOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    const bare = url.username === '' && url.password === '' && url.pathname === '/' && url.search === '' && url.hash === '';
+    return (url.protocol === 'http:' || url.protocol === 'https:') && bare && !/[/?#]./.test(value.slice(url.protocol.length + 2));
+  } catch {
+    return false;
+  }
+}
 
 function expect(condition: boolean, name: string, what: string, value: unknown): void {
   if (!condition) throw expectedError(name, what, value);
@@ -216,6 +273,8 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
   o.retention ??= DEFAULTS.retention;
   o.maxMessages ??= DEFAULTS.maxMessages;
   o.maxMessageBytes ??= DEFAULTS.maxMessageBytes;
+  o.maxRecipients ??= DEFAULTS.maxRecipients;
+  o.maxStoreBytes ??= Math.max(DEFAULTS.maxStoreBytes, o.maxMessageBytes);
   o.listPerSecond ??= DEFAULTS.listPerSecond;
   o.messagePerSecond ??= DEFAULTS.messagePerSecond;
   o.waitSlots ??= DEFAULTS.waitSlots;
@@ -224,10 +283,13 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
   o.smtpIdleTimeout ??= DEFAULTS.smtpIdleTimeout;
   o.httpHeadersTimeout ??= DEFAULTS.httpHeadersTimeout;
   o.httpRequestTimeout ??= DEFAULTS.httpRequestTimeout;
+  o.allowedHosts ??= [];
+  o.allowOrigins ??= [];
   o.faultInjection ??= false;
   o.smtpRules ??= true;
   o.webhooks ??= true;
   o.staticWebhooks ??= [];
+  o.webhookAllow ??= [];
   o.clock ??= systemClock;
   o.random ??= Math.random;
   o.logger ??= defaultLogger;
@@ -253,6 +315,18 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     o.maxMessages,
   );
   expect(Number.isInteger(o.maxMessageBytes) && o.maxMessageBytes >= 1024, 'maxMessageBytes', 'an integer number of bytes, at least 1024', o.maxMessageBytes);
+  expect(
+    o.maxStoreBytes === Infinity || (Number.isInteger(o.maxStoreBytes) && o.maxStoreBytes >= o.maxMessageBytes),
+    'maxStoreBytes',
+    `an integer number of bytes, at least maxMessageBytes (${o.maxMessageBytes}), or Infinity for no cap`,
+    o.maxStoreBytes,
+  );
+  expect(
+    Number.isInteger(o.maxRecipients) && o.maxRecipients >= 100,
+    'maxRecipients',
+    'an integer number of recipients, at least 100 (RFC 5321 asks servers to take 100)',
+    o.maxRecipients,
+  );
   checkRate('listPerSecond', o.listPerSecond);
   checkRate('messagePerSecond', o.messagePerSecond);
   expect(
@@ -283,6 +357,18 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     'a non-empty string of printable ASCII without spaces',
     o.token,
   );
+  expect(
+    Array.isArray(o.allowedHosts) && o.allowedHosts.every((name) => typeof name === 'string' && (isIP(name) !== 0 || isDomainName(name.toLowerCase()))),
+    'allowedHosts',
+    'an array of host names or addresses without a port, such as ["mail.internal"]',
+    o.allowedHosts,
+  );
+  expect(
+    Array.isArray(o.allowOrigins) && o.allowOrigins.every((origin) => typeof origin === 'string' && isWebOrigin(origin)),
+    'allowOrigins',
+    'an array of web origins such as ["https://app.example:8443"] (scheme, host and port; no path)',
+    o.allowOrigins,
+  );
   expect(typeof o.faultInjection === 'boolean', 'faultInjection', 'a boolean', o.faultInjection);
   expect(typeof o.smtpRules === 'boolean', 'smtpRules', 'a boolean', o.smtpRules);
   expect(typeof o.webhooks === 'boolean', 'webhooks', 'a boolean', o.webhooks);
@@ -293,6 +379,12 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     o.staticWebhooks,
   );
   expect(o.webhooks || o.staticWebhooks.length === 0, 'staticWebhooks', 'empty when `webhooks` is false', o.staticWebhooks);
+  expect(
+    Array.isArray(o.webhookAllow) && o.webhookAllow.every((entry) => typeof entry === 'string' && isAllowEntry(entry)),
+    'webhookAllow',
+    'an array of host names, addresses or CIDRs such as ["hooks.internal", "10.0.0.0/8"]',
+    o.webhookAllow,
+  );
   expect(typeof o.random === 'function', 'random', 'a function returning numbers in [0, 1), like Math.random', o.random);
   expect(
     typeof o.clock === 'object' && o.clock !== null && typeof o.clock.now === 'function',
@@ -319,6 +411,8 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     retention: o.retention,
     maxMessages: o.maxMessages,
     maxMessageBytes: o.maxMessageBytes,
+    maxRecipients: o.maxRecipients,
+    maxStoreBytes: o.maxStoreBytes,
     listPerSecond: o.listPerSecond,
     messagePerSecond: o.messagePerSecond,
     waitSlots: o.waitSlots,
@@ -328,10 +422,13 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     httpHeadersTimeout: o.httpHeadersTimeout,
     httpRequestTimeout: o.httpRequestTimeout,
     token: o.token,
+    allowedHosts: Object.freeze(o.allowedHosts.map((name) => name.toLowerCase())),
+    allowOrigins: Object.freeze([...o.allowOrigins]),
     faultInjection: o.faultInjection,
     smtpRules: o.smtpRules,
     webhooks: o.webhooks,
     staticWebhooks: Object.freeze([...o.staticWebhooks]),
+    webhookAllow: Object.freeze([...o.webhookAllow]),
     store,
     clock: o.clock,
     random: o.random,

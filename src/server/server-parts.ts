@@ -10,6 +10,8 @@ import { WaitSlots } from '../contract/wait-slots.js';
 import { AttemptFeed } from './base/smtp-attempts.js';
 import { PageWalks } from './budgets/page-walks.js';
 import { createApiHandler, type ApiHandler } from './http/api.js';
+import { edgePolicyOf } from './http/edge/edge-policy.js';
+import { sdkRebindingOptions } from './http/mcp/dns-rebinding.js';
 import { createEmbeddedTools } from './http/mcp/embedded-tools.js';
 import { createMcpEndpoint } from './http/mcp/endpoint.js';
 import { FaultSwitch, RequestCounter } from './http/test-hooks/faults.js';
@@ -19,6 +21,7 @@ import type { LabStore } from './rules/lab-store.js';
 import type { ResolvedServerOptions } from './server-options.js';
 import { createSmtpIntake, type SmtpIntake } from './smtp/intake.js';
 import { createMailboxReader, type MailboxReader } from './store/mailbox-reader.js';
+import { destinationPolicy } from './webhooks/destination-policy.js';
 import { createWebhookService, staticWebhookId, type WebhookService } from './webhooks/webhook-service.js';
 
 /** What every other part reads: the opened store and its budgets, and what the server keeps beside them. */
@@ -44,7 +47,12 @@ export function coreParts(config: ResolvedServerOptions, opened: OpenedStore): C
   const attempts = new AttemptFeed((error) => logger.error(`mailroom: an SMTP attempt listener failed: ${String(error)}`));
   const lab = config.smtpRules ? opened.lab() : undefined;
   const smtpLab = lab && { lab, calls: createLabCalls({ lab, storedIdentity: storedIdentityIn(store), reader, messageBudget }) };
-  if (smtpLab) attempts.subscribe((attempt) => void smtpLab.lab.record(attempt));
+  if (smtpLab) {
+    attempts.subscribe(
+      (attempt) =>
+        void Promise.resolve(smtpLab.lab.record(attempt)).catch((error: unknown) => logger.error(`mailroom: could not log an SMTP attempt: ${String(error)}`)),
+    );
+  }
   return {
     ...opened,
     config,
@@ -65,12 +73,15 @@ export function coreParts(config: ResolvedServerOptions, opened: OpenedStore): C
  * once the HTTP port is bound; only a delivery, later, reads it.
  */
 export async function openWebhooks(core: CoreParts, apiURL: () => string): Promise<WebhookService | undefined> {
-  const { config, reader } = core;
+  const { config, reader, store } = core;
   if (!config.webhooks) return undefined;
   return createWebhookService({
     store: await core.sharedWebhooks?.(),
     attempts: core.attempts,
     rawUrl: (message) => `${apiURL()}${API_BASE}/message/${message.id}/raw?mailbox=${encodeURIComponent(message.mailbox)}`,
+    readSource: async (mailbox, id) => (await store.get(mailbox, id))?.content.source(),
+    logRetentionMs: config.retention,
+    destinations: destinationPolicy(config.webhookAllow),
     mailboxKey: (address) => reader.mailboxKey(address, 'address'),
     now: () => config.clock.now(),
     random: config.random,
@@ -78,10 +89,20 @@ export async function openWebhooks(core: CoreParts, apiURL: () => string): Promi
   });
 }
 
-/** The HTTP API (MCP endpoint included) and the node:http server that runs it, with its timeouts. */
-export function createHttp(core: CoreParts, webhooks: WebhookService | undefined): { readonly api: ApiHandler; readonly http: HttpServer } {
+/**
+ * The HTTP API (MCP endpoint included) and the node:http server that runs
+ * it, with its timeouts. `boundPort` is known once the port is bound; only a
+ * request, later, reads it (the MCP SDK's rebinding lists name it).
+ */
+export function createHttp(
+  core: CoreParts,
+  webhooks: WebhookService | undefined,
+  boundPort: () => number,
+): { readonly api: ApiHandler; readonly http: HttpServer } {
   const { config, store, reader, listBudget, messageBudget, smtpLab } = core;
+  const edge = edgePolicyOf(config);
   const mcp = createMcpEndpoint({
+    rebinding: (host) => sdkRebindingOptions(edge, boundPort(), host),
     tools: createEmbeddedTools({ store, reader, listBudget, messageBudget, slots: core.mcpSlots, holdCap: config.holdCap, smtpLab: smtpLab?.calls }),
     domains: config.domains,
     logger: config.logger,
@@ -95,6 +116,7 @@ export function createHttp(core: CoreParts, webhooks: WebhookService | undefined
     faultInjection: config.faultInjection,
     webhooks,
     logger: config.logger,
+    edge,
   });
   const http = createServer(
     {
@@ -115,6 +137,7 @@ export function createSmtp(core: CoreParts): SmtpIntake {
   return createSmtpIntake({
     domains: config.domains,
     maxMessageBytes: config.maxMessageBytes,
+    maxRecipients: config.maxRecipients,
     maxConnections: config.maxSmtpConnections,
     idleTimeout: config.smtpIdleTimeout,
     store: core.store,

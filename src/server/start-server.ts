@@ -44,7 +44,12 @@ const SWEEP_INTERVAL_MS = 30_000;
 export async function startServer(options: ServerOptions = {}): Promise<MailroomServer> {
   const config = resolveServerOptions(options);
   const { clock, logger } = config;
-  const evictions = new EvictionReporter({ clock, logger, maxMessages: config.maxMessages });
+  const evictions = new EvictionReporter({
+    clock,
+    logger,
+    maxMessages: config.maxMessages,
+    maxStoreBytes: config.store.kind === 'memory' ? config.maxStoreBytes : undefined,
+  });
   const opened = await openStore(config, {
     onEvict: (message) => evictions.record(message),
     onListenerError: (error) => logger.error(`mailroom: an arrival listener failed: ${String(error)}`),
@@ -56,7 +61,8 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     await store.close();
     throw error;
   });
-  const { api, http } = createHttp(core, webhooks);
+  let boundHttpPort = 0;
+  const { api, http } = createHttp(core, webhooks, () => boundHttpPort);
   const refused = refuseWhatNoHandlerSees(http);
   const smtp = createSmtp(core);
   const smtpNet = netServerOf(smtp.server);
@@ -72,6 +78,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     .then(async (smtpPort) => [smtpPort, await listen(http, config.httpPort, config.host, 'HTTP')] as const)
     .catch(abandon);
   apiURL = `http://${hostForURL(config.host)}:${httpPort}`;
+  boundHttpPort = httpPort;
   await registerStaticWebhooks(config, webhooks).catch(abandon);
 
   const exposed = exposureWarning(config.host, config.token);

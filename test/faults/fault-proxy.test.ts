@@ -82,7 +82,7 @@ describe('the fault proxy', () => {
       socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code));
       socket.on('close', () => resolve(undefined));
     });
-    socket.write(`GET /api/v1/mailbox?address=${encodeURIComponent(address)} HTTP/1.1\r\nHost: proxy\r\nConnection: keep-alive\r\n\r\n`);
+    socket.write(`GET /api/v1/mailbox?address=${encodeURIComponent(address)} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n`);
     expect(await closed).toBe('ECONNRESET');
     const [head = '', body = ''] = received.split('\r\n\r\n');
     expect(head).toMatch(/^HTTP\/1\.1 200 /);

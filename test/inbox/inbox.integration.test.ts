@@ -556,7 +556,8 @@ describe.concurrent('tokens', () => {
       );
       expect(refused).toMatchObject({ slug: 'unauthorized', status: 401 });
       expect(clock.sleeps).toEqual([]);
-      expect(secured.stats(tokenless.address)).toMatchObject({ list: 1 });
+      // A request refused 401 is not counted (issue 26: the counters grow only after the token check).
+      expect(secured.stats(tokenless.address)).toMatchObject({ list: 0 });
       const inbox = await createInbox({ apiURL: secured.apiURL, token: 's3cret' });
       await send(secured, inbox.address, { subject: 'Hi' });
       expect((await inbox.expectMail()).subject).toBe('Hi');

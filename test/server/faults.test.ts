@@ -154,11 +154,19 @@ describe('fault switch over HTTP', () => {
     const stats = await call(server, `/_mailroom/stats?address=${encodeURIComponent(address)}`);
     expect(stats.json).toMatchObject({ list: 1, rateLimited: 1, faulted: 1 });
 
-    await call(server, '/_mailroom/faults', { method: 'POST', body: JSON.stringify({ address, fault: { kind: 'status', status: 500 } }) });
+    await call(server, '/_mailroom/faults', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address, fault: { kind: 'status', status: 500 } }),
+    });
     expect((await call(server, '/_mailroom/faults', { method: 'DELETE' })).json).toEqual({ cleared: 1 });
     expect((await call(server, listPath(address))).status).toBe(200);
 
-    const bad = await call(server, '/_mailroom/faults', { method: 'POST', body: JSON.stringify({ address, fault: { kind: 'explode' } }) });
+    const bad = await call(server, '/_mailroom/faults', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address, fault: { kind: 'explode' } }),
+    });
     expect(bad.status).toBe(400);
     expect(bad.json.error).toBe('invalid_request');
     expect(bad.json.message).toContain('fault.kind');

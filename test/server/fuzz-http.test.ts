@@ -53,11 +53,15 @@ describe('HTTP fuzz regressions', () => {
   it('refuses a body over the cap with 413 and a slug instead of resetting the connection (seed 1)', async () => {
     const server = await start(FUZZ_SERVER_OPTIONS);
     const admin = Buffer.alloc(70_000, 0x7b);
-    const refused = await exchange(server, `POST /_mailroom/faults HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: ${admin.length}\r\n\r\n`, admin);
+    const refused = await exchange(
+      server,
+      `POST /_mailroom/faults HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${admin.length}\r\n\r\n`,
+      admin,
+    );
     expect(refused.status).toBe(413);
     expect(refused.json).toEqual({ error: 'invalid_request', message: 'Request body over 65536 bytes' });
     const mcp = Buffer.alloc(3 * 1024 * 1024, 0x7b);
-    const head = `POST /mcp HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${mcp.length}\r\n\r\n`;
+    const head = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${mcp.length}\r\n\r\n`;
     const tooBig = await exchange(server, head, mcp);
     expect(tooBig.status).toBe(413);
     expect(tooBig.json.error).toMatchObject({ code: -32600 });
@@ -67,7 +71,10 @@ describe('HTTP fuzz regressions', () => {
     const server = await startServer({ ...FUZZ_SERVER_OPTIONS, logger: capturingLogger() });
     // a body after the head that nobody reads, larger than the socket buffers: the socket node:http hands over stays paused
     const body = Buffer.alloc(3 * 1024 * 1024, 0x7b);
-    for (const head of ['CONNECT /api/v1/a HTTP/1.1\r\nHost: x\r\n', 'GET / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n']) {
+    for (const head of [
+      'CONNECT /api/v1/a HTTP/1.1\r\nHost: 127.0.0.1\r\n',
+      'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n',
+    ]) {
       const request = Buffer.concat([Buffer.from(`${head}Content-Length: ${body.length}\r\n\r\n`), body]);
       const outcome = await rawHttpExchange(server.httpPort, request, { timeoutMs: 5000, isHead: false });
       expect(outcome.kind).toBe('answer');

@@ -1,28 +1,37 @@
 // The HTTP edge's check list (src/server/http/edge/edge.ts): the checks run
 // in order, the first refusal answers and no later check runs, and the token
 // check spares only the routes that hold no mail. Through a real server the
-// token is proven in security.test.ts; this pins the list itself, which the
-// next checks (Origin, Host, Content-Type) join.
+// token is proven in security.test.ts and the Host, Origin and Content-Type
+// checks in cross-site.test.ts; this pins the list itself.
 import { describe, expect, it } from 'vitest';
 import { Refusal } from '../../src/contract/refusal.js';
 import { edgeChecks, firstRefusal } from '../../src/server/http/edge/edge.js';
 import type { EdgeCheck, EdgeRequest } from '../../src/server/http/edge/edge-check.js';
+import { edgePolicyOf } from '../../src/server/http/edge/edge-policy.js';
+
+const policy = edgePolicyOf({ host: '127.0.0.1', allowedHosts: [], allowOrigins: [] });
 
 const request = (routeKind: string, authorization?: string): EdgeRequest => ({
   method: 'GET',
   path: '/api/v1/mailbox',
-  headers: authorization === undefined ? {} : { authorization },
+  headers: { host: '127.0.0.1:8025', ...(authorization === undefined ? {} : { authorization }) },
   routeKind,
 });
 
 describe('the HTTP edge', () => {
-  it('has no check to run on a server started without a token', () => {
-    expect(edgeChecks({ token: undefined })).toEqual([]);
-    expect(firstRefusal(edgeChecks({ token: undefined }), request('api'))).toBeUndefined();
+  it('runs the Host, Origin and Content-Type checks, and no token check on a server started without a token', () => {
+    expect(edgeChecks({ token: undefined, policy })).toHaveLength(3);
+    expect(edgeChecks({ token: 's3cret', policy })).toHaveLength(4);
+    expect(firstRefusal(edgeChecks({ token: undefined, policy }), request('api'))).toBeUndefined();
+  });
+
+  it('refuses a foreign Host before it looks at the token', () => {
+    const refusal = firstRefusal(edgeChecks({ token: 's3cret', policy }), { ...request('api', 'Bearer wrong'), headers: { host: 'evil.example' } });
+    expect(refusal?.slug).toBe('forbidden_host');
   });
 
   it('refuses a request without the token with 401 unauthorized and WWW-Authenticate, on every route that holds mail', () => {
-    const checks = edgeChecks({ token: 's3cret' });
+    const checks = edgeChecks({ token: 's3cret', policy });
     for (const kind of ['api', 'mcp', 'events', 'mailboxes', 'smtpLab', 'webhooks', 'metrics', 'faults', 'stats']) {
       const refusal = firstRefusal(checks, request(kind, 'Bearer wrong'));
       expect(refusal, kind).toBeInstanceOf(Refusal);
@@ -36,7 +45,7 @@ describe('the HTTP edge', () => {
   });
 
   it('lets /healthz and the UI files through without a token', () => {
-    const checks = edgeChecks({ token: 's3cret' });
+    const checks = edgeChecks({ token: 's3cret', policy });
     expect(firstRefusal(checks, request('healthz'))).toBeUndefined();
     expect(firstRefusal(checks, request('ui'))).toBeUndefined();
   });

@@ -113,7 +113,7 @@ describe('close()', () => {
     await dialogue.send('EHLO idle.example');
     const http = connect(server.httpPort, '127.0.0.1');
     await new Promise((resolve) => http.once('connect', resolve));
-    http.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'); // keep-alive: the socket stays open
+    http.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'); // keep-alive: the socket stays open
     await new Promise((resolve) => http.once('data', resolve));
 
     const started = performance.now();

@@ -60,7 +60,7 @@ describe('slow HTTP clients', () => {
     const server = await start({ httpHeadersTimeout: 400, httpRequestTimeout: 400 });
     const socket = await opened(server.httpPort);
     const answer = untilClosed(socket);
-    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
+    socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     const dribble = setInterval(() => socket.writable && socket.write('X-Slow: y\r\n'), 50);
     const text = await answer;
     clearInterval(dribble);
@@ -77,7 +77,7 @@ describe('under load from idle and slow clients', () => {
     const http = await Promise.all(Array.from({ length: count }, () => opened(server.httpPort)));
     for (const socket of [...smtp, ...http]) socket.on('error', () => {});
     // slowloris: a request head that never ends, one more header line now and then
-    for (const socket of http) socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
+    for (const socket of http) socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     const dribble = setInterval(() => {
       for (const socket of http) if (socket.writable) socket.write('X-Slow: y\r\n');
     }, 500);

@@ -49,7 +49,7 @@ describe('maxMessages', () => {
     expect(await subjects(b)).toEqual(['b2']);
     const warnings = logger.lines.filter((l) => l.level === 'warn').map((l) => l.message);
     expect(warnings.length).toBeGreaterThanOrEqual(1);
-    expect(warnings[0]).toMatch(/store full \(maxMessages 3\): evicted the oldest message, [0-9a-z]{11} for a-/);
+    expect(warnings[0]).toMatch(/store full \(maxMessages 3(, maxStoreBytes \d+)?\): evicted the oldest message, [0-9a-z]{11} for a-/);
     expect(warnings.join('\n')).toContain(a);
   });
 

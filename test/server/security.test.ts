@@ -8,7 +8,8 @@ import { chromium } from '@playwright/test';
 import { describe, expect, it } from 'vitest';
 import { chromiumLaunchOptions } from '../../e2e/chromium.js';
 import { bearerTokenCheck } from '../../src/server/http/edge/bearer-token.js';
-import { exposureWarning, isLoopbackHost } from '../../src/server/exposure-warning.js';
+import { isLoopbackHost } from '../../src/server/base/loopback.js';
+import { exposureWarning } from '../../src/server/exposure-warning.js';
 import { startServer, type MailroomServer } from '../../src/server/index.js';
 import { call, freshAddress, listPath, messagePath, sendRaw, silentLogger, start, type ApiAnswer } from './helpers.js';
 import { postMcp } from './wait-helpers.js';
@@ -182,7 +183,8 @@ describe('what a browser gets', () => {
     const address = freshAddress();
     await sendRaw(server.smtpPort, 'a@example.com', [address], 'Subject: hi\r\n\r\nbody\r\n');
     const id = (await call(server, listPath(address))).json.messages[0].id as string;
-    const origin = { origin: 'https://evil.example' };
+    // The page's own origin: a foreign one is refused before anything is served (cross-site.test.ts), probed below.
+    const origin = { origin: server.apiURL };
     const answers: Array<[string, ApiAnswer]> = [];
     const probe = async (what: string, path: string, init: Parameters<typeof call>[2] = {}) =>
       answers.push([what, await call(server, path, { ...init, headers: { ...origin, ...init.headers } })]);
@@ -205,6 +207,7 @@ describe('what a browser gets', () => {
     });
     await probe('mcp refusal', '/mcp', { method: 'POST', headers: { 'content-type': 'text/html' }, body: '<html>' });
     await probe('delete', messagePath(id, address), { method: 'DELETE' });
+    await probe('foreign origin', listPath(address), { headers: { origin: 'https://evil.example' } });
     for (const [what, answer] of answers) expectSafeHeaders(answer, what);
     expect(answers.find(([what]) => what === 'raw')![1].headers['content-type']).toBe('message/rfc822');
     // an answer node:http writes itself, for a request it cannot parse

@@ -192,7 +192,7 @@ describe('the UI files at /', () => {
   it('serves the page without the token, under its own CSP, with nosniff and no CORS; the API behind it still asks', async () => {
     const server = await start({ token: 'ui-s3cret' });
     for (const path of ['/', '/ui/app.css']) {
-      const answer = await call(server, path, { headers: { origin: 'https://evil.example' } });
+      const answer = await call(server, path, { headers: { origin: server.apiURL } });
       expect(answer.status, path).toBe(200);
       expect(answer.headers['content-security-policy'], path).toBe(UI_CSP);
       expect(answer.headers['x-content-type-options'], path).toBe('nosniff');

@@ -156,6 +156,7 @@ describe('the dispatcher on an injected clock', () => {
     const service = createWebhookService({
       attempts,
       rawUrl: () => '',
+      readSource: () => Promise.resolve(undefined),
       mailboxKey: (a) => a,
       now: timers.now,
       random: () => 0,

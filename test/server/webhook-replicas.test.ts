@@ -210,7 +210,7 @@ describe('webhooks on replicas sharing one Redis', () => {
     const letters = await api(again, `/api/v1/webhooks/${hook.id}/dead-letters`);
     expect(letters.json.dead_letters.map((l: { event_id: string; reason: string }) => [l.event_id, l.reason])).toEqual([[dead!.event_id, '500']]);
     receiver.otherwise = { status: 204 };
-    const replay = await api(again, `/api/v1/webhooks/${hook.id}/dead-letters/${dead!.event_id}/replay`, 'POST');
+    const replay = await api(again, `/api/v1/webhooks/${hook.id}/dead-letters/${dead!.event_id}/replay`, 'POST', {});
     expect(replay.status, replay.text).toBe(202);
     const [delivered] = await until(
       () => deliveries(survivor, hook.id),

@@ -345,7 +345,10 @@ describe('dead letters, replay and removal', () => {
     await send();
     const [dead] = await until(server, webhook.id, settled());
     expect(dead!.state).toBe('dead_lettered');
-    const replay = await call(server, `/api/v1/webhooks/${webhook.id}/dead-letters/${dead!.event_id}/replay`, { method: 'POST' });
+    const replay = await call(server, `/api/v1/webhooks/${webhook.id}/dead-letters/${dead!.event_id}/replay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(replay.status, replay.text).toBe(202);
     const [delivery] = await until(server, webhook.id, (d) => d[0]?.state === 'delivered');
     expect(delivery!.attempts.map((a) => [a.attempt, a.status])).toEqual([
@@ -354,7 +357,10 @@ describe('dead letters, replay and removal', () => {
       [3, 204],
     ]);
     expect((await call(server, `/api/v1/webhooks/${webhook.id}/dead-letters`)).json.dead_letters).toEqual([]);
-    const again = await call(server, `/api/v1/webhooks/${webhook.id}/dead-letters/${dead!.event_id}/replay`, { method: 'POST' });
+    const again = await call(server, `/api/v1/webhooks/${webhook.id}/dead-letters/${dead!.event_id}/replay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(again.status).toBe(404);
     expect(again.json.error).toBe('not_found');
   });

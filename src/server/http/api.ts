@@ -28,6 +28,7 @@ import type { MailStore } from '../store/mail-store.js';
 import type { MailboxReader } from '../store/mailbox-reader.js';
 import type { WebhookService } from '../webhooks/webhook-service.js';
 import { dressResponse, edgeChecks, firstRefusal } from './edge/edge.js';
+import type { EdgePolicy } from './edge/edge-policy.js';
 import { json, refusalReply, type Reply } from './edge/reply.js';
 import { answerSmtpLab } from './lab/smtp-lab.js';
 import { createMailboxCalls, type ApiCall, type MailboxCalls } from './mailbox/mailbox-calls.js';
@@ -63,6 +64,8 @@ export interface ApiContext {
   /** The webhooks; when undefined they are neither served nor advertised. */
   readonly webhooks: WebhookService | undefined;
   readonly logger: Logger;
+  /** The names and origins a browser may reach the server by (edge/edge-policy.ts). */
+  readonly edge: EdgePolicy;
 }
 
 export interface ApiHandler {
@@ -143,7 +146,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
     },
   });
   const handlers = routeHandlers(ctx, mailbox, events, hooks, closing.signal);
-  const checks = edgeChecks({ token: ctx.token });
+  const checks = edgeChecks({ token: ctx.token, policy: ctx.edge });
   const served: ServedRoutes = {
     faultInjection: ctx.faultInjection,
     longPoll: ctx.waitSlots !== undefined,
@@ -165,9 +168,10 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
     const params = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
     const method = req.method ?? 'GET';
     const matched = route(method, path, served);
-    if (matched.kind === 'api') countCall(hooks, matched.call, params);
     const refusal = firstRefusal(checks, { method, path, headers: req.headers, routeKind: matched.kind });
     if (refusal) throw refusal;
+    // Counted once the edge let it through, before the call can refuse it: the stats are of requests that named the address.
+    if (matched.kind === 'api') countCall(hooks, matched.call, params);
     // The table gives each kind the handler for its own route; TypeScript cannot follow that through the lookup.
     const handler = handlers[matched.kind] as RouteHandler<Route>;
     return handler(matched, { req, res, params });

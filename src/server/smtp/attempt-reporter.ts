@@ -6,6 +6,7 @@ import type { SMTPServerSession } from 'smtp-server';
 import type { SmtpRuleKind } from '../../contract/smtp-lab.js';
 import { outcomeOfCode, splitEnhanced, type AttemptFeed, type AttemptOutcome, type AttemptStage } from '../base/smtp-attempts.js';
 import type { StoredMessage } from '../base/stored-message.js';
+import type { Logger } from '../base/log.js';
 import type { LabStore } from '../rules/lab-store.js';
 import type { Conversations } from './conversations.js';
 
@@ -33,6 +34,7 @@ export interface AttemptReporterOptions {
   readonly now: () => number;
   readonly lab: LabStore | undefined;
   readonly conversations: Conversations;
+  readonly logger: Logger;
 }
 
 export class AttemptReporter {
@@ -75,7 +77,12 @@ export class AttemptReporter {
   /** Sends a reply once the attempts it logged can be read through any server: at once with the memory lab. */
   afterLog(send: () => void): void {
     const pending = this.#options.lab?.flushed();
-    if (pending) void pending.then(send);
+    // The reply goes out even when the log could not be written (the store's own error says why).
+    if (pending)
+      void pending.then(send, (error: unknown) => {
+        this.#options.logger.error(`mailroom: could not write the SMTP attempt log: ${String(error)}`);
+        send();
+      });
     else send();
   }
 }

@@ -7,6 +7,7 @@
 import type { SMTPServerSession } from 'smtp-server';
 import type { SmtpRuleKind } from '../../contract/smtp-lab.js';
 import type { AttemptStage } from '../base/smtp-attempts.js';
+import { RecipientCap } from './recipient-cap.js';
 
 export interface Conversation {
   readonly connectedAt: number;
@@ -21,6 +22,8 @@ export interface Conversation {
   /** Why the connection is going away, when the intake knows better than "the client closed it". */
   closing?: { readonly text: string; readonly rule: SmtpRuleKind } | undefined;
   closed: boolean;
+  /** The transaction's recipients, against the cap. */
+  readonly recipients: RecipientCap;
 }
 
 /** How the recipients of a transaction no reply decided were lost, for the attempts logged at close. */
@@ -32,13 +35,20 @@ export interface Unsettled {
 
 export class Conversations {
   readonly #bySession = new WeakMap<SMTPServerSession, Conversation>();
+  readonly #maxRecipients: number;
+
+  /** `maxRecipients`: distinct recipients one transaction takes (recipient-cap.ts). */
+  constructor(maxRecipients: number) {
+    this.#maxRecipients = maxRecipients;
+  }
 
   get(session: SMTPServerSession): Conversation | undefined {
     return this.#bySession.get(session);
   }
 
   opened(session: SMTPServerSession, at: number): void {
-    this.#bySession.set(session, { connectedAt: at, transactions: 0, beganAt: at, dataOf: 0, settledOf: 0, closed: false });
+    const recipients = new RecipientCap(this.#maxRecipients);
+    this.#bySession.set(session, { connectedAt: at, transactions: 0, beganAt: at, dataOf: 0, settledOf: 0, closed: false, recipients });
   }
 
   /** MAIL FROM: the first transaction began when the client connected; a later one on the same connection now. */
@@ -47,6 +57,7 @@ export class Conversations {
     if (!conversation) return;
     conversation.transactions++;
     conversation.beganAt = conversation.transactions === 1 ? conversation.connectedAt : now();
+    conversation.recipients.reset();
   }
 
   dataBegan(session: SMTPServerSession): void {

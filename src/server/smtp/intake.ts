@@ -22,6 +22,8 @@ import { adaptConnections, isMalformedRecipient, netServerOf } from './smtp-serv
 export interface SmtpIntakeOptions {
   readonly domains: readonly string[];
   readonly maxMessageBytes: number;
+  /** Distinct recipients one transaction takes; the rest are answered `452 4.5.3` (recipient-cap.ts). */
+  readonly maxRecipients: number;
   /** Open connections taken; one more gets `421 4.4.5` (smtp-server-private.ts). */
   readonly maxConnections: number;
   /** Silence (ms) after which a connection is closed with `421 4.4.2`. */
@@ -81,12 +83,12 @@ const PROTOCOL: SMTPServerOptions = {
 };
 
 export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
-  const { domains, maxMessageBytes, maxConnections, idleTimeout, store, attempts, now, lab, logger } = options;
+  const { domains, maxMessageBytes, maxRecipients, maxConnections, idleTimeout, store, attempts, now, lab, logger } = options;
   const served = new Set(domains);
   const holds = new ReplyHolds();
-  const conversations = new Conversations();
+  const conversations = new Conversations(maxRecipients);
   const mailboxOf = (address: string) => (address.toLowerCase() === 'postmaster' ? `postmaster@${domains[0]}` : address).toLowerCase();
-  const reporter = new AttemptReporter({ attempts, now, lab, conversations });
+  const reporter = new AttemptReporter({ attempts, now, lab, conversations, logger });
   const rules = lab && new RuleSteps({ lab, reporter, conversations, holds, server: () => server, logger });
   const data = new DataIntake({ store, maxMessageBytes, reporter, conversations, rules, mailboxOf, logger });
 
@@ -126,9 +128,15 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
     },
     onRcptTo(address: SMTPServerAddress, session, reply) {
       // A refusal is logged as an attempt: it goes out once the log holds it (afterLog).
-      const callback = (error?: Error) => void setImmediate(() => (error ? reporter.afterLog(() => reply(error)) : reply()));
+      const cap = conversations.get(session)?.recipients;
+      const callback = (error?: Error) => {
+        if (!error) cap?.accepted(address.address);
+        setImmediate(() => (error ? reporter.afterLog(() => reply(error)) : reply()));
+      };
       // RFC 5321 requires the domainless postmaster to be accepted.
       const given = mailboxOf(address.address);
+      const overCap = cap?.refusal(address.address);
+      if (overCap) return callback(reporter.refuse(session, given, 'rcpt', 452, overCap));
       const parsed = isMalformedRecipient(address) ? undefined : parseMailboxAddress(given);
       if (!parsed) return callback(reporter.refuse(session, given, 'rcpt', 553, `5.1.3 Malformed recipient address <${address.address}>`));
       if (!served.has(parsed.domain)) {

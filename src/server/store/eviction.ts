@@ -11,15 +11,17 @@ export class EvictionReporter {
   readonly #clock: WallClock;
   readonly #logger: Logger;
   readonly #maxMessages: number;
+  readonly #maxStoreBytes: number | undefined;
   #lastReport = -Infinity;
   #pending = 0;
   #lastVictim: StoredMessage | undefined;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(options: { clock: WallClock; logger: Logger; maxMessages: number }) {
+  constructor(options: { clock: WallClock; logger: Logger; maxMessages: number; maxStoreBytes?: number | undefined }) {
     this.#clock = options.clock;
     this.#logger = options.logger;
     this.#maxMessages = options.maxMessages;
+    this.#maxStoreBytes = options.maxStoreBytes;
   }
 
   record(message: StoredMessage): void {
@@ -39,10 +41,11 @@ export class EvictionReporter {
     this.#pending = 0;
     this.#lastReport = this.#clock.now();
     const received = new Date(victim.receivedAt).toISOString();
+    const caps = `maxMessages ${this.#maxMessages}${this.#maxStoreBytes !== undefined && this.#maxStoreBytes !== Infinity ? `, maxStoreBytes ${this.#maxStoreBytes}` : ''}`;
     this.#logger.warn(
       count === 1
-        ? `mailroom: store full (maxMessages ${this.#maxMessages}): evicted the oldest message, ${victim.id} for ${victim.mailbox} received ${received}`
-        : `mailroom: store full (maxMessages ${this.#maxMessages}): evicted the ${count} oldest messages, the last ${victim.id} for ${victim.mailbox} received ${received}`,
+        ? `mailroom: store full (${caps}): evicted the oldest message, ${victim.id} for ${victim.mailbox} received ${received}`
+        : `mailroom: store full (${caps}): evicted the ${count} oldest messages, the last ${victim.id} for ${victim.mailbox} received ${received}`,
     );
   }
 }

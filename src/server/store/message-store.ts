@@ -14,6 +14,7 @@ import type { ArrivalListener, ChangeListener, EvictionRecord, MailboxEntry, Mai
 import type { StoredMessage } from '../base/stored-message.js';
 import { MessageContent, ParseCache } from './message-content.js';
 import { addKeyedListener } from './keyed-listeners.js';
+import { ByteBudget } from './byte-budget.js';
 
 export type { ArrivalListener, ChangeListener, MailboxEntry, RemovalReason, StoreChange } from './mail-store.js';
 export type { StoredMessage } from '../base/stored-message.js';
@@ -25,6 +26,8 @@ export interface StoreOptions {
   readonly clock: WallClock;
   readonly retention: number;
   readonly maxMessages: number;
+  /** Cap on the bytes held (byte-budget.ts); the oldest is evicted first, like `maxMessages`. Default: none. */
+  readonly maxStoreBytes?: number;
   /** Called for every message the global cap pushed out. */
   readonly onEvict?: (message: StoredMessage) => void;
   /** Called when an arrival listener throws; the store itself carries on. */
@@ -122,10 +125,16 @@ export class MessageStore implements MailStore {
   readonly #parses = new ParseCache();
   /** Per mailbox, what the cap pushed out (most recent mailboxes only, like the request counts). */
   readonly #evicted = new Map<string, { count: number; newestId: string }>();
+  readonly #held = new ByteBudget();
 
   constructor(options: StoreOptions) {
     this.#options = options;
     this.#nextId = createIdSource(options.clock.now());
+  }
+
+  /** The bytes held, as the byte cap counts them (byte-budget.ts). */
+  get bytesHeld(): number {
+    return this.#held.bytes;
   }
 
   /** Live messages across all mailboxes. */
@@ -152,6 +161,7 @@ export class MessageStore implements MailStore {
     for (const mailbox of new Set(mailboxes)) {
       const message: StoredMessage = { id: this.#nextId(), mailbox, receivedAt, size: raw.length, content, removed: false };
       this.#byId.set(message.id, message);
+      this.#held.add(content, raw.length);
       this.#arrivals.push(message);
       let queue = this.#mailboxes.get(mailbox);
       if (!queue) this.#mailboxes.set(mailbox, (queue = new MessageQueue()));
@@ -288,7 +298,8 @@ export class MessageStore implements MailStore {
   }
 
   #enforceCap(): void {
-    while (this.#arrivals.live > this.#options.maxMessages) {
+    const maxBytes = this.#options.maxStoreBytes ?? Infinity;
+    while (this.#arrivals.live > this.#options.maxMessages || this.#held.bytes > maxBytes) {
       const oldest = this.#arrivals.oldest();
       if (!oldest) break;
       this.#remove(oldest);
@@ -308,6 +319,7 @@ export class MessageStore implements MailStore {
     if (message.removed) return;
     message.removed = true;
     this.#byId.delete(message.id);
+    this.#held.remove(message.content, message.size);
     this.#arrivals.forget();
     const queue = this.#mailboxes.get(message.mailbox);
     if (queue) {

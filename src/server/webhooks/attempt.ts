@@ -12,7 +12,9 @@
 import { backoffStep, withJitter } from '../../contract/backoff.js';
 import type { RandomSource } from '../../contract/random.js';
 import { WEBHOOK_HEADERS } from '../../contract/webhook-signature.js';
+import { Refusal } from '../../contract/refusal.js';
 import { classify } from './classify.js';
+import { MessageGoneError } from './events.js';
 import type { DeliveryJob, DeliveryOutcome, EventPayload } from './delivery-job.js';
 import type { Webhook } from './registration.js';
 import type { Delivery, DeliveryAttempt } from './webhook-store.js';
@@ -43,8 +45,13 @@ export function attemptJob(webhook: Webhook, delivery: Delivery, attempt: number
   };
 }
 
-/** The outcome of an attempt whose payload could not be made: nothing went out, and it is retried like a network failure. */
+/**
+ * The outcome of an attempt whose payload could not be made: nothing went
+ * out. The event's mail is gone: dead-lettered at once (`gone`). The store
+ * did not answer: retried like a network failure (`unavailable`).
+ */
 export function unavailable(error: unknown): DeliveryOutcome {
+  if (error instanceof MessageGoneError) return { result: { kind: 'failure', reason: 'gone', detail: error.message }, latencyMs: 0, excerpt: '' };
   return {
     result: { kind: 'failure', reason: 'unavailable', detail: `the message could not be read from the store: ${String(error)}` },
     latencyMs: 0,
@@ -104,4 +111,17 @@ export function settle(
   }
   delivery.attempts.push(finished);
   return finished;
+}
+
+/** Attempts one delivery keeps in its log, replays included: a replay past this is refused (`replayRefusal`). */
+export const MAX_ATTEMPTS_PER_DELIVERY = 1_000;
+
+/** Why `delivery` may not be replayed again (its log of attempts is full), or undefined. */
+export function replayRefusal(delivery: Pick<Delivery, 'attempts'> & { readonly event: { readonly id: string } }): Refusal | undefined {
+  if (delivery.attempts.length < MAX_ATTEMPTS_PER_DELIVERY) return undefined;
+  return new Refusal(
+    409,
+    'invalid_request',
+    `Dead letter ${delivery.event.id} has been attempted ${delivery.attempts.length} times; it is replayed at most until ${MAX_ATTEMPTS_PER_DELIVERY} attempts. Fix the receiver and send a new event instead`,
+  );
 }

@@ -5,6 +5,7 @@
 //   408, 429, 5xx                        retried (429 and 503 after their Retry-After)
 //   timeout, reset, refused, network     retried
 //   unavailable                          retried (the event's message could not be read from the store)
+//   gone                                 not retried (the event's mail expired, was evicted or deleted: nothing of it is left to send)
 //   lost                                 retried (on a shared store: the server making the attempt stopped before its outcome was known)
 //   401, 403                             not retried: `signature` (the receiver refused the signature)
 //   any other 4xx                        not retried: `4xx-not-retried` (the request itself is wrong)
@@ -17,7 +18,11 @@ import { WEBHOOK_LIMITS } from '../../contract/webhooks.js';
 /** What came back of one attempt, as the sender saw it. */
 export type AttemptResult =
   | { readonly kind: 'answer'; readonly status: number; readonly retryAfter: string | undefined }
-  | { readonly kind: 'failure'; readonly reason: 'timeout' | 'refused' | 'reset' | 'network' | 'unavailable' | 'lost' | 'cancelled'; readonly detail: string };
+  | {
+      readonly kind: 'failure';
+      readonly reason: 'timeout' | 'refused' | 'reset' | 'network' | 'unavailable' | 'gone' | 'lost' | 'cancelled';
+      readonly detail: string;
+    };
 
 export interface Verdict {
   readonly delivered: boolean;
@@ -44,7 +49,7 @@ export function retryAfterMs(value: string | undefined, now: number): number | u
 
 export function classify(result: AttemptResult, now: number): Verdict {
   if (result.kind === 'failure') {
-    return { delivered: false, retry: result.reason !== 'cancelled', reason: result.reason, retryAfterMs: undefined };
+    return { delivered: false, retry: result.reason !== 'cancelled' && result.reason !== 'gone', reason: result.reason, retryAfterMs: undefined };
   }
   const { status } = result;
   const reason = String(status);

@@ -78,9 +78,18 @@ if (parentPort) {
     if (message.type === 'cancel') return void inFlight.get(message.id)?.abort();
     const abort = new AbortController();
     inFlight.set(message.id, abort);
-    void sender.post(message.job, abort.signal).then((outcome) => {
-      inFlight.delete(message.id);
-      port.postMessage({ type: 'done', id: message.id, outcome } satisfies FromThread);
-    });
+    void sender
+      .post(message.job, abort.signal)
+      .catch((error: unknown): DeliveryOutcome => ({
+        // A bug in building or sending: the attempt fails like a network failure instead of ending the thread.
+        result: { kind: 'failure', reason: 'network', detail: `the delivery thread failed: ${String(error)}` },
+        latencyMs: 0,
+        excerpt: '',
+      }))
+      .then((outcome) => {
+        inFlight.delete(message.id);
+        port.postMessage({ type: 'done', id: message.id, outcome } satisfies FromThread);
+      })
+      .catch(() => inFlight.delete(message.id));
   });
 }

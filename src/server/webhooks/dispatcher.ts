@@ -17,7 +17,7 @@
 // is queued on the SMTP path itself.
 import type { RandomSource } from '../../contract/random.js';
 import type { Logger } from '../base/log.js';
-import { attemptJob, nextAttemptNumber, settle, unavailable } from './attempt.js';
+import { attemptJob, nextAttemptNumber, replayRefusal, settle, unavailable } from './attempt.js';
 import type { WebhookEvent } from './events.js';
 import type { WebhookMetrics } from './metrics.js';
 import type { Webhook } from './registration.js';
@@ -152,6 +152,8 @@ export class WebhookDispatcher {
     const delivery = await this.#o.store.delivery(webhookId, eventId);
     const lane = this.#lanes.get(webhookId);
     if (!lane || lane.removed || !delivery || delivery.state !== 'dead_lettered') return undefined;
+    const refused = replayRefusal(delivery);
+    if (refused) throw refused;
     delivery.state = 'pending';
     delivery.cycleAttempts = 0;
     delivery.deadAt = undefined;
@@ -233,15 +235,22 @@ export class WebhookDispatcher {
     const wait = (delivery.nextAttemptAt ?? 0) - this.#o.timers.now();
     const go = () => {
       lane.timers.delete(key);
-      void this.#attempt(lane, delivery).then(() => {
-        if (lane.removed) return;
-        if (delivery.state !== 'pending') {
-          const at = lane.queue.indexOf(delivery);
-          if (at !== -1) lane.queue.splice(at, 1);
-        }
-        if (lane.webhook.ordered) this.#pump(lane);
-        else if (delivery.state === 'pending') this.#schedule(lane, delivery, delivery);
-      });
+      void this.#attempt(lane, delivery)
+        .then(() => {
+          if (lane.removed) return;
+          if (delivery.state !== 'pending') {
+            const at = lane.queue.indexOf(delivery);
+            if (at !== -1) lane.queue.splice(at, 1);
+          }
+          if (lane.webhook.ordered) this.#pump(lane);
+          else if (delivery.state === 'pending') this.#schedule(lane, delivery, delivery);
+        })
+        .catch((error: unknown) => {
+          // A bug, not a failed attempt (those are outcomes): logged, and the server goes on.
+          this.#o.logger.error(
+            `mailroom: webhook ${lane.webhook.id} failed on ${delivery.event.id}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+          );
+        });
     };
     if (wait <= 0) return go();
     lane.timers.set(key, this.#o.timers.after(wait, go));

@@ -23,23 +23,58 @@ export async function buildBody(payload: EventPayload): Promise<string> {
   return JSON.stringify(event);
 }
 
-/** Bodies by event id, so every attempt and duplicate sends the same bytes; the oldest go past `max`. */
+/**
+ * Bodies by event id, so every attempt and duplicate sends the same bytes
+ * (and a retry does not parse again). Bounded in bytes as well as count:
+ * the oldest go first. A body that has gone is built again from the
+ * payload, the same bytes.
+ */
 export class BodyCache {
-  readonly #bodies = new Map<string, Promise<string>>();
-  readonly #max: number;
+  readonly #bodies = new Map<string, { readonly body: Promise<string>; bytes: number }>();
+  readonly #maxEntries: number;
+  readonly #maxBytes: number;
+  #bytes = 0;
 
-  constructor(max = 2_000) {
-    this.#max = max;
+  constructor(maxEntries = 2_000, maxBytes = 32 * 1024 * 1024) {
+    this.#maxEntries = maxEntries;
+    this.#maxBytes = maxBytes;
+  }
+
+  /** The bytes of the bodies held (UTF-16 string length counts as one byte a character: the bodies are mostly ASCII). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  get size(): number {
+    return this.#bodies.size;
   }
 
   get(eventId: string, payload: EventPayload): Promise<string> {
-    let body = this.#bodies.get(eventId);
-    if (!body) {
-      body = buildBody(payload);
-      this.#bodies.set(eventId, body);
-      body.catch(() => this.#bodies.delete(eventId));
-      if (this.#bodies.size > this.#max) this.#bodies.delete(this.#bodies.keys().next().value!);
-    }
+    const found = this.#bodies.get(eventId);
+    if (found) return found.body;
+    const body = buildBody(payload);
+    const entry = { body, bytes: 0 };
+    this.#bodies.set(eventId, entry);
+    body.then(
+      (built) => {
+        if (this.#bodies.get(eventId) !== entry) return;
+        entry.bytes = built.length;
+        this.#bytes += built.length;
+        this.#trim();
+      },
+      () => {
+        if (this.#bodies.get(eventId) === entry) this.#bodies.delete(eventId);
+      },
+    );
+    this.#trim();
     return body;
+  }
+
+  #trim(): void {
+    for (const [id, entry] of this.#bodies) {
+      if (this.#bodies.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
+      this.#bodies.delete(id);
+      this.#bytes -= entry.bytes;
+    }
   }
 }

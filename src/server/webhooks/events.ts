@@ -83,10 +83,26 @@ function envelope(id: string, type: WebhookEventType, address: string, createdAt
   return { id, type, created_at: new Date(createdAt).toISOString(), address };
 }
 
-/** `message.received` for a stored message; `rawUrl` is where its source is served. */
-export function messageReceived(message: StoredMessage, rawUrl: (message: StoredMessage) => string): WebhookEvent {
+/**
+ * Where an event reads its message's source when an attempt goes: from the
+ * store, by mailbox and id, or undefined once the mail is gone (expired,
+ * evicted, deleted).
+ */
+export type SourceReader = (mailbox: string, id: string) => Promise<Buffer | undefined>;
+
+/** The event's mail is no longer in the store: its delivery is dead-lettered at once with the reason `gone`, never retried. */
+export class MessageGoneError extends Error {}
+
+/**
+ * `message.received` for a stored message; `rawUrl` is where its source is
+ * served. The event names the message and keeps none of it: each attempt
+ * reads the source from the store (`readSource`), so nothing of a mail
+ * outlives its retention, eviction or deletion through a webhook's queue or
+ * log. An attempt after the mail is gone is dead-lettered (`gone`).
+ */
+export function messageReceived(message: StoredMessage, rawUrl: (message: StoredMessage) => string, readSource: SourceReader): WebhookEvent {
   const id = eventId();
-  const record = (): EventRecord => ({
+  const recorded: EventRecord = {
     id,
     type: 'message.received',
     address: message.mailbox,
@@ -99,14 +115,17 @@ export function messageReceived(message: StoredMessage, rawUrl: (message: Stored
       envelopeFrom: message.content.envelopeFrom,
       rawUrl: rawUrl(message),
     },
-  });
+  };
+  const { mailbox } = message;
+  const messageId = message.id;
   return {
     id,
     type: 'message.received',
-    address: message.mailbox,
-    createdAt: message.receivedAt,
-    payload: once(async () => payloadOf(record(), await message.content.source())),
-    record,
+    address: mailbox,
+    createdAt: recorded.createdAt,
+    // Not kept: a payload holds a copy of the source, made for the attempt and dropped after it.
+    payload: async () => payloadOf(recorded, await readSource(mailbox, messageId)),
+    record: () => recorded,
   };
 }
 
@@ -118,7 +137,7 @@ export function messageReceived(message: StoredMessage, rawUrl: (message: Stored
 export function payloadOf(record: EventRecord, source: Buffer | undefined): EventPayload {
   const { ref } = record;
   if (ref.kind === 'json') return { kind: 'json', body: ref.body };
-  if (source === undefined) throw new Error(`the message ${ref.messageId} is no longer in the store`);
+  if (source === undefined) throw new MessageGoneError(`the message ${ref.messageId} is no longer in the store (expired, evicted or deleted)`);
   return {
     kind: 'message',
     envelope: envelope(record.id, record.type, record.address, record.createdAt),

@@ -39,9 +39,24 @@ function failureOf(error: unknown, timedOut: boolean, cancelled: boolean): Attem
   return { kind: 'failure', reason: 'network', detail };
 }
 
+/** A pool no attempt used for this long is closed (its webhook was removed, or went quiet): a new one opens on demand. */
+export const IDLE_POOL_MS = 60_000;
+
 export class WebhookSender implements DeliverySender {
   readonly #pools = new Map<string, Pool>();
+  /** Per origin: when an attempt last used its pool, and how many are in flight on it. */
+  readonly #use = new Map<string, { lastUsed: number; inFlight: number }>();
   readonly #bodies = new BodyCache();
+  readonly #now: () => number;
+
+  constructor(options: { readonly now?: () => number } = {}) {
+    this.#now = options.now ?? (() => performance.now());
+  }
+
+  /** Origins with an open pool (for tests). */
+  get openPools(): readonly string[] {
+    return [...this.#pools.keys()];
+  }
 
   /** Builds (or reuses) the event's body, signs it with the job's timestamp, and posts it. */
   async post(job: DeliveryJob, signal: AbortSignal): Promise<DeliveryOutcome> {
@@ -58,6 +73,16 @@ export class WebhookSender implements DeliverySender {
     return { ...posted, excerpt: delivered ? '' : body.slice(0, EXCERPT_CHARS) };
   }
 
+  /** Closes the pools no attempt used for IDLE_POOL_MS; asked on each attempt, costs a look at each open pool. */
+  closeIdlePools(): void {
+    const now = this.#now();
+    for (const [origin, use] of this.#use) {
+      if (use.inFlight > 0 || now - use.lastUsed < IDLE_POOL_MS) continue;
+      this.#use.delete(origin);
+      void this.forget(origin);
+    }
+  }
+
   #poolFor(origin: string): Pool {
     let pool = this.#pools.get(origin);
     if (!pool) {
@@ -71,7 +96,11 @@ export class WebhookSender implements DeliverySender {
   /** One POST of a body as it is. */
   async send(request: PostRequest): Promise<Posted> {
     const url = new URL(request.url);
+    this.closeIdlePools();
     const pool = this.#poolFor(url.origin);
+    let use = this.#use.get(url.origin);
+    if (!use) this.#use.set(url.origin, (use = { lastUsed: 0, inFlight: 0 }));
+    use.inFlight++;
     const timer = new AbortController();
     const timeout = setTimeout(() => timer.abort(new Error(`no answer within ${request.timeoutMs} ms`)), request.timeoutMs);
     const signal = AbortSignal.any([timer.signal, request.signal]);
@@ -96,6 +125,8 @@ export class WebhookSender implements DeliverySender {
       return { result: failureOf(error, timer.signal.aborted, request.signal.aborted), latencyMs: performance.now() - started };
     } finally {
       clearTimeout(timeout);
+      use.inFlight--;
+      use.lastUsed = this.#now();
     }
   }
 
@@ -104,7 +135,8 @@ export class WebhookSender implements DeliverySender {
     const pool = this.#pools.get(origin);
     if (!pool) return;
     this.#pools.delete(origin);
-    await pool.destroy().catch(() => undefined);
+    // Its connections are idle: closed gracefully (destroy would abort an attempt that just started on it).
+    await pool.close().catch(() => undefined);
   }
 
   async close(): Promise<void> {

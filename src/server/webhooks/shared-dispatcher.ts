@@ -26,7 +26,7 @@
 //   holding some loses those.
 import type { RandomSource } from '../../contract/random.js';
 import type { Logger } from '../base/log.js';
-import { attemptJob, nextAttemptNumber, settle, unavailable } from './attempt.js';
+import { attemptJob, nextAttemptNumber, replayRefusal, settle, unavailable } from './attempt.js';
 import type { DispatchTimers } from './dispatcher.js';
 import type { DeliveryOutcome, DeliverySender, EventPayload } from './delivery-job.js';
 import type { EventRecord, WebhookEvent } from './events.js';
@@ -48,8 +48,6 @@ const RETRY_STORE_MS = 500;
 export const OUTBOX_MAX = 10_000;
 /** Events made here, kept so their first attempt here takes the message from memory. */
 const MADE_KEPT = 256;
-/** Payloads (a message's source) kept for the next attempt of the same event. */
-const PAYLOADS_KEPT = 64;
 /** How long a removed webhook's id is remembered, so a claim already on its way is not acted on. */
 const REMOVED_KEPT_MS = 60_000;
 
@@ -74,6 +72,10 @@ const lostOutcome = (latencyMs: number, why: string): DeliveryOutcome => ({
 });
 
 export class SharedDispatcher {
+  /** A pump or flush that threw (a bug, not the store out of reach, which they handle): logged, and the next wake-up tries again. */
+  readonly #failed = (error: unknown): void => {
+    this.#o.logger.error(`mailroom: webhook delivery failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  };
   readonly #o: SharedDispatcherOptions;
   readonly #inFlight = new Map<string, { readonly claim: Claim; run: Promise<void> }>();
   /** Per webhook: aborts its attempts in flight here when it is removed. */
@@ -85,7 +87,6 @@ export class SharedDispatcher {
   readonly #behind = new Set<string>();
   /** Aborts every attempt in flight when the server closes. */
   readonly #closing = new AbortController();
-  readonly #payloads = new Map<string, Promise<EventPayload>>();
   /** Events made here and not yet attempted (`MADE_KEPT` at most). */
   readonly #made = new Map<string, WebhookEvent>();
   readonly #outbox: Queued[] = [];
@@ -108,7 +109,7 @@ export class SharedDispatcher {
       store.onRemoved((id) => this.#stop(id)),
       store.onReconnect(() => {
         this.#wake(0);
-        void this.#flush();
+        void this.#flush().catch(this.#failed);
       }),
     ];
     // Events pending from before this server started (a restart, other servers' events): look now.
@@ -143,6 +144,9 @@ export class SharedDispatcher {
   /** Sends a dead letter again with a fresh budget of attempts, from whichever server claims it first. */
   async replay(webhookId: string, eventId: string): Promise<Delivery | undefined> {
     if (!this.#o.store.get(webhookId)) return undefined;
+    const dead = await this.#o.store.delivery(webhookId, eventId);
+    const refused = dead?.state === 'dead_lettered' ? replayRefusal(dead) : undefined;
+    if (refused) throw refused;
     const replayed = await this.#o.store.replay(webhookId, eventId);
     if (replayed) this.#wake(this.#o.timers.now());
     return replayed;
@@ -227,7 +231,7 @@ export class SharedDispatcher {
     if (this.#flushTimer || this.#closed) return;
     this.#flushTimer = this.#o.timers.after(RETRY_STORE_MS, () => {
       this.#flushTimer = undefined;
-      void this.#flush();
+      void this.#flush().catch(this.#failed);
     });
   }
 
@@ -258,7 +262,7 @@ export class SharedDispatcher {
   /** Something may be due at `at`: look then (now, when it is already due). */
   #wake(at: number): void {
     if (this.#closed) return;
-    if (at <= this.#o.timers.now()) void this.#pump();
+    if (at <= this.#o.timers.now()) void this.#pump().catch(this.#failed);
     else this.#arm(at);
   }
 
@@ -274,7 +278,7 @@ export class SharedDispatcher {
       at: when,
       cancel: this.#o.timers.after(when - now, () => {
         if (this.#timer === timer) this.#timer = undefined;
-        void this.#pump();
+        void this.#pump().catch(this.#failed);
       }),
     };
     this.#timer = timer;
@@ -334,7 +338,7 @@ export class SharedDispatcher {
       (next) => {
         done();
         const behind = this.#behind.delete(claim.webhookId);
-        if (!next || (behind && !next.claims.some((c) => c.webhookId === claim.webhookId))) return void this.#pump();
+        if (!next || (behind && !next.claims.some((c) => c.webhookId === claim.webhookId))) return void this.#pump().catch(this.#failed);
         // The outcome was written, and the endpoint's next due event, if any, claimed with it: go on with that.
         this.#pending = next.pending;
         for (const follow of next.claims) this.#start(follow);
@@ -343,7 +347,7 @@ export class SharedDispatcher {
       (error: unknown) => {
         done();
         this.#o.logger.error(`mailroom: webhook ${claim.webhookId} attempt failed unexpectedly: ${String(error)}`);
-        void this.#pump();
+        void this.#pump().catch(this.#failed);
       },
     );
   }
@@ -382,7 +386,6 @@ export class SharedDispatcher {
       }
       finished = settle(delivery, webhook, { number: attempt, at }, posted, timers.now(), random);
     }
-    if (delivery.state !== 'pending') this.#payloads.delete(delivery.event.id);
     const follow = this.#closed ? 0 : Math.min(webhook.ordered ? 1 : FOLLOW_UNORDERED, MAX_IN_FLIGHT - this.#inFlight.size + 1);
     const written = await this.#complete(claim, delivery, finished, follow);
     if (!written?.saved) return undefined;
@@ -436,22 +439,17 @@ export class SharedDispatcher {
     }
   }
 
-  /** The event's payload, kept for its next attempt here (a message's source is read from the store once, unless the event was made here). */
+  /**
+   * The event's payload for this attempt: made afresh each time, so a
+   * retry reads the message from the store again and finds it gone once it
+   * expired, was evicted or deleted (`gone`); nothing of it is kept here
+   * between attempts. (The delivery thread keeps the built body, bounded.)
+   */
   #payload(delivery: Delivery): Promise<EventPayload> {
     const id = delivery.event.id;
-    let payload = this.#payloads.get(id);
-    if (!payload) {
-      const made = this.#made.get(id);
-      this.#made.delete(id);
-      payload = (made ?? delivery.event).payload();
-      this.#payloads.set(id, payload);
-      payload.catch(() => this.#payloads.delete(id));
-      for (const oldest of this.#payloads.keys()) {
-        if (this.#payloads.size <= PAYLOADS_KEPT) break;
-        this.#payloads.delete(oldest);
-      }
-    }
-    return payload;
+    const made = this.#made.get(id);
+    this.#made.delete(id);
+    return (made ?? delivery.event).payload();
   }
 
   #abortOf(webhookId: string): AbortController {

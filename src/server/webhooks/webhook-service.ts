@@ -16,8 +16,9 @@ import type { AttemptFeed, SmtpAttempt } from '../base/smtp-attempts.js';
 import type { StoredMessage } from '../base/stored-message.js';
 import { systemTimers, WebhookDispatcher, type DispatchTimers } from './dispatcher.js';
 import type { DeliverySender } from './delivery-job.js';
-import { deliveryOutcome, messageReceived, type WebhookEvent } from './events.js';
+import { deliveryOutcome, messageReceived, type SourceReader, type WebhookEvent } from './events.js';
 import { WebhookMetrics } from './metrics.js';
+import { destinationPolicy, type DestinationPolicy } from './destination-policy.js';
 import { parseWebhookInput, type Webhook } from './registration.js';
 import { SharedDispatcher } from './shared-dispatcher.js';
 import { ThreadedSender } from './threaded-sender.js';
@@ -31,6 +32,8 @@ export interface WebhookServiceOptions {
   readonly attempts: AttemptFeed;
   /** The raw source's URL (the API's base is known once the HTTP port is bound). */
   readonly rawUrl: (message: StoredMessage) => string;
+  /** Reads a message's source from the mail store when an attempt goes (undefined once the mail is gone). */
+  readonly readSource: SourceReader;
   /** The mailbox key of a registration's `address`, or its refusal. */
   readonly mailboxKey: (address: string) => string;
   readonly now: () => number;
@@ -38,6 +41,10 @@ export interface WebhookServiceOptions {
   readonly logger: Logger;
   /** Injected in tests of the schedule; real timers otherwise. */
   readonly timers?: DispatchTimers | undefined;
+  /** Where webhooks may post (destination-policy.ts); default: anywhere but the cloud metadata service. */
+  readonly destinations?: DestinationPolicy | undefined;
+  /** How long a finished delivery (delivered, dead-lettered) stays in the memory store's log, ms: the mail's retention. */
+  readonly logRetentionMs?: number | undefined;
   /** Where registrations and retry state live: this server's memory unless a shared store is given. */
   readonly store?: AnyWebhookStore | undefined;
   /** Where attempts are built and sent: the delivery thread unless a test says otherwise. */
@@ -93,7 +100,8 @@ const typeOf = (attempt: SmtpAttempt): WebhookEventType | undefined =>
 // Over 80 lines on purpose: the service's methods are thin, each a few
 // lines over the one registration index and dispatcher made at its top.
 export function createWebhookService(options: WebhookServiceOptions): WebhookService {
-  const store = options.store ?? new MemoryWebhookStore();
+  const destinations = options.destinations ?? destinationPolicy([]);
+  const store = options.store ?? new MemoryWebhookStore({ now: options.now, retentionMs: options.logRetentionMs });
   const sender = options.sender ?? new ThreadedSender();
   const timers = options.timers ?? systemTimers(options.now);
   const common = { sender, timers, random: options.random, logger: options.logger };
@@ -140,7 +148,7 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
     let event;
     if (type === 'message.received') {
       if (!message) return;
-      event = messageReceived(message, options.rawUrl);
+      event = messageReceived(message, options.rawUrl, options.readSource);
     } else {
       if (attempt.code === undefined) return;
       event = deliveryOutcome({ ...attempt, code: attempt.code });
@@ -154,6 +162,8 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
         throw new TooManyWebhooksError(`This server holds ${WEBHOOK_LIMITS.maxWebhooks} webhooks already; remove some first (DELETE /api/v1/webhooks/{id})`);
       }
       const webhook = parseWebhookInput(input, { id: given?.id ?? webhookId(), now: options.now(), mailboxKey: options.mailboxKey });
+      const refused = destinations.refusal(webhook.url);
+      if (refused) throw new TypeError(`Webhook \`url\` refused: ${refused}`);
       const stored = await dispatcher.add(webhook);
       sender.warm?.();
       return stored;

@@ -277,12 +277,35 @@ export class RegistrationIndex implements WebhookRegistrations {
 export class MemoryWebhookStore implements WebhookStore {
   readonly #registrations = new RegistrationIndex();
   readonly #deliveries = new Map<string, Map<string, Delivery>>();
-  /** Per webhook, the ids of its finished deliveries in the order they finished: the first to go when its log is full. */
-  readonly #finished = new Map<string, string[]>();
+  /**
+   * Per webhook, its finished deliveries in the order they finished (and
+   * when): the first to go when its log is full, and gone anyway once
+   * older than the log's retention.
+   */
+  readonly #finished = new Map<string, { readonly id: string; readonly at: number }[]>();
   readonly #maxPerWebhook: number;
+  readonly #now: () => number;
+  readonly #retentionMs: number;
 
-  constructor(options: { readonly maxDeliveriesPerWebhook?: number } = {}) {
+  constructor(options: { readonly maxDeliveriesPerWebhook?: number; readonly now?: () => number; readonly retentionMs?: number } = {}) {
     this.#maxPerWebhook = options.maxDeliveriesPerWebhook ?? MAX_DELIVERIES_PER_WEBHOOK;
+    this.#now = options.now ?? (() => Date.now());
+    this.#retentionMs = options.retentionMs ?? Infinity;
+  }
+
+  /** Forgets the webhook's finished deliveries (delivered, dead letters) older than the retention: a log bounded in time. */
+  #expire(webhookId: string): void {
+    const finished = this.#finished.get(webhookId);
+    const kept = this.#deliveries.get(webhookId);
+    if (!finished || !kept || finished.length === 0) return;
+    const cutoff = this.#now() - this.#retentionMs;
+    let gone = 0;
+    while (gone < finished.length && finished[gone]!.at <= cutoff) {
+      const { id } = finished[gone]!;
+      if (kept.get(id)?.state !== 'pending') kept.delete(id);
+      gone++;
+    }
+    if (gone > 0) finished.splice(0, gone);
   }
 
   get size(): number {
@@ -322,12 +345,13 @@ export class MemoryWebhookStore implements WebhookStore {
   enqueue(delivery: Delivery): boolean {
     const kept = this.#deliveries.get(delivery.webhookId);
     if (!kept) return false;
+    this.#expire(delivery.webhookId);
     if (kept.size >= this.#maxPerWebhook) {
       // The delivery that finished first goes; pending ones are never dropped for a newer event.
       const finished = this.#finished.get(delivery.webhookId) ?? [];
       let dropped = false;
       while (!dropped && finished.length > 0) {
-        const id = finished.shift()!;
+        const { id } = finished.shift()!;
         // A replayed one is pending again (its id comes back here when it finishes anew).
         if (kept.get(id)?.state !== 'pending') dropped = kept.delete(id);
       }
@@ -338,15 +362,17 @@ export class MemoryWebhookStore implements WebhookStore {
   }
 
   deliveries(webhookId: string): readonly Delivery[] {
+    this.#expire(webhookId);
     return [...(this.#deliveries.get(webhookId)?.values() ?? [])];
   }
 
   delivery(webhookId: string, eventId: string): Delivery | undefined {
+    this.#expire(webhookId);
     return this.#deliveries.get(webhookId)?.get(eventId);
   }
 
   saved(delivery: Delivery): void {
     // The memory store holds the dispatcher's own objects: nothing to write back, only the order deliveries finished in.
-    if (delivery.state !== 'pending') this.#finished.get(delivery.webhookId)?.push(delivery.event.id);
+    if (delivery.state !== 'pending') this.#finished.get(delivery.webhookId)?.push({ id: delivery.event.id, at: this.#now() });
   }
 }

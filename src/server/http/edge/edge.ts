@@ -10,7 +10,13 @@
 // The route table matches first, so an unknown path or method is refused
 // (404, 405) before any check, as the contract says.
 //
-// To add a check (an Origin, Host or Content-Type check): write it as an
+// The checks, in order: the Host it names (DNS rebinding, host.ts), the page
+// that sent it (Origin, Sec-Fetch-Site, origin.ts), that a request changing
+// state says its body is JSON (content-type.ts), then the token
+// (bearer-token.ts). So a page of another site is refused before anything
+// is counted or its token looked at; docs/security.md has the why.
+//
+// To add a check: write it as an
 // `EdgeCheck` (edge-check.ts) in its own file in this folder, with the test
 // that refuses a request by it, and put it in the list below where it must
 // run; any option it needs goes into `EdgeOptions`, filled by ../api.ts from
@@ -22,17 +28,29 @@
 import type { ServerResponse } from 'node:http';
 import type { Refusal } from '../../../contract/refusal.js';
 import { requireBearerToken } from './bearer-token.js';
+import { refuseContentType } from './content-type.js';
 import type { EdgeCheck, EdgeRequest } from './edge-check.js';
+import type { EdgePolicy } from './edge-policy.js';
+import { refuseHost } from './host.js';
+import { refuseOrigin } from './origin.js';
 import { setSecurityHeaders } from './security-headers.js';
 
 export interface EdgeOptions {
   /** The API token the server was started with; undefined when it takes requests without one. */
   readonly token: string | undefined;
+  /** The names and origins a browser may reach the server by (edge-policy.ts). */
+  readonly policy: EdgePolicy;
 }
 
 /** The checks every request passes, in the order they run. */
 export function edgeChecks(options: EdgeOptions): readonly EdgeCheck[] {
-  return Object.freeze([...(options.token === undefined ? [] : [requireBearerToken(options.token)])]);
+  const { policy } = options;
+  return Object.freeze([
+    ({ headers }) => refuseHost(headers.host, policy),
+    ({ method, headers, routeKind }) => refuseOrigin(method, headers, policy, routeKind === 'ui'),
+    ({ method, headers }) => refuseContentType(method, headers),
+    ...(options.token === undefined ? [] : [requireBearerToken(options.token)]),
+  ]);
 }
 
 /** The first refusal any check answers `request` with, or undefined when every check lets it through. */

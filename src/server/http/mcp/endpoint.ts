@@ -21,6 +21,7 @@ import { createMcpServer } from '../../../mcp/mcp-server.js';
 import type { MailTools } from '../../../mcp/tools.js';
 import { BODY_LIMITS, readBodyUpTo } from '../edge/body.js';
 import type { Logger } from '../../base/log.js';
+import type { SdkRebindingOptions } from './dns-rebinding.js';
 
 const MAX_BODY_BYTES = BODY_LIMITS.mcp;
 
@@ -28,6 +29,8 @@ export interface McpEndpointOptions {
   readonly tools: MailTools;
   readonly domains: readonly string[];
   readonly logger: Logger;
+  /** The SDK's DNS-rebinding protection for a request naming `host` (dns-rebinding.ts). */
+  readonly rebinding?: (host: string | undefined) => SdkRebindingOptions;
 }
 
 export interface McpEndpoint {
@@ -60,14 +63,19 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     // See the top of this file: the transport demands both types; what the
     // client gets is decided by `enableJsonResponse` below.
     headers.set('accept', 'application/json, text/event-stream');
-    const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? MCP_PATH}`, {
+    // The URL's host is not read (the SDK checks the Host header); a fixed one cannot fail to parse.
+    const request = new Request(`http://localhost${req.url ?? MCP_PATH}`, {
       method: 'POST',
       headers,
       body: new Uint8Array(body),
     });
 
     const server = createMcpServer(options.tools, { domains: options.domains });
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsStream });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: !wantsStream,
+      ...options.rebinding?.(req.headers.host),
+    });
     transport.onerror = (error) => options.logger.info(`mailroom: MCP request refused: ${error.message}`);
     let closed = false;
     const shutdown = () => {

@@ -163,7 +163,7 @@ export class FaultSwitch {
 
 // Accounting is kept for the most recent addresses only, so a long-running
 // server does not grow without bound.
-const MAX_TRACKED_ADDRESSES = 100_000;
+const MAX_TRACKED_ADDRESSES = 10_000;
 
 export class RequestCounter {
   readonly #stats = new Map<string, RequestStats>();

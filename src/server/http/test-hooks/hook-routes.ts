@@ -5,6 +5,7 @@
 // fault replaces the answer. How a fault spoils the answer on the wire is
 // ../write-reply.ts's.
 import type { IncomingMessage } from 'node:http';
+import { parseMailboxAddress } from '../../../contract/address.js';
 import { Refusal } from '../../../contract/refusal.js';
 import { BODY_LIMITS, readBodyUpTo } from '../edge/body.js';
 import { singleParam } from '../edge/params.js';
@@ -26,10 +27,11 @@ export interface FaultedReply {
 /** The address key a mailbox call names, when it names exactly one. */
 function namedKeyOf(call: ApiCall, params: URLSearchParams): { readonly named: string; readonly key: string } | undefined {
   const named = params.getAll(addressParamOf(call));
-  return named.length === 1 ? { named: named[0]!, key: named[0]!.toLowerCase() } : undefined;
+  // Only a well-formed address is a key: a counter keyed by any string a caller sends would grow without bound.
+  return named.length === 1 && parseMailboxAddress(named[0]!) !== undefined ? { named: named[0]!, key: named[0]!.toLowerCase() } : undefined;
 }
 
-/** Counts the call for its address: before anything can refuse it, since the stats are of requests that named the address. */
+/** Counts the call for its address once the edge let it through, before the call can refuse it: the stats are of requests that named the address. */
 export function countCall(hooks: TestHooks, call: ApiCall, params: URLSearchParams): void {
   const named = namedKeyOf(call, params);
   if (named) hooks.counter.count(named.key, call);

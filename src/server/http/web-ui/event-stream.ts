@@ -59,14 +59,17 @@ export function createEventStreams(store: MailStore, reader: MailboxReader): Eve
         const summary = type === 'arrived' ? reader.wireSummary(message) : undefined;
         written = written.then(async () => {
           const event: WireMailEvent = { type, address: message.mailbox, id: message.id, ...(summary ? { summary: await summary } : {}) };
-          if (res.destroyed) return;
+          // Gone, or ended by closeAll() while the summary was parsed: a write after end would be an error the server cannot catch.
+          if (res.destroyed || res.writableEnded) return;
           res.write(`event: ${type}\ndata: ${JSON.stringify(event)}\n\n`);
           // A stalled reader must not hold the server's memory hostage.
           if (res.writableLength > MAX_UNREAD_BYTES) res.destroy();
         });
         written = written.catch(() => undefined);
       });
-      const heartbeat = setInterval(() => res.write(': still here\n\n'), HEARTBEAT_MS);
+      const heartbeat = setInterval(() => {
+        if (!res.destroyed && !res.writableEnded) res.write(': still here\n\n');
+      }, HEARTBEAT_MS);
       heartbeat.unref();
       res.once('close', () => {
         open.delete(res);

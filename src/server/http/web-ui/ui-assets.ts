@@ -66,5 +66,10 @@ export function uiAsset(path: string): Promise<UiAsset> {
 /** The file as the API's reply: the page's own policy replaces the API's sandbox (the top of this file says why that is safe). */
 export async function uiAssetReply(path: string): Promise<Reply> {
   const { type, body } = await uiAsset(path);
-  return { status: 200, headers: { 'content-type': type, 'cache-control': 'no-cache', 'content-security-policy': UI_CSP }, body };
+  // COOP: a page the UI opens (a mail's link in a new tab) gets no handle on the UI's window.
+  return {
+    status: 200,
+    headers: { 'content-type': type, 'cache-control': 'no-cache', 'content-security-policy': UI_CSP, 'cross-origin-opener-policy': 'same-origin' },
+    body,
+  };
 }
