@@ -1,13 +1,16 @@
 // `npm run test:pack`: the package as a user receives it. Packs mailroom with
 // `npm pack` and installs the tarball into a new project next to vitest and
-// @playwright/test. There it runs the type matrix (scripts/pack-types.ts:
+// @playwright/test. The tarball must hold package.json, LICENSE, README.md,
+// CHANGELOG.md and dist/ at its top, and nothing else. In the project it runs
+// `npx mailroomjs --help`, the type matrix (scripts/pack-types.ts:
 // every entry point with skipLibCheck false, under each TypeScript version
 // asked for in MAILROOM_PACK_TYPESCRIPT, the pinned one by default), and the
-// README's examples (scripts/readme-examples.ts): the files it shows for
-// Playwright and for Vitest, side by side in one project as written, only
-// their fixed ports moved to free ones, type-checked and then run by both
-// runners against the Acme demo app standing in for "your app" (`npm start`,
-// and src/app.ts in the template, test/pack/project). It also compares the
+// examples of the README and of every guide in docs/ (scripts/readme-examples.ts):
+// the files they show for Playwright and for Vitest, side by side in one
+// project as written, only the README's fixed ports moved to free ones,
+// type-checked and then run by both runners against the Acme demo app
+// standing in for "your app" (`npm start`, and src/app.ts in the template,
+// test/pack/project). It also compares the
 // export list of every entry point with test/pack/exports.txt
 // (scripts/pack-exports.ts); `--update-exports` rewrites that file instead.
 // Exits non-zero, with the failing command's output, when any step fails;
@@ -29,7 +32,7 @@ import {
   updateExportsFile,
   writeRuntimeProbe,
 } from './pack-exports.js';
-import { movePorts, readmeFiles, type ReadmeFile } from './readme-examples.js';
+import { exampleFiles, movePorts, type ReadmeFile } from './readme-examples.js';
 import { RESOLUTIONS, TYPESCRIPT_ENV, describeFailures, runTypeMatrix, typeScriptVersions, writeTypeMatrix, type TypeVerdict } from './pack-types.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -151,16 +154,23 @@ const promised = [
   ...Object.values(own.bin),
   ...Object.values(own.exports).flatMap((target) => (typeof target === 'string' ? [target] : Object.values(target))),
   'README.md',
+  'CHANGELOG.md',
+  'LICENSE',
 ].map((path) => path.replace(/^\.\//, ''));
+/** The tarball's top level, exactly: what package.json's `files` ships, and package.json itself. */
+const TOP_LEVEL = ['CHANGELOG.md', 'LICENSE', 'README.md', 'dist', 'package.json'];
 /** The README's files the check needs at least: both runners' configs, the Vitest setup, and a test of each. */
 const README_FILES = ['playwright.config.ts', 'e2e/signup.spec.ts', 'vitest.config.ts', 'test/mailroom.setup.ts', 'test/signup.test.ts'];
 /** The README's ports (mailroom serve's defaults and the app's), moved to free ones here. */
 const README_PORTS = { smtp: 2525, http: 8025, app: 3000 };
 
-/** The README's project files, its ports moved to `ports`; throws naming a file the README lost. */
+/**
+ * The project files of the README and the guides, the README config's ports
+ * moved to `ports`; throws naming a file the README lost.
+ */
 function readmeProject(ports: { readonly smtp: number; readonly http: number; readonly app: number }): ReadmeFile[] {
-  const files = readmeFiles(readFileSync(join(ROOT, 'README.md'), 'utf8'));
-  const missing = README_FILES.filter((path) => !files.some((f) => f.path === path));
+  const files = exampleFiles(ROOT);
+  const missing = README_FILES.filter((path) => !files.some((f) => f.path === path && f.page === 'README.md'));
   if (missing.length > 0) throw new Error(`pack check: README.md no longer shows ${missing.join(', ')} (a \`\`\`ts block whose first line is \`// <path>\`)`);
   const moves = new Map([
     [README_PORTS.smtp, ports.smtp],
@@ -191,13 +201,25 @@ try {
   for (const path of promised) {
     if (!shipped.has(path)) throw new Error(`pack check: the tarball lacks ${path}`);
   }
-  const strays = [...shipped].filter((p) => !/^(dist\/|README\.md$|package\.json$|LICENSE$)/.test(p));
-  if (strays.length > 0) throw new Error(`pack check: the tarball ships files a user does not need: ${strays.join(', ')}`);
+  const top = [...new Set([...shipped].map((path) => path.split('/')[0]!))].sort();
+  if (top.join(' ') !== TOP_LEVEL.join(' ')) {
+    throw new Error(`pack check: the tarball's top level is ${top.join(', ')}; expected exactly ${TOP_LEVEL.join(', ')} (package.json \`files\`)`);
+  }
+  console.log(`pack check: the tarball holds ${top.join(', ')} (${shipped.size} files)`);
 
   cpSync(TEMPLATE, project, { recursive: true });
   const [smtp, http, app] = await freePorts(3);
   const ports = { smtp: smtp!, http: http!, app: app! };
   const readme = readmeProject(ports);
+  const pages = [...new Set(readme.map((f) => f.page))];
+  for (const page of pages) {
+    console.log(
+      `pack check: examples of ${page}: ${readme
+        .filter((f) => f.page === page)
+        .map((f) => f.path)
+        .join(', ')}`,
+    );
+  }
   for (const file of readme) {
     mkdirSync(dirname(join(project, file.path)), { recursive: true });
     writeFileSync(join(project, file.path), file.text);
@@ -226,16 +248,16 @@ try {
   );
   // Everything but the tarball is in npm's cache after `npm ci` here.
   await step('npm install into a new project', 'npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], project);
+  await step('npx mailroomjs --help prints the usage', 'npx', ['mailroomjs', '--help'], project, process.env, /^Usage: mailroom serve \[options\]/m);
   const specifiers = entryPoints(project);
   const pinnedTypeScript = versions.typescript;
   if (pinnedTypeScript === undefined) throw new Error('pack check: package.json pins no typescript in devDependencies');
-  const shown = readme.map((f) => f.path).join(', ');
   // The type checks and the export lists only read the installed package, so
   // they run side by side (the steps print as they end).
   await sideBySide([
     typeMatrix(specifiers, pinnedTypeScript),
     step(
-      `tsc, skipLibCheck false: the README's ${shown}, and types.check.ts (expect(42).toReceiveMail() does not compile)`,
+      `tsc, skipLibCheck false: the ${readme.length} example files of ${pages.join(', ')}, and types.check.ts (expect(42).toReceiveMail() does not compile)`,
       'npx',
       ['tsc', '-p', '.'],
       project,

@@ -8,13 +8,16 @@
 import type { MailSummary } from '../client/messages.js';
 import { describeValue, expectedError } from '../contract/validation.js';
 
+/** Text to look for: a string matches as a case-insensitive substring, a RegExp as itself. */
 export type TextMatcher = string | RegExp;
 
+/** Which mail a wait is for: every key given must match the list's summary of the mail. */
 export interface MailFilter {
   /** Matched against the From header as listed (display name and address). */
   readonly from?: TextMatcher;
   /** Matched against each address of the To header; any one may match. */
   readonly to?: TextMatcher;
+  /** Matched against the Subject header. */
   readonly subject?: TextMatcher;
   /** A last word on a summary; describe it by naming the function. */
   readonly where?: (summary: MailSummary) => boolean;

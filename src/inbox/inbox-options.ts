@@ -7,6 +7,7 @@ import { normalizeDomain, sanitizePrefix, validateAddress } from './address.js';
 import type { InboxEvent, WaitInfo } from './events.js';
 import type { HandledStore } from './handled.js';
 
+/** Options of `createInbox()`: where the service is (`ConnectionOptions`), which address, and how its waits behave. */
 export interface InboxOptions extends ConnectionOptions {
   /** Use this address instead of a fresh one. */
   readonly address?: string | undefined;
@@ -61,6 +62,7 @@ export interface WaitCut {
   readonly firesInMs: number;
 }
 
+/** Options of one wait: `expectMail`, `expectMails` and `toReceiveMail`. */
 export interface WaitOptions {
   /** Budget in ms; the inbox's `timeout` (default 30 s) when omitted. */
   readonly timeout?: number | undefined;
@@ -68,9 +70,11 @@ export interface WaitOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
+/** Options of a quiet period: `expectNoMail` and `.not.toReceiveMail`. */
 export interface QuietOptions {
   /** The quiet period in ms (default 5 s). */
   readonly within?: number | undefined;
+  /** Ends the quiet period early, as a failure. */
   readonly signal?: AbortSignal | undefined;
 }
 
@@ -79,6 +83,7 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 /** The default quiet period of `expectNoMail`. */
 export const DEFAULT_QUIET_MS = 5_000;
 
+/** Where the mailbox service is and how to reach it; each option falls back to its `MAILROOM_*` variable, then a default. */
 export interface ConnectionOptions {
   /** Default: `MAILROOM_API_URL`, else `http://127.0.0.1:8025`. */
   readonly apiURL?: string | URL | undefined;

@@ -104,6 +104,10 @@ export async function createInbox(options: InboxOptions = {}): Promise<Inbox> {
   return new Inbox(CONSTRUCT, { options: resolved, address, client, watermark });
 }
 
+/**
+ * One mailbox and the waits on it: made by `createInbox()`, or by the
+ * `inbox` fixture of `mailroomjs/playwright` and `mailroomjs/vitest`.
+ */
 export class Inbox {
   /** The mailbox: send mail here. */
   readonly address: string;

@@ -46,6 +46,7 @@ export const MAIL_CSP = [
  */
 export type OpenableMail = Pick<Mail, 'html' | 'text' | 'subject'> & Partial<Pick<Mail, 'id' | 'address' | 'raw'>>;
 
+/** Options of `openMail()`. */
 export interface OpenMailOptions {
   /** Show the text part even when the mail has HTML (default: HTML when there is some). */
   readonly part?: 'html' | 'text';

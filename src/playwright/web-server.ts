@@ -9,6 +9,7 @@ import { assertMs, expectedError } from '../contract/validation.js';
 
 type WebServer = Exclude<NonNullable<PlaywrightTestConfig['webServer']>, readonly unknown[]>;
 
+/** Options of `mailroomWebServer()`: where `mailroom serve` listens, and how Playwright waits for it. */
 export interface MailroomWebServerOptions {
   /** SMTP port (default 2525, as `mailroom serve`). */
   readonly smtpPort?: number | undefined;

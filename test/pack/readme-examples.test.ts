@@ -1,8 +1,10 @@
 // How the pack check reads the README's examples (scripts/readme-examples.ts).
 // The examples themselves run in the pack check (`npm run test:pack`).
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { movePorts, readmeFiles } from '../../scripts/readme-examples.js';
+import { exampleFiles, examplePages, movePorts, readmeFiles } from '../../scripts/readme-examples.js';
 
 const fence = '```';
 const markdown = [
@@ -26,8 +28,13 @@ const markdown = [
 describe('readmeFiles', () => {
   it('takes each ts block headed by a path comment as that whole file, and nothing else', () => {
     expect(readmeFiles(markdown)).toEqual([
-      { path: 'playwright.config.ts', line: 3, text: "// playwright.config.ts\nexport default { use: { baseURL: 'http://127.0.0.1:3000' } };\n" },
-      { path: 'test/signup.test.ts', line: 13, text: "// test/signup.test.ts\ntest('x', () => {});\n" },
+      {
+        path: 'playwright.config.ts',
+        page: 'README.md',
+        line: 3,
+        text: "// playwright.config.ts\nexport default { use: { baseURL: 'http://127.0.0.1:3000' } };\n",
+      },
+      { path: 'test/signup.test.ts', page: 'README.md', line: 13, text: "// test/signup.test.ts\ntest('x', () => {});\n" },
     ]);
   });
 
@@ -44,6 +51,38 @@ describe('readmeFiles', () => {
     expect(paths).toEqual(
       expect.arrayContaining(['playwright.config.ts', 'e2e/signup.spec.ts', 'vitest.config.ts', 'test/mailroom.setup.ts', 'test/signup.test.ts']),
     );
+  });
+});
+
+describe('exampleFiles', () => {
+  const root = new URL('../..', import.meta.url).pathname;
+
+  it('reads the README and every guide in docs/, not the generated API reference', () => {
+    const pages = examplePages(root);
+    expect(pages[0]).toBe('README.md');
+    expect(pages).toEqual(expect.arrayContaining(['docs/getting-started-vitest.md', 'docs/smtp-deferral-lab.md']));
+    expect(pages.some((page) => page.startsWith('docs/api/'))).toBe(false);
+  });
+
+  it("holds each guide's examples beside the README's, each path shown by one page", () => {
+    const files = exampleFiles(root);
+    expect(new Set(files.map((f) => f.path)).size).toBe(files.length);
+    expect(files.find((f) => f.path === 'e2e/greylisting.spec.ts')?.page).toBe('docs/smtp-deferral-lab.md');
+    expect(files.find((f) => f.path === 'test/signup.test.ts')?.page).toBe('README.md');
+  });
+
+  it('refuses a file a guide shows again under a path another page already gave', () => {
+    const root = mkdtempSync(join(tmpdir(), 'mailroom-examples-'));
+    try {
+      mkdirSync(join(root, 'docs/api'), { recursive: true });
+      writeFileSync(join(root, 'README.md'), markdown);
+      writeFileSync(join(root, 'docs/api/README.md'), `${fence}ts\n// test/api.test.ts\n${fence}\n`); // generated: not read
+      writeFileSync(join(root, 'docs/guide.md'), `text\n\n${fence}ts\n// test/signup.test.ts\ntest('y', () => {});\n${fence}\n`);
+      expect(examplePages(root)).toEqual(['README.md', 'docs/guide.md']);
+      expect(() => exampleFiles(root)).toThrow('docs/guide.md line 4: test/signup.test.ts is already README.md line 13; each file is shown by one page');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 

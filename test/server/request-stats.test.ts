@@ -1,12 +1,12 @@
 // The request counts of the test hooks (`server.stats(address)` and
-// `GET /_mailroom/stats`): what each counts, and that the README's
+// `GET /_mailroom/stats`): what each counts, and that docs/server.md's
 // description of their shape is the shape they have.
 import { readFileSync } from 'node:fs';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type MailroomServer } from '../../src/server/index.js';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const GUIDE = readFileSync(new URL('../../docs/server.md', import.meta.url), 'utf8');
 
 let server: MailroomServer;
 beforeAll(async () => {
@@ -23,7 +23,7 @@ async function call(method: 'GET' | 'DELETE', path: string): Promise<{ status: n
 }
 
 describe('request stats', () => {
-  it('count each call that named the address, a long-poll as a wait and not also a list, and read as the README says', async () => {
+  it('count each call that named the address, a long-poll as a wait and not also a list, and read as docs/server.md says', async () => {
     const address = 'Stats-1@mailroom.test';
     const q = `address=${encodeURIComponent(address)}`;
     expect((await call('GET', `/api/v1/mailbox?${q}`)).status).toBe(200);
@@ -34,12 +34,12 @@ describe('request stats', () => {
 
     const stats = server.stats(address);
     expect(stats).toEqual({ list: 2, wait: 1, message: 0, raw: 0, deleteMessage: 0, deleteMailbox: 1, rateLimited: 1, faulted: 0 });
-    const documented = /server\.stats\(address\); \/\/ \{ ([\w, ]+) \}/.exec(README)?.[1]?.split(', ');
+    const documented = /server\.stats\(address\); \/\/ \{ ([\w, ]+) \}/.exec(GUIDE)?.[1]?.split(', ');
     expect(documented).toEqual(Object.keys(stats));
 
     const overHttp = await call('GET', `/_mailroom/stats?${q}`);
     expect(overHttp).toEqual({ status: 200, body: { address: address.toLowerCase(), ...stats } });
-    const example = /Over\s+HTTP the answer names the address too, lower-cased:\n\n```json\n(.+)\n```/.exec(README)?.[1];
+    const example = /Over\s+HTTP the answer names the address too, lower-cased:\n\n```json\n(.+)\n```/.exec(GUIDE)?.[1];
     expect(Object.keys(JSON.parse(example ?? '{}') as object)).toEqual(Object.keys(overHttp.body as object));
   });
 });
