@@ -20,7 +20,8 @@ export default defineConfig<MailroomOptions>({
     // `npm test` prints the slowest spec files at the end (test/support/times.ts).
     ...(process.env[TIMES_ENV] ? [['./e2e/support/times-reporter.ts'] as const] : []),
   ],
-  webServer: [mailroomWebServer({ smtpPort: SMTP_PORT, httpPort: HTTP_PORT }), demoAppWebServer],
+  // Never reused (a stale server on the port would answer for this code); see e2e/servers.ts.
+  webServer: [mailroomWebServer({ smtpPort: SMTP_PORT, httpPort: HTTP_PORT, reuseExistingServer: false }), demoAppWebServer],
   use: {
     browserName: 'chromium',
     headless: true,
