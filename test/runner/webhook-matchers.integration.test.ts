@@ -22,7 +22,10 @@ afterAll(async () => {
 });
 
 const FAST = { maxAttempts: 4, initialDelayMs: 60, factor: 2, maxDelayMs: 500 };
-const inboxFor = (prefix: string) => createInbox({ apiURL: server.apiURL, domain: server.domains[0], prefix, timeout: 8_000 });
+// 20 s: the matchers' budget, only ever spent when a test fails. 8 s ran out
+// under load (stress-ng beside a loaded machine) before a first attempt was
+// made: each server's delivery thread loads from TypeScript source first.
+const inboxFor = (prefix: string) => createInbox({ apiURL: server.apiURL, domain: server.domains[0], prefix, timeout: 20_000 });
 
 describe.concurrent('inbox.webhooks', () => {
   it('registers a webhook scoped to the inbox, with the options in its own words', async () => {

@@ -57,9 +57,14 @@ async function deliveries(server: MailroomServer, id: string): Promise<Delivery[
   return answer.json.deliveries as Delivery[];
 }
 
-/** Reads the log until `done` holds (at most 10 s): a wait for the server to get there, not a timing assert. */
+/**
+ * Reads the log until `done` holds: a wait for the server to get there, not a
+ * timing assert. At most 30 s, a hang guard: a server's first event waits for
+ * its delivery thread to load (from TypeScript source here), which on a
+ * loaded machine took more than the 10 s this once allowed.
+ */
 async function until(server: MailroomServer, id: string, done: (d: Delivery[]) => boolean): Promise<Delivery[]> {
-  const deadline = performance.now() + 10_000;
+  const deadline = performance.now() + 30_000;
   for (;;) {
     const seen = await deliveries(server, id);
     if (done(seen)) return seen;
