@@ -1,6 +1,7 @@
 import { defineConfig } from '@playwright/test';
 import { mailroomWebServer, type MailroomOptions } from 'mailroomjs/playwright';
 import { chromiumLaunchOptions } from './e2e/chromium.js';
+import { TIMES_ENV } from './test/support/times.js';
 import { API_URL, APP_URL, HTTP_PORT, SMTP_PORT, demoAppWebServer } from './e2e/servers.js';
 
 // One mailroom server and one Acme demo app for the whole run, started by
@@ -13,8 +14,14 @@ export default defineConfig<MailroomOptions>({
   workers: 4,
   fullyParallel: true,
   forbidOnly: Boolean(process.env.CI),
-  reporter: [['list'], ['html', { outputFolder: 'playwright-report', open: 'never' }]],
-  webServer: [mailroomWebServer({ smtpPort: SMTP_PORT, httpPort: HTTP_PORT }), demoAppWebServer],
+  reporter: [
+    ['list'],
+    ['html', { outputFolder: 'playwright-report', open: 'never' }],
+    // `npm test` prints the slowest spec files at the end (test/support/times.ts).
+    ...(process.env[TIMES_ENV] ? [['./e2e/support/times-reporter.ts'] as const] : []),
+  ],
+  // Never reused (a stale server on the port would answer for this code); see e2e/servers.ts.
+  webServer: [mailroomWebServer({ smtpPort: SMTP_PORT, httpPort: HTTP_PORT, reuseExistingServer: false }), demoAppWebServer],
   use: {
     browserName: 'chromium',
     headless: true,

@@ -48,6 +48,28 @@ const SERVER_CONTRACT = [
   'test/server/webhook-bounds.test.ts',
 ];
 
+/**
+ * Left out of `npm run test:quick` (MAILROOM_QUICK=1, the `suite` project
+ * only), the inner loop's run: what starts other processes (the CLI, its
+ * replicas, redis-server, Chromium, inner Vitest and Playwright runs), the
+ * layer rules' planted trees (lint:layers checks the real one), and the fuzz
+ * properties (`npm run fuzz`). `npm test` runs them all.
+ */
+const NOT_QUICK = [
+  'test/cli/**',
+  'test/layout/**',
+  'test/server/replicas.test.ts',
+  'test/server/webhook-replicas.test.ts',
+  'test/server/redis-webhook-store.test.ts',
+  'test/server/security.test.ts',
+  'test/server/fuzz-*.test.ts',
+  'test/demo/main.test.ts',
+  'test/demo/chromium.test.ts',
+  'test/playwright/adapter.test.ts',
+  'test/vitest/failure-output.test.ts',
+];
+const quick = Boolean(process.env.MAILROOM_QUICK);
+
 export default defineConfig({
   test: {
     // The mail server and demo app the mailroomjs/vitest suite uses (test/vitest/).
@@ -63,7 +85,10 @@ export default defineConfig({
     projects: [
       // test/vitest/inner/ holds a deliberately failing suite with its own
       // config, run as a child process by test/vitest/failure-output.test.ts.
-      { extends: true, test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: TIMING, sequence: { groupOrder: 0 } } },
+      {
+        extends: true,
+        test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: quick ? [...TIMING, ...NOT_QUICK] : TIMING, sequence: { groupOrder: 0 } },
+      },
       {
         extends: true,
         test: { name: 'redis', include: SERVER_CONTRACT, globalSetup: ['test/support/redis-global-setup.ts'], sequence: { groupOrder: 0 } },

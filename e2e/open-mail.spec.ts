@@ -144,6 +144,8 @@ test('inline (cid:) images are shown from the mail itself; an unknown cid: stays
       return `${image.naturalWidth}x${image.naturalHeight}`;
     });
   await expect.poll(() => size('logo')).toBe('2x3');
+  // Read once Chromium is done with it: an image still loading is 0x0 too.
+  await expect.poll(() => page.getByRole('img', { name: 'missing' }).evaluate((img) => (img as unknown as { complete: boolean }).complete)).toBe(true);
   expect(await size('missing')).toBe('0x0');
   expect(await page.getByRole('img', { name: 'logo' }).getAttribute('src')).toMatch(/^\/mail\/\d+\/[^/]+\/cid\/logo%40acme$/);
 });

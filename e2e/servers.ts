@@ -35,7 +35,9 @@ export const demoAppWebServer = {
   url: `${APP_URL}/healthz`,
   // Retries a second after a deferral, doubling to 4 s, so the deferral lab's specs finish in seconds.
   env: { DEMO_PORT: String(APP_PORT), MAILROOM_SMTP_PORT: String(SMTP_PORT), DEMO_RETRY: DEMO_RETRY_ENV },
-  reuseExistingServer: !process.env.CI,
+  // Never a demo app already on the port: a stale one (older code, another
+  // branch) would pass or fail for it. Playwright refuses to start then, naming the port.
+  reuseExistingServer: false,
   stdout: 'pipe',
   timeout: 30_000,
   gracefulShutdown: { signal: 'SIGTERM', timeout: 5_000 },

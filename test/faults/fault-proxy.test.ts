@@ -73,11 +73,18 @@ describe('the fault proxy', () => {
 
   it('reset after the response: the answer arrives whole, then the connection is reset', async () => {
     const address = await fresh();
-    // 50 ms: this socket reads the answer before the RST comes (see `afterMs`).
-    proxy.arm({ route: 'list', times: 1, fault: { kind: 'reset-after-response', afterMs: 50 } });
+    // The RST waits until this socket has read the whole answer (see `read`): no sleep in between.
+    let readWhole!: () => void;
+    const read = new Promise<void>((resolve) => (readWhole = resolve));
+    proxy.arm({ route: 'list', times: 1, fault: { kind: 'reset-after-response', read } });
     const socket = connect(proxy.port, '127.0.0.1');
     let received = '';
-    socket.setEncoding('latin1').on('data', (chunk: string) => (received += chunk));
+    socket.setEncoding('latin1').on('data', (chunk: string) => {
+      received += chunk;
+      const [head = '', body] = received.split('\r\n\r\n');
+      const length = /content-length: (\d+)/i.exec(head)?.[1];
+      if (body !== undefined && length !== undefined && body.length >= Number(length)) readWhole();
+    });
     const closed = new Promise<string | undefined>((resolve) => {
       socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code));
       socket.on('close', () => resolve(undefined));

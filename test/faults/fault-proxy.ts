@@ -20,12 +20,14 @@ export type ProxyFault =
   | { readonly kind: 'reset-after-request' }
   /**
    * Pass the whole answer back, then reset the connection (RST): the next
-   * request on it finds it dead. `afterMs` (default 0) waits before the
-   * reset, so that a peer in this process reads the answer first: libuv
-   * reports an RST that arrives together with unread bytes as a plain end
-   * (a partial read plus POLLHUP is taken for EOF without reading again).
+   * request on it finds it dead. libuv reports an RST that arrives together
+   * with unread bytes as a plain end (a partial read plus POLLHUP is taken
+   * for EOF without reading again), so a peer in this process should read the
+   * answer first: `read` settles when it has (the reset waits for it); without
+   * it, the reset goes on the next turn of the loop, which a client in
+   * this process usually, not always, reads before.
    */
-  | { readonly kind: 'reset-after-response'; readonly afterMs?: number }
+  | { readonly kind: 'reset-after-response'; readonly read?: Promise<unknown> }
   /** Read the request and never answer (until the client gives up). */
   | { readonly kind: 'stall' }
   /** Pass the answer back `bytes` at a time, one slice every `everyMs`. */
@@ -288,10 +290,11 @@ export class FaultProxy {
       if (fault?.kind === 'reset-after-response' && done) {
         // On a timer, not in the write's callback: from there the RST leaves
         // before a client in this process has read the answer, and libuv
-        // shows it that client as a plain end (see `afterMs`). The client's
+        // shows it that client as a plain end (see `read`). The client's
         // 'close' handler then drops the upstream connection.
         resetting = true;
-        client.write(bytes, () => this.#later(fault.afterMs ?? 0, () => client.resetAndDestroy()));
+        const read = fault.read;
+        client.write(bytes, () => (read ? void read.then(() => client.resetAndDestroy()) : this.#later(0, () => client.resetAndDestroy())));
         return;
       }
       client.write(bytes);

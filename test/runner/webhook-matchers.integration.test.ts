@@ -22,7 +22,10 @@ afterAll(async () => {
 });
 
 const FAST = { maxAttempts: 4, initialDelayMs: 60, factor: 2, maxDelayMs: 500 };
-const inboxFor = (prefix: string) => createInbox({ apiURL: server.apiURL, domain: server.domains[0], prefix, timeout: 8_000 });
+// 20 s: the matchers' budget, only ever spent when a test fails. 8 s ran out
+// under load (stress-ng beside a loaded machine) before a first attempt was
+// made: each server's delivery thread loads from TypeScript source first.
+const inboxFor = (prefix: string) => createInbox({ apiURL: server.apiURL, domain: server.domains[0], prefix, timeout: 20_000 });
 
 describe.concurrent('inbox.webhooks', () => {
   it('registers a webhook scoped to the inbox, with the options in its own words', async () => {
@@ -67,8 +70,10 @@ describe.concurrent('inbox.webhooks', () => {
   it('toHaveDelivered passes once the endpoint is up again, in exactly the attempts it took', async () => {
     const inbox = await inboxFor('down-then-up');
     const receiver = await startReceiver();
-    // Retries 500 ms and then 2 s after the first two attempts: the endpoint comes up between them,
-    // as soon as the log shows the second refusal (the watch reads it every 250 ms).
+    // Retries 500 ms and then 2 s after the first two attempts; the endpoint
+    // comes up once the log shows the second refusal (the watch reads it every
+    // 250 ms). On a loaded machine that may be after the third attempt: how
+    // many it took is read from the log, and the matcher must agree with it.
     const hook = await inbox.webhooks.add({
       url: receiver.url,
       events: ['message.received'],
@@ -79,19 +84,24 @@ describe.concurrent('inbox.webhooks', () => {
     const refusedTwice = await hook.watch((d) => ((d[0]?.attempts.length ?? 0) >= 2 ? true : undefined), { within: 30_000 });
     expect(refusedTwice.settled).toBe(true);
     await receiver.up();
-    const passed = await matchDelivered(hook, 'message.received', { attempts: 3 });
-    expect(passed.pass, passed.message()).toBe(true);
+    const delivered = await hook.watch((d) => (d[0]?.state === 'delivered' ? true : undefined), { within: 30_000 });
+    expect(delivered.settled).toBe(true);
     const [delivery] = await hook.deliveries();
-    expect(delivery!.attempts.map((a) => a.reason)).toEqual(['refused', 'refused', '204']);
+    const took = delivery!.attempts.length;
+    expect(took).toBeGreaterThanOrEqual(3);
+    expect(delivery!.attempts.map((a) => a.reason)).toEqual([...Array.from({ length: took - 1 }, () => 'refused'), '204']);
+    const passed = await matchDelivered(hook, 'message.received', { attempts: took });
+    expect(passed.pass, passed.message()).toBe(true);
     // The gaps grow: the backoff's steps, each with its jitter (0.5: a quarter more).
-    expect(delivery!.attempts.map((a) => a.nextDelayMs)).toEqual([500, 2000, null]);
+    expect(delivery!.attempts.map((a) => a.nextDelayMs).slice(0, 2)).toEqual([500, 2000]);
+    expect(delivery!.attempts.at(-1)!.nextDelayMs).toBeNull();
     const wrong = await matchDelivered(hook, 'message.received', { attempts: 1, within: 0 });
     expect(wrong.pass).toBe(false);
     expect(wrong.message()).toContain(
-      `Expected webhook ${hook.id} at ${inbox.address} to have delivered message.received in exactly 1 attempt, but event 1 (message.received) delivered after 3 attempts`,
+      `Expected webhook ${hook.id} at ${inbox.address} to have delivered message.received in exactly 1 attempt, but event 1 (message.received) delivered after ${took} attempts`,
     );
     expect(wrong.message()).toMatch(/\+0\.000 s {2}event 1 message\.received +try 1 +refused/);
-    expect(wrong.message()).toMatch(/try 3 +204 .* delivered/);
+    expect(wrong.message()).toMatch(new RegExp(`try ${took} +204 .* delivered`));
     expect(wrong.message()).toContain('Expected: delivered message.received in exactly 1 attempt');
   });
 

@@ -3,7 +3,7 @@
 import { connect, type Socket } from 'node:net';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { request } from 'undici';
-import { afterEach, inject } from 'vitest';
+import { afterAll, afterEach, inject } from 'vitest';
 import { Budget, type RequestBudget } from '../../src/server/budgets/budget.js';
 import { startServer, type MailroomServer, type ServerOptions } from '../../src/server/index.js';
 import type { WallClock } from '../../src/server/base/clock.js';
@@ -93,6 +93,22 @@ export async function start(options: ServerOptions = {}): Promise<MailroomServer
   const server = await startServer({ smtpPort: 0, httpPort: 0, logger: testServerLogger('server test'), store: testStore(), ...options });
   running.push(server);
   return server;
+}
+
+/**
+ * One server for the tests of a file that need nothing of their own from it
+ * (each works at fresh addresses), started at the first call and closed
+ * after the file. What it saves: each server with webhooks loads its own
+ * delivery thread (src/server/webhooks/threaded-sender.ts), which from
+ * TypeScript source costs most of a second of CPU; a file of fifty webhook
+ * tests paid that fifty times in each store's project.
+ */
+export function sharedServer(options: ServerOptions = {}): () => Promise<MailroomServer> {
+  let server: Promise<MailroomServer> | undefined;
+  afterAll(async () => {
+    await (await server?.catch(() => undefined))?.close();
+  });
+  return () => (server ??= startServer({ smtpPort: 0, httpPort: 0, logger: testServerLogger('server test'), store: testStore(), ...options }));
 }
 
 export function silentLogger() {

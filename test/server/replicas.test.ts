@@ -82,14 +82,23 @@ describe('replicas on one Redis', () => {
     expect((await get(c, message(ccId, cc))).json).toMatchObject({ id: ccId, subject: 'through A' });
   });
 
-  it('wake a long-poll and an MCP wait held on one replica when another stores the mail', async () => {
+  it('a long-poll and an MCP wait held on one replica answer with the mail another replica stores', async () => {
+    // No look on a timer stands in for the wake-up: a held wait looks when
+    // the store says mail arrived (or at its start), so without the
+    // cross-replica notice both would run out their 20 s and answer timed_out.
     const store = sharedStore();
     const [a, b] = await Promise.all([startReplica(store), startReplica(store)]);
     const [polled, mcpAddress] = [freshAddress('held'), freshAddress('held-mcp')];
 
+    // The MCP wait is told to want mail newer than the one already there, so
+    // it cannot answer at once with that one: it must wait for the next.
+    await sendMail(asServer(a), { to: mcpAddress, subject: 'already there', text: 'x' });
+    const before = await get(b, list(mcpAddress));
+    const sinceId = before.json.messages[0].id as string;
+
     const held = get(b, `/api/v1/mailbox/wait?address=${encodeURIComponent(polled)}&timeout=20`);
     const mcp = await connectMcp(asServer(b));
-    const toolWait = mcp.callTool({ name: 'wait_for_message', arguments: { address: mcpAddress, timeout_seconds: 20 } });
+    const toolWait = mcp.callTool({ name: 'wait_for_message', arguments: { address: mcpAddress, since_id: sinceId, timeout_seconds: 20 } });
     // the long-poll has reached B before the mail goes to A (the MCP call is not counted in the stats)
     await waitUntilHeld(b, polled);
 
@@ -98,7 +107,6 @@ describe('replicas on one Redis', () => {
     const answer = await held;
     expect(answer.json).toMatchObject({ timed_out: false });
     expect(answer.json.messages.map((m: { subject: string }) => m.subject)).toEqual(['for the long-poll']);
-    expect(answer.json.waited_seconds).toBeLessThan(20);
     const tool = (await toolWait) as { structuredContent?: { timed_out: boolean; message?: { subject: string } } };
     expect(tool.structuredContent).toMatchObject({ timed_out: false, message: { subject: 'for the MCP wait' } });
   });
@@ -185,7 +193,10 @@ describe('the SMTP deferral lab on replicas', () => {
     const store = sharedStore();
     const [a, b] = await Promise.all([startReplica(store), startReplica(store)]);
     const to = freshAddress('grey');
-    expect((await send(a, rulesOf(to), 'POST', { kind: 'greylist', min_delay_ms: 2_000 })).status).toBe(200);
+    // The replicas are processes with the system clock, so the window is real
+    // time: 5 s, so that the early retry (one SMTP transaction after the
+    // first) lands inside it even on a loaded machine (2 s did not always).
+    expect((await send(a, rulesOf(to), 'POST', { kind: 'greylist', min_delay_ms: 5_000 })).status).toBe(200);
 
     expect(await attemptVia(b, to)).toMatch(/^451 4\.7\.1 Greylisted: first attempt from this client and sender/);
     // B saw the first attempt no later than this (the replicas share this machine's clock)
@@ -193,7 +204,7 @@ describe('the SMTP deferral lab on replicas', () => {
     // A has seen the triple through Redis: a replica of its own would call this a first attempt
     expect(await attemptVia(a, to)).toMatch(/^451 4\.7\.1 Greylisted: retried too soon, try again in /);
     // the window is real time here (separate processes): wait it out, then retry
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, firstAt + 2_010 - Date.now())));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, firstAt + 5_010 - Date.now())));
     expect(await attemptVia(a, to)).toMatch(/^250 2\.6\.0 Stored as/);
     expect(await attemptVia(b, to)).toMatch(/^250 /);
 

@@ -4,8 +4,7 @@
 // deletion with the mailbox, and the switch that turns it all off. Time
 // windows run on the injected clock; only `slow` is real time, asserted as a
 // lower bound.
-import nodemailer from 'nodemailer';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { internalsOf } from '../../src/server/start-server.js';
 import type { MailroomServer } from '../../src/server/index.js';
 import { call, dotStuff, fakeClock, freshAddress, listPath, sendMail, SmtpDialogue, start } from './helpers.js';
@@ -249,15 +248,28 @@ describe('slow', () => {
     const server = await start();
     const to = freshAddress('gaveup');
     await setRule(server, to, { kind: 'slow', delay_ms: 400, stage: 'data' });
-    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: server.smtpPort, secure: false, ignoreTLS: true, socketTimeout: 100 });
-    await expect(transport.sendMail({ from: 'app@example.com', to, subject: 'x', text: 'x', messageId: '<held@app.example>' })).rejects.toThrow();
-    transport.close();
-    await expect.poll(() => attemptsOf(server, to)).toHaveLength(1);
-    const [attempt] = await attemptsOf(server, to);
-    expect(attempt).toMatchObject({ stage: 'data', code: null, enhanced_code: null, outcome: 'dropped', rule: 'slow' });
-    expect(attempt!.text).toBe(`The client closed the connection while the reply was held for 400 ms (mailroom test rule: slow on ${to.toLowerCase()})`);
-    // Past the hold, still nothing: the decision was never made.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    const { dialogue } = await SmtpDialogue.open(server.smtpPort);
+    await dialogue.send('EHLO t');
+    await dialogue.send('MAIL FROM:<app@example.com>');
+    expect(await dialogue.send(`RCPT TO:<${to}>`)).toMatch(/^250/);
+    expect(await dialogue.send('DATA')).toMatch(/^354/);
+    // The hold is a setTimeout in the server. Frozen, it cannot end before
+    // the client leaves, however slow the machine, and it ends when the
+    // test says: no real 400 ms, no sleep past it.
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    try {
+      dialogue.write(`${source('x', '<held@app.example>')}.\r\n`);
+      await expect.poll(() => vi.getTimerCount(), { message: 'the reply to DATA is held (its timer set)' }).toBeGreaterThan(0);
+      dialogue.close();
+      await expect.poll(() => attemptsOf(server, to)).toHaveLength(1);
+      const [attempt] = await attemptsOf(server, to);
+      expect(attempt).toMatchObject({ stage: 'data', code: null, enhanced_code: null, outcome: 'dropped', rule: 'slow' });
+      expect(attempt!.text).toBe(`The client closed the connection while the reply was held for 400 ms (mailroom test rule: slow on ${to.toLowerCase()})`);
+      // Past the hold, still nothing: the decision was never made.
+      await vi.advanceTimersByTimeAsync(400);
+    } finally {
+      vi.useRealTimers();
+    }
     expect(await stored(server, to)).toBe(0);
     expect(await attemptsOf(server, to)).toHaveLength(1);
   });

@@ -16,7 +16,9 @@ async function openEvents(server: MailroomServer, query = '', headers: Record<st
   const events: { type: string; data: { type: string; address: string; id: string; summary?: unknown } }[] = [];
   let buffer = '';
   let wake: (() => void) | undefined;
-  const reading = (async () => {
+  let aborted = false;
+  /** How the stream ended: 'ended' when the server finished it, 'aborted' by close(), 'broken' by an error. */
+  const reading = (async (): Promise<'ended' | 'aborted' | 'broken'> => {
     try {
       for await (const chunk of response.body) {
         buffer += String(chunk);
@@ -30,8 +32,9 @@ async function openEvents(server: MailroomServer, query = '', headers: Record<st
           wake?.();
         }
       }
+      return 'ended';
     } catch {
-      // aborted by close()
+      return aborted ? 'aborted' : 'broken';
     }
   })();
   return {
@@ -41,7 +44,10 @@ async function openEvents(server: MailroomServer, query = '', headers: Record<st
       while (events.length < count) await new Promise<void>((resolve) => (wake = resolve));
       return events.slice(0, count);
     },
+    /** Settles when the stream ends, however it ends. */
+    ended: reading,
     async close() {
+      aborted = true;
       stop.abort();
       await reading;
     },
@@ -182,9 +188,10 @@ describe('GET /api/v1/events', () => {
   it('ends open streams when the server closes', async () => {
     const server = await start();
     const stream = await openEvents(server);
-    await server.close();
-    await stream.close();
     expect(stream.status).toBe(200);
+    await server.close();
+    // The server finished the body: the client saw its end, not an abort of its own.
+    expect(await stream.ended).toBe('ended');
   });
 });
 

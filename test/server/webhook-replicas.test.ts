@@ -235,7 +235,9 @@ describe('webhooks on replicas sharing one Redis', () => {
     const maker = new Map<number, number | undefined>();
     receiver.otherwise = (request) => {
       maker.set(request.attempt, processOwning(request.remotePort, pids));
-      return request.attempt === 1 ? { status: 503, headers: { 'retry-after': '3' } } : { status: 204 };
+      // 5 s: the kill below must come before the retry is due, and between them
+      // are a poll of the log and a SIGKILL on a possibly loaded machine.
+      return request.attempt === 1 ? { status: 503, headers: { 'retry-after': '5' } } : { status: 204 };
     };
     const address = freshAddress('killed-between');
     const hook = await register(b, { url: receiver.url, address, events: ['message.received'], retry: FAST });
@@ -245,7 +247,7 @@ describe('webhooks on replicas sharing one Redis', () => {
       'A knows the webhook',
     );
     await sendMail(asServer(a), { to: address, subject: 'retried by the other', text: 'x' });
-    // Attempt 1 is recorded (its retry is due 3 s later): kill the replica that made it.
+    // Attempt 1 is recorded (its retry is due 5 s later): kill the replica that made it.
     await until(
       () => deliveries(a, hook.id),
       (d) => d[0]?.attempts.length === 1,

@@ -1,7 +1,7 @@
 // The `mailroom` option: provided for the whole run by the global setup,
 // overridden key by key in a file or describe, validated at the edge. And
 // the types: `inbox` is an Inbox, toReceiveMail only compiles on one.
-import { describe, expectTypeOf, inject, vi } from 'vitest';
+import { afterAll, beforeEach, describe, expect, expectTypeOf, inject, vi } from 'vitest';
 import { Inbox, Mail } from '../../src/index.js';
 import { test, type MailroomTestOptions, type ToReceiveMailExpectsAnInbox } from '../../src/vitest/index.js';
 import { send, stats } from './support/env.js';
@@ -121,8 +121,17 @@ describe.concurrent('retries', () => {
 describe('screenshots in Vitest', () => {
   test.override({ mailroom: { screenshots: 'only-on-failure' } });
 
-  // The inbox fixture refuses it at setup (its message: test/runner/test-inbox.integration.test.ts),
-  // so a test that asks for the inbox fails before its body runs.
+  // The inbox fixture refuses it at setup, so a test that asks for the inbox
+  // fails before its body runs. test.fails alone passes on any failure: the
+  // errors are kept as the test fails, and afterAll checks they are the refusal.
+  const failures: string[] = [];
+  beforeEach(({ onTestFailed }) => {
+    onTestFailed(({ task }) => void failures.push(...(task.result?.errors ?? []).map((error) => error.message)));
+  });
+  afterAll(() => {
+    expect(failures).toEqual([expect.stringContaining('`mailroom.screenshots: "only-on-failure"` needs a browser to render mail in, and Vitest has none')]);
+  });
+
   test.fails('is refused: Vitest has no browser to render mail in', ({ inbox }) => {
     void inbox;
   });

@@ -1,0 +1,157 @@
+// `npm test`: the full gate CI runs (.ci/run). Runs the stages below, each
+// one when the stages it needs have passed, side by side where the `after`
+// lists allow, and prints at the end how long each stage took and the
+// slowest test files (Vitest's and Playwright's reporters record them, see
+// test/support/times.ts). Exits non-zero when any stage failed or could not
+// run. One stage's output streams as it comes (`live`); the others' are held
+// and printed whole when they end, under a line naming the stage, so two
+// stages' lines never interleave.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TIMES_ENV, type FileTime } from '../test/support/times.js';
+
+interface Stage {
+  readonly name: string;
+  readonly command: readonly string[];
+  /** Stages that must pass first. */
+  readonly after: readonly string[];
+  readonly live?: boolean;
+}
+
+const VITEST_TIMES = ['--reporter=default', '--reporter=./test/support/vitest-times-reporter.ts'];
+
+/**
+ * The machine CI runs on has two cores, and most of the suite waits on
+ * sockets and timers, so the stages that only need the build run side by
+ * side: the checks that read the code, the Vitest suite and the pack check.
+ * Playwright follows the pack check (both drive Chromium, and the pack check
+ * runs its own Playwright). The files whose assertions are real-time bounds
+ * (vitest.config.ts TIMING) run last, after everything else, with the
+ * machine to themselves.
+ */
+const STAGES: readonly Stage[] = [
+  // The e2e specs, the pack check and some tests import the package from dist/.
+  { name: 'build', command: ['npm', 'run', 'build'], after: [], live: true },
+  // These only read the code: one process on one core each.
+  { name: 'typecheck', command: ['npm', 'run', 'typecheck'], after: ['build'] },
+  { name: 'eslint', command: ['npm', 'run', 'lint:eslint'], after: ['build'] },
+  { name: 'prettier', command: ['npm', 'run', 'lint:format'], after: ['build'] },
+  { name: 'layers', command: ['npm', 'run', 'lint:layers'], after: ['build'] },
+  { name: 'vitest', command: ['npx', 'vitest', 'run', '--project', 'suite', '--project', 'redis', ...VITEST_TIMES], after: ['build'], live: true },
+  { name: 'pack check', command: ['npx', 'tsx', 'scripts/pack-check.ts'], after: ['build'] },
+  { name: 'playwright', command: ['npx', 'playwright', 'test'], after: ['pack check'] },
+  {
+    name: 'vitest timing',
+    command: ['npx', 'vitest', 'run', '--project', 'timing', ...VITEST_TIMES],
+    after: ['vitest', 'playwright', 'typecheck', 'eslint', 'prettier', 'layers'],
+    live: true,
+  },
+];
+
+type Outcome = { readonly state: 'passed' | 'failed'; readonly code: number | null } | { readonly state: 'skipped'; readonly because: string };
+interface Ran {
+  readonly stage: Stage;
+  readonly startedAt: number;
+  readonly seconds: number;
+  readonly outcome: Outcome;
+}
+
+const origin = performance.now();
+const timesDir = mkdtempSync(join(tmpdir(), 'mailroom-times-'));
+const env = { ...process.env, [TIMES_ENV]: timesDir };
+
+function run(stage: Stage): Promise<Ran> {
+  const startedAt = performance.now();
+  const [command, ...args] = stage.command;
+  return new Promise((resolve) => {
+    const child = spawn(command!, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let held = '';
+    const take = (chunk: string): void => {
+      if (stage.live) process.stdout.write(chunk);
+      else held += chunk;
+    };
+    child.stdout.setEncoding('utf8').on('data', take);
+    child.stderr.setEncoding('utf8').on('data', take);
+    const done = (code: number | null): void => {
+      const seconds = (performance.now() - startedAt) / 1000;
+      const state = code === 0 ? 'passed' : 'failed';
+      process.stdout.write(`\n> test: ${stage.name} ${state === 'passed' ? 'passed' : `failed (exit ${code})`} in ${seconds.toFixed(1)} s\n${held}`);
+      resolve({ stage, startedAt: startedAt - origin, seconds, outcome: { state, code } });
+    };
+    child.once('error', (error) => {
+      held += `${String(error)}\n`;
+      done(null);
+    });
+    child.once('close', done);
+  });
+}
+
+/** Runs every stage once its `after` stages have passed; a stage after a failed one is skipped. */
+async function runAll(stages: readonly Stage[]): Promise<Ran[]> {
+  const results = new Map<string, Promise<Ran>>();
+  const start = (stage: Stage): Promise<Ran> => {
+    let result = results.get(stage.name);
+    if (result) return result;
+    result = (async () => {
+      const before = await Promise.all(
+        stage.after.map((name) => {
+          const needed = stages.find((s) => s.name === name);
+          if (!needed) throw new Error(`test: stage ${stage.name} waits for an unknown stage ${name}`);
+          return start(needed);
+        }),
+      );
+      const failed = before.filter((r) => r.outcome.state !== 'passed').map((r) => r.stage.name);
+      if (failed.length > 0) return { stage, startedAt: performance.now() - origin, seconds: 0, outcome: { state: 'skipped', because: failed.join(', ') } };
+      return run(stage);
+    })();
+    results.set(stage.name, result);
+    return result;
+  };
+  return Promise.all(stages.map(start));
+}
+
+function readTimes(): FileTime[] {
+  return ['vitest', 'playwright'].flatMap((runner) => {
+    const path = join(timesDir, `${runner}.jsonl`);
+    if (!existsSync(path)) return [];
+    return readFileSync(path, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as FileTime);
+  });
+}
+
+const ran = await runAll(STAGES);
+const total = (performance.now() - origin) / 1000;
+const files = readTimes().sort((a, b) => b.seconds - a.seconds);
+rmSync(timesDir, { recursive: true, force: true });
+
+const lines = ['', '================ npm test: time by stage (wall, from the start of npm test) ================'];
+lines.push(`${'stage'.padEnd(14)} ${'result'.padEnd(22)} ${'start'.padStart(7)} ${'end'.padStart(7)} ${'seconds'.padStart(8)}`);
+for (const r of ran) {
+  const result = r.outcome.state === 'skipped' ? `skipped (${r.outcome.because})` : r.outcome.state === 'failed' ? `FAILED (exit ${r.outcome.code})` : 'passed';
+  const end = r.startedAt / 1000 + r.seconds;
+  lines.push(
+    `${r.stage.name.padEnd(14)} ${result.padEnd(22)} ${(r.startedAt / 1000).toFixed(1).padStart(7)} ${end.toFixed(1).padStart(7)} ${r.seconds.toFixed(1).padStart(8)}`,
+  );
+}
+lines.push(`${'total'.padEnd(14)} ${''.padEnd(22)} ${''.padStart(7)} ${total.toFixed(1).padStart(7)}`);
+if (files.length > 0) {
+  const sum = (runner: string): string =>
+    files
+      .filter((f) => f.runner === runner)
+      .reduce((s, f) => s + f.seconds, 0)
+      .toFixed(1);
+  lines.push('', `---- the 15 slowest test files (wall time each; the sum of all files: vitest ${sum('vitest')} s, playwright ${sum('playwright')} s)`);
+  for (const f of files.slice(0, 15)) {
+    lines.push(`${f.seconds.toFixed(1).padStart(7)} s  ${f.runner.padEnd(10)} ${(f.project || '-').padEnd(8)} ${f.file} (${f.tests} tests)`);
+  }
+}
+console.log(lines.join('\n'));
+const failed = ran.filter((r) => r.outcome.state !== 'passed');
+if (failed.length > 0) {
+  console.error(`\ntest: ${failed.map((r) => r.stage.name).join(', ')} did not pass`);
+  process.exit(1);
+}
