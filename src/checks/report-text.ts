@@ -7,6 +7,11 @@ export function formatProblem(p: MailProblem, index: number): string {
   return `${index + 1}. [${p.check} ${p.severity}] ${p.message}\n   Fix: ${p.fix}`;
 }
 
+/** Each problem, numbered, with its fix. */
+export function formatProblems(problems: readonly MailProblem[]): string {
+  return problems.map(formatProblem).join('\n');
+}
+
 /** `2 errors, 1 warning`; `no problems`. */
 export function countProblems(problems: readonly MailProblem[]): string {
   const count = (severity: Severity) => problems.filter((p) => p.severity === severity).length;
@@ -17,7 +22,7 @@ export function countProblems(problems: readonly MailProblem[]): string {
 /** The whole report: which checks ran, the tally, then each problem. */
 export function formatReport(report: MailCheckReport, subject: string, problems: readonly MailProblem[] = report.problems): string {
   const head = `Mail checks of ${JSON.stringify(subject)} (${report.checked.join(', ') || 'none'}): ${countProblems(report.problems)}.`;
-  return problems.length === 0 ? head : `${head}\n\n${problems.map(formatProblem).join('\n')}`;
+  return problems.length === 0 ? head : `${head}\n\n${formatProblems(problems)}`;
 }
 
 function plural(n: number, word: string): string {
