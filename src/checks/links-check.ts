@@ -52,7 +52,7 @@ export async function checkLinks(mail: CheckableMail, reading: HtmlReading, opti
         problem({
           check: 'links',
           severity: 'error',
-          message: `The link ${quote(link.text)} points to ${JSON.stringify(link.href)}, which is not an absolute URL and goes nowhere in a mail client (${link.where}).`,
+          message: `The link ${JSON.stringify(link.text)} points to ${JSON.stringify(link.href)}, which is not an absolute URL and goes nowhere in a mail client (${link.where}).`,
           fix: 'Write the link as an absolute https:// URL (a template variable left empty shows up this way too).',
           url: link.href,
           text: link.text,
@@ -73,7 +73,7 @@ export async function checkLinks(mail: CheckableMail, reading: HtmlReading, opti
 }
 
 function linkProblem(target: Target, outcome: Outcome, timeoutMs: number): MailProblem {
-  const named = `The link ${target.texts.map(quote).join(' and ')} → ${target.url}`;
+  const named = `The link ${nameOf(target.texts)} → ${target.url}`;
   const via = outcome.finalUrl === target.url ? '' : ` was redirected to ${outcome.finalUrl}, which`;
   const text = target.texts.join(', ');
   if (outcome.kind === 'answered') {
@@ -194,8 +194,11 @@ function describeNetworkError(error: unknown): string {
   return code ? `${e.message ?? 'failed'} (${code})` : (e.message ?? String(error));
 }
 
-function quote(text: string): string {
-  return text === TEXT_PART ? 'in the text part' : JSON.stringify(text);
+/** `"Confirm my email"`, `"Confirm" (also in the text part)`, `in the text part`. */
+function nameOf(texts: readonly string[]): string {
+  const inHtml = texts.filter((t) => t !== TEXT_PART).map((t) => JSON.stringify(t));
+  if (inHtml.length === 0) return 'in the text part';
+  return `${inHtml.join(' and ')}${texts.includes(TEXT_PART) ? ' (also in the text part)' : ''}`;
 }
 
 /** Runs `work` over `items`, at most `limit` at once, answers in the items' order. */

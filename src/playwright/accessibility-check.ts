@@ -52,13 +52,12 @@ function problemOf(violation: Violation): MailProblem {
   const [first] = violation.nodes;
   const more = violation.nodes.length > 1 ? ` and ${violation.nodes.length - 1} more` : '';
   const where = first ? excerpt(first.html) : '';
-  // axe's summary starts "Fix any of the following:" / "Fix all of the following:"; the rest is what to do.
-  const how = first?.failureSummary?.replace(/^Fix (any|all) of the following:\s*/i, '').replace(/\s*\n\s*/g, '; ') ?? violation.help;
   return {
     check: 'accessibility',
     severity: violation.impact === 'critical' || violation.impact === 'serious' ? 'error' : 'warning',
     message: `${violation.help} (axe ${violation.id}, ${violation.impact ?? 'no impact given'}): ${where}${more}.`,
-    fix: `${how}; see ${violation.helpUrl}.`,
+    // axe's description says what the rule wants ("Ensure every <img> has alternative text…"); its page says how.
+    fix: `${violation.description.replace(/\.$/, '')}; see ${violation.helpUrl}.`,
     rule: violation.id,
     helpUrl: violation.helpUrl,
     where,

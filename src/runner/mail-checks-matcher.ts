@@ -58,7 +58,7 @@ export async function matchMailChecks(
         : `Mail ${named} failed its checks, as expected.`;
     }
     if (pass) return `Mail ${named} passed its checks (${report.checked.join(', ')}): ${actual}.`;
-    const story = `Mail ${named} failed its checks (${report.checked.join(', ')}): ${actual}${failOn === 'warning' ? ', and warnings fail it (failOn: "warning")' : ''}.`;
+    const story = `Mail ${named} failed its checks (${report.checked.join(', ')}): ${actual}${failOn === 'warning' && report.problems.some((p) => p.severity === 'warning') ? ', and warnings fail it (failOn: "warning")' : ''}.`;
     return `${story}\n\n${formatProblems(report.problems)}\n\nExpected: ${expected}\nReceived: ${actual}`;
   };
   return Object.freeze({ pass, message, name: 'toPassMailChecks' as const, expected, actual, report });

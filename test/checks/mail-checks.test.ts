@@ -153,7 +153,12 @@ describe("the demo app's mails", () => {
     ];
     for (const m of mails) {
       const report = await checkMail({ html: m.html ?? '', text: m.text, size: 4_000, subject: m.subject }, { skip: ['links'] });
-      expect(report.problems, m.subject).toEqual([]);
+      // The confirmation mail's one warning: Yahoo supports `lang` (which screen readers need) only in part.
+      expect(report.ok, m.subject).toBe(true);
+      expect(
+        report.problems.map((p) => p.feature ?? p.check),
+        m.subject,
+      ).toEqual(m.html ? ['lang attribute'] : []);
     }
   });
 });

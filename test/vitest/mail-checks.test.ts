@@ -20,8 +20,10 @@ describe.concurrent('toPassMailChecks', () => {
     await postApp('/api/signup', { email: inbox.address });
     const mail = await inbox.expectMail({ subject: 'Confirm your email' });
     const report = await mail.check();
-    expect(report).toMatchObject({ ok: true, problems: [], checked: ['links', 'html', 'images', 'size', 'text'] });
-    await expect(mail).toPassMailChecks({ failOn: 'warning' });
+    expect(report).toMatchObject({ ok: true, checked: ['links', 'html', 'images', 'size', 'text'] });
+    // Its one warning: Yahoo supports the `lang` attribute (which screen readers need) only in part.
+    expect(report.problems.map((p) => `${p.check} ${p.severity} ${p.feature}`)).toEqual(['html warning lang attribute']);
+    await expect(mail).toPassMailChecks();
   });
 
   test('fails a broken mail, listing each problem and its fix', async ({ inbox, expect }) => {
