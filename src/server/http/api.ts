@@ -28,6 +28,7 @@ import { bearerTokenCheck } from './bearer-token.js';
 import { readBodyUpTo } from './body.js';
 import { normalizeInjection, spoilReply, type ApiCall, type Fault, type FaultSwitch, type RequestCounter } from './faults.js';
 import { longPoll } from './long-poll.js';
+import { messageChecks } from './message-checks.js';
 import { parseLimit, parseSinceId, singleParam } from './params.js';
 import { addressParamOf, route, type Route } from './routes.js';
 import { setSecurityHeaders } from './security-headers.js';
@@ -178,6 +179,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
       if (call === 'raw') {
         return { status: 200, headers: { 'content-type': 'message/rfc822', 'cache-control': 'no-store' }, body: await message.content.source() };
       }
+      if (call === 'checks') return json(200, await messageChecks(await ctx.reader.wireMessage(message), params, signal));
       return json(200, await ctx.reader.wireMessage(message));
     } catch (error) {
       if (error instanceof Refusal) {
@@ -297,9 +299,9 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
     );
   }
 
-  /** For a held call: aborted when the caller hangs up or the server closes. */
+  /** For a held call (a long-poll, the checks fetching links): aborted when the caller hangs up or the server closes. */
   function requestSignal(call: ApiCall, res: ServerResponse): AbortSignal {
-    if (call !== 'wait') return closing.signal;
+    if (call !== 'wait' && call !== 'checks') return closing.signal;
     const gone = new AbortController();
     res.once('close', () => gone.abort());
     return AbortSignal.any([gone.signal, closing.signal]);

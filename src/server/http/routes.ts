@@ -139,7 +139,8 @@ export function route(method: string, path: string, faultInjection: boolean, lon
       id = undefined;
     }
     const raw = rest.length === 2 && rest[1] === 'raw';
-    if (id === undefined || !isWellFormedId(id) || (rest.length !== 1 && !raw)) {
+    const checks = rest.length === 2 && rest[1] === 'checks';
+    if (id === undefined || !isWellFormedId(id) || (rest.length !== 1 && !raw && !checks)) {
       const shown = path.slice(`${API_BASE}/message/`.length);
       throw new Refusal(
         400,
@@ -150,6 +151,10 @@ export function route(method: string, path: string, faultInjection: boolean, lon
     if (raw) {
       if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
       return { kind: 'api', call: 'raw', id };
+    }
+    if (checks) {
+      if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
+      return { kind: 'api', call: 'checks', id };
     }
     if (verb === 'GET') return { kind: 'api', call: 'message', id };
     if (verb === 'DELETE') return { kind: 'api', call: 'deleteMessage', id };
@@ -166,7 +171,7 @@ export function route(method: string, path: string, faultInjection: boolean, lon
   throw new Refusal(
     404,
     'not_found',
-    `No such route: ${method} ${path}. The API is GET|DELETE ${API_BASE}/mailbox?address=A, ${longPollServed ? `GET ${WAIT_PATH}?address=A&since_id=ID, ` : ''}${smtpRulesServed ? `GET|POST|DELETE ${RULES_PATH}?address=A, GET ${ATTEMPTS_PATH}?address=A, ` : ''}${webhooksServed ? `GET|POST ${WEBHOOKS_PATH}, GET ${METRICS_PATH}, ` : ''}GET|DELETE ${API_BASE}/message/{id}?mailbox=A, GET ${API_BASE}/message/{id}/raw?mailbox=A, GET ${MAILBOXES_PATH}, GET ${EVENTS_PATH}, POST ${MCP_PATH} and GET ${HEALTH_PATH}; the web UI is at /`,
+    `No such route: ${method} ${path}. The API is GET|DELETE ${API_BASE}/mailbox?address=A, ${longPollServed ? `GET ${WAIT_PATH}?address=A&since_id=ID, ` : ''}${smtpRulesServed ? `GET|POST|DELETE ${RULES_PATH}?address=A, GET ${ATTEMPTS_PATH}?address=A, ` : ''}${webhooksServed ? `GET|POST ${WEBHOOKS_PATH}, GET ${METRICS_PATH}, ` : ''}GET|DELETE ${API_BASE}/message/{id}?mailbox=A, GET ${API_BASE}/message/{id}/raw?mailbox=A, GET ${API_BASE}/message/{id}/checks?mailbox=A, GET ${MAILBOXES_PATH}, GET ${EVENTS_PATH}, POST ${MCP_PATH} and GET ${HEALTH_PATH}; the web UI is at /`,
   );
 }
 
