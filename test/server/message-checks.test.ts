@@ -26,15 +26,15 @@ describe('GET /api/v1/message/{id}/checks', () => {
     const server = await start();
     const address = freshAddress();
     await sendMail(server, { to: address, subject: 'Order', html: `<p><a href="${siteURL}/gone">Your order</a> <img src="https://acme.example/x.png"></p>` });
-    const [{ id }] = (await call(server, listPath(address))).json.messages as { id: string }[];
+    const { id } = (await call(server, listPath(address))).json.messages[0] as { id: string };
 
-    const quick = await call(server, messagePath(id!, address, '/checks'));
+    const quick = await call(server, messagePath(id, address, '/checks'));
     expect(quick.status).toBe(200);
     expect(quick.json).toMatchObject({ ok: false, checked: ['html', 'images', 'size', 'text'] });
     expect(quick.json.problems.map((p: { check: string }) => p.check)).toEqual(['images', 'text']);
     expect(hits).toEqual([]);
 
-    const full = await call(server, `${messagePath(id!, address, '/checks')}&links=1`);
+    const full = await call(server, `${messagePath(id, address, '/checks')}&links=1`);
     expect(full.json.checked).toEqual(['links', 'html', 'images', 'size', 'text']);
     expect(full.json.problems[0]).toMatchObject({
       check: 'links',
@@ -50,12 +50,12 @@ describe('GET /api/v1/message/{id}/checks', () => {
     const server = await start();
     const address = freshAddress();
     await sendMail(server, { to: address, subject: 'x', text: 'x' });
-    const [{ id }] = (await call(server, listPath(address))).json.messages as { id: string }[];
-    expect(await call(server, `${messagePath(id!, address, '/checks')}&links=yes`)).toMatchObject({
+    const { id } = (await call(server, listPath(address))).json.messages[0] as { id: string };
+    expect(await call(server, `${messagePath(id, address, '/checks')}&links=yes`)).toMatchObject({
       status: 400,
       json: { error: 'invalid_request', message: 'Expected parameter `links` to be 1 (fetch the links) or 0, got "yes"' },
     });
     expect((await call(server, messagePath('aaaaaaaaaaa', address, '/checks'))).status).toBe(404);
-    expect((await call(server, messagePath(id!, address, '/checks'), { method: 'DELETE' })).status).toBe(405);
+    expect((await call(server, messagePath(id, address, '/checks'), { method: 'DELETE' })).status).toBe(405);
   });
 });
