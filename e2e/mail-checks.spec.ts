@@ -5,7 +5,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import { createTransport } from 'nodemailer';
 import { test, expect, accessibilityCheck } from 'mailroomjs/playwright';
-import { APP_URL, SMTP_PORT } from './servers.js';
+import { API_URL, APP_URL, SMTP_PORT } from './servers.js';
 
 async function send(to: string, mail: { subject: string; html: string; text?: string }): Promise<void> {
   const transport = createTransport({ host: '127.0.0.1', port: SMTP_PORT, secure: false, ignoreTLS: true });
@@ -84,4 +84,26 @@ test('a broken mail fails, each problem listed with its fix, and the report is a
   const report = await mail.check({ only: ['accessibility'], with: [accessibilityCheck(browser)] });
   expect(report.ok).toBe(false);
   expect(report.problems.map((p) => p.rule)).toEqual(['image-alt', 'link-name']);
+});
+
+test("the web UI's Checks tab shows the same report, fetching the links only when asked", async ({ page, inbox }) => {
+  await send(inbox.address, {
+    subject: 'Your invoice',
+    text: 'Your invoice is ready.',
+    html: `<html lang="en"><body><p><a href="${APP_URL}/invoices/7">Your invoice</a></p><img src="https://acme.example/logo.png"></body></html>`,
+  });
+  await page.goto(`${API_URL}/?address=${encodeURIComponent(inbox.address)}`);
+  await page.getByRole('option', { name: /Your invoice/ }).click();
+  await page.getByRole('tab', { name: 'Checks' }).click();
+
+  const checks = page.getByRole('region', { name: 'Mail checks' });
+  await expect(checks).toContainText('Fails the checks: html, images, size, text.');
+  // The image's error, then the warning of Yahoo's partial support of `lang`.
+  await expect(checks.getByRole('listitem')).toHaveCount(2);
+  await expect(checks.getByRole('listitem').first()).toContainText('images error The image https://acme.example/logo.png has no alt text');
+
+  await checks.getByRole('button', { name: 'Check links too' }).click();
+  await expect(checks).toContainText('Fails the checks: links, html, images, size, text.');
+  await expect(checks.getByRole('listitem').first()).toContainText(`links error The link "Your invoice" → ${APP_URL}/invoices/7 answered 404 Not Found.`);
+  await expect(checks.getByRole('listitem')).toHaveCount(3);
 });
