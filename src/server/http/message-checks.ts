@@ -14,7 +14,13 @@ export async function messageChecks(message: WireMessage, params: URLSearchParam
     throw new Refusal(400, 'invalid_request', `Expected parameter \`links\` to be 1 (fetch the links) or 0, got ${JSON.stringify(links)}`);
   }
   const mail = { html: message.html ?? '', text: message.text ?? '', size: message.size, subject: message.subject };
-  // No browser here: accessibility is the Playwright adapter's.
-  const report = await checkMail(mail, { skip: links === '1' ? ['accessibility'] : ['links', 'accessibility'], signal });
-  return checkReportToWire(report);
+  try {
+    // No browser here: accessibility is the Playwright adapter's.
+    const report = await checkMail(mail, { skip: links === '1' ? ['accessibility'] : ['links', 'accessibility'], signal });
+    return checkReportToWire(report);
+  } catch (error) {
+    // The caller hung up (or the server is closing) while the links were fetched: an answer no one reads, not a bug to log.
+    if (signal.aborted) throw new Refusal(503, 'unavailable', 'The checks were stopped: the caller hung up or the server is closing');
+    throw error;
+  }
 }
