@@ -39,6 +39,15 @@ describe('the html check (caniemail)', () => {
     expect(report.problems.flatMap((p) => p.clients ?? []).every((c) => c.startsWith('outlook.'))).toBe(true);
   });
 
+  it('points at the line of a <style> block for CSS written there', async () => {
+    const html = '<html><head><style>\n.a { color: red; }\n.b { display: flex; }\n</style></head><body><div class="b">x</div></body></html>';
+    expect(await messages(mail(html), { only: ['html'], html: { clients: ['outlook.windows'] } })).toEqual([
+      'error: display:flex is not supported by outlook.windows (in a <style> block, its line 3).',
+      'warning: display is only partly supported by outlook.windows (in a <style> block, its line 3).',
+      'warning: <style> element is only partly supported by outlook.windows (line 1: <style>).',
+    ]);
+  });
+
   it('takes caniemail names and globs, and refuses a family it does not know', async () => {
     const html = '<div style="display:flex">x</div>';
     expect((await checkMail(mail(html), { only: ['html'], html: { clients: ['apple-mail.*'] } })).ok).toBe(true);
