@@ -20,6 +20,11 @@ const LAYERS = {
     mayImport: [],
     why: 'wire types and address rules are the base both halves share, so they depend on nothing',
   },
+  checks: {
+    side: 'shared',
+    mayImport: ['contract'],
+    why: "the mail checks run on both halves (a client's mail.check(), the web UI's Checks tab), so they need neither",
+  },
   client: {
     side: 'client',
     mayImport: ['contract'],
@@ -32,22 +37,22 @@ const LAYERS = {
   },
   inbox: {
     side: 'client',
-    mayImport: ['contract', 'client', 'wait'],
+    mayImport: ['contract', 'checks', 'client', 'wait'],
     why: 'the Inbox composes client and waiting; test runners build on it, not it on them',
   },
   runner: {
     side: 'client',
-    mayImport: ['contract', 'client', 'wait', 'inbox'],
+    mayImport: ['contract', 'checks', 'client', 'wait', 'inbox'],
     why: 'the runner-neutral test inbox is what both adapters share, so it needs neither',
   },
   playwright: {
     side: 'client',
-    mayImport: ['contract', 'client', 'wait', 'inbox', 'runner'],
+    mayImport: ['contract', 'checks', 'client', 'wait', 'inbox', 'runner'],
     why: 'an adapter binds one test runner; importing the other adapter drags a second runner in',
   },
   vitest: {
     side: 'client',
-    mayImport: ['contract', 'client', 'wait', 'inbox', 'runner'],
+    mayImport: ['contract', 'checks', 'client', 'wait', 'inbox', 'runner'],
     why: 'an adapter binds one test runner; importing the other adapter drags a second runner in',
   },
   mcp: {
@@ -57,7 +62,7 @@ const LAYERS = {
   },
   server: {
     side: 'server',
-    mayImport: ['contract', 'mcp'],
+    mayImport: ['contract', 'checks', 'mcp'],
     why: 'the embedded server runs without the client side, so it must not need it',
   },
 };
@@ -126,7 +131,7 @@ const TOP = 'cli';
 /** The only file directly in src/: the package's root entry (`mailroomjs`). */
 const ROOT_ENTRY = {
   path: '^src/index\\.ts$',
-  mayImport: ['contract', 'client', 'wait', 'inbox'],
+  mayImport: ['contract', 'checks', 'client', 'wait', 'inbox'],
   why: '`mailroomjs` is the client core; runners, adapters and the server have their own entries',
 };
 

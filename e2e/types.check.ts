@@ -27,6 +27,18 @@ test('types', async ({ inbox, page }) => {
   // Playwright's own matchers stay available on an inbox
   expect(inbox).toBeDefined();
 
+  const report = await mail.check({ only: ['html'], html: { clients: ['gmail', 'outlook.windows'] } });
+  const ok: boolean = report.ok;
+  void ok;
+  await expect(mail).toPassMailChecks();
+  await expect(mail).toPassMailChecks({ skip: ['links'], failOn: 'warning', links: { timeout: 2_000 } });
+  // @ts-expect-error toPassMailChecks takes a Mail, not an Inbox
+  await expect(inbox).toPassMailChecks();
+  // @ts-expect-error failOn is 'error' or 'warning'
+  await expect(mail).toPassMailChecks({ failOn: 'never' });
+  // @ts-expect-error checks are named
+  await mail.check({ skip: ['link'] });
+
   await inbox.smtp.greylist({ minDelay: 2_000 });
   await inbox.smtp.throttle({ limit: 2, per: 60_000 });
   await inbox.smtp.defer({ code: 451, enhanced: '4.7.1', times: 2, stage: 'data' });

@@ -17,6 +17,10 @@ export type { ParseMailOptions } from './inbox/mail.js';
 export type { MailSummary, MessageDetail, MailAttachment } from './client/messages.js';
 export { extractLinks, extractCodes } from './inbox/extract.js';
 
+// Mail checks: mail.check()
+export type { MailCheckOptions, LinkCheckOptions, HtmlCheckOptions, SizeCheckOptions, LinkCookie } from './checks/options.js';
+export type { MailCheckReport, MailProblem, CheckName, Severity, ExtraCheck, CheckableMail } from './checks/problem.js';
+
 // Filters
 export { describeFilter } from './inbox/filter.js';
 export type { MailFilter, TextMatcher } from './inbox/filter.js';

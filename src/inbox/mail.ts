@@ -1,6 +1,9 @@
 // A fetched message: everything a test reads out of a mail.
 import PostalMime from 'postal-mime';
 import { extractCodes, extractLinks } from './extract.js';
+import type { MailCheckOptions } from '../checks/options.js';
+import type { MailCheckReport } from '../checks/problem.js';
+import { checkMail } from '../checks/run-checks.js';
 import type { MailAttachment, MessageDetail } from '../client/messages.js';
 
 export type RawLoader = (signal?: AbortSignal) => Promise<string>;
@@ -57,6 +60,15 @@ export class Mail implements MessageDetail {
   /** The source as received (`message/rfc822`), fetched on demand. */
   raw(options: { signal?: AbortSignal } = {}): Promise<string> {
     return this.#loadRaw(options.signal);
+  }
+
+  /**
+   * Is this mail good? Fetches its links, checks its HTML and CSS against
+   * what mail clients support (caniemail), its images, size and text part;
+   * `{ ok, problems }`, `ok` when no problem is an error. See docs/mail-checks.md.
+   */
+  check(options?: MailCheckOptions): Promise<MailCheckReport> {
+    return checkMail(this, options);
   }
 
   toJSON(): Record<string, unknown> {

@@ -12,6 +12,7 @@ import {
   type PlaywrightWorkerOptions,
   type TestInfo,
 } from '@playwright/test';
+import { offerBrowser } from './mail-checks.js';
 import { mailPicture } from './mail-picture.js';
 import type { Inbox } from '../inbox/inbox.js';
 import { timeLeft } from '../runner/deadlines.js';
@@ -42,13 +43,18 @@ interface MailroomPrivateFixtures {
   _mailroomTimeLeft: Pick<TestRunnerBridge, 'timeLeft' | 'teardownTimeLeft'>;
 }
 
-/** The browser that renders mail for the `screenshots` option, launched on first use; private. */
+/** Hands `toPassMailChecks` the browser for its accessibility check; private. */
+interface MailroomPrivateCheckFixtures {
+  _mailroomChecks: void;
+}
+
+/** The browser that renders mail for the `screenshots` option and is checked for accessibility in, launched on first use; private. */
 interface MailroomPrivateWorkerFixtures {
   _mailroomPictureBrowser: () => Promise<Browser>;
 }
 
 const fixtures: Fixtures<
-  MailroomFixtures & MailroomOptions & MailroomPrivateFixtures,
+  MailroomFixtures & MailroomOptions & MailroomPrivateFixtures & MailroomPrivateCheckFixtures,
   MailroomPrivateWorkerFixtures,
   PlaywrightTestArgs & PlaywrightTestOptions,
   PlaywrightWorkerArgs & PlaywrightWorkerOptions
@@ -81,6 +87,18 @@ const fixtures: Fixtures<
       if (launched) await (await launched).close();
     },
     { scope: 'worker', box: true },
+  ],
+
+  // Auto, so `expect(mail).toPassMailChecks()` has a browser for its
+  // accessibility check in every test; the browser is launched only when a
+  // check asks for it (the one that renders mail pictures).
+  _mailroomChecks: [
+    async ({ _mailroomPictureBrowser }, use, testInfo) => {
+      const withdraw = offerBrowser(testInfo, _mailroomPictureBrowser);
+      await use();
+      withdraw();
+    },
+    { auto: true, box: true },
   ],
 
   inbox: async ({ mailroom, _mailroomTimeLeft, _mailroomPictureBrowser }, use, testInfo) => {

@@ -8,13 +8,18 @@ import { mailroomMatchers } from './matchers.js';
 /** Playwright's `test` with the `mailroom` option and the `inbox` fixture. */
 export const test = base.extend<MailroomFixtures & MailroomOptions>(mailroomFixtures);
 
-/** Playwright's `expect` with `toReceiveMail`, `toHaveBeenRetried`, `toHaveBackedOff`, `toHaveDelivered` and `toHaveDeadLettered`. */
+/** Playwright's `expect` with `toReceiveMail`, `toHaveBeenRetried`, `toHaveBackedOff`, `toHaveDelivered`, `toHaveDeadLettered` and `toPassMailChecks`. */
 export const expect = baseExpect.extend(mailroomMatchers);
 
 export { mailroomFixtures } from './fixtures.js';
 export type { MailroomFixtures, MailroomOptions } from './fixtures.js';
 export { mailroomMatchers } from './matchers.js';
 export type { ToReceiveMailOptions, ToHaveBeenRetriedOptions, ToHaveBackedOffOptions, ToHaveDeliveredOptions, ToHaveDeadLetteredOptions } from './matchers.js';
+export type { ToPassMailChecksOptions } from './mail-checks.js';
+export { accessibilityCheck } from './accessibility-check.js';
+export type { AccessibilityTarget } from './accessibility-check.js';
+export type { MailCheckOptions, LinkCheckOptions, HtmlCheckOptions, SizeCheckOptions, LinkCookie } from '../checks/options.js';
+export type { MailCheckReport, MailProblem, CheckName, Severity, ExtraCheck } from '../checks/problem.js';
 export { openMail, MAIL_ORIGIN } from './open-mail.js';
 export type { OpenMailOptions, OpenableMail } from './open-mail.js';
 export { mailroomWebServer } from './web-server.js';

@@ -1,6 +1,6 @@
 // `expect(inbox).toReceiveMail()`, `toHaveBeenRetried()`, `toHaveBackedOff()`,
 // and `expect(webhook).toHaveDelivered()` and `toHaveDeadLettered()` for
-// Playwright. What the matchers do and every word of their failure text come
+// Playwright, and `expect(mail).toPassMailChecks()`. What the matchers do and every word of their failure text come
 // from the core (runner/matcher.ts, runner/smtp-matchers.ts, runner/webhook-matchers.ts).
 import type { ExpectMatcherState, MatcherReturnType } from '@playwright/test';
 import type { MailFilter } from '../inbox/filter.js';
@@ -24,6 +24,7 @@ import {
   type DeliveredOptions,
   type WebhookMatcherResult,
 } from '../runner/webhook-matchers.js';
+import { toPassMailChecks } from './mail-checks.js';
 
 /** Options of `toReceiveMail`: `timeout` for the positive form, `within` for `.not`. */
 export type ToReceiveMailOptions = ReceiveMailOptions;
@@ -87,4 +88,5 @@ export const mailroomMatchers = {
   ): Promise<MatcherReturnType> {
     return webhookAnswer(this, await matchDeadLettered(received, options, { isNot: this.isNot }));
   },
+  toPassMailChecks,
 };

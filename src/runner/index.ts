@@ -20,6 +20,8 @@ export { formatTimeline } from '../contract/attempt-timeline.js';
 export { matchDelivered, matchDeadLettered, webhookMatcherFailure } from './webhook-matchers.js';
 export type { DeliveredOptions, DeadLetteredOptions, WebhookMatcherResult, WebhookMatcherName } from './webhook-matchers.js';
 export { formatWebhookTimeline } from './webhook-timeline.js';
+export { matchMailChecks, mailChecksFailure, mailChecksAttachment } from './mail-checks-matcher.js';
+export type { PassMailChecksOptions, MailChecksMatcherResult, CheckedMail } from './mail-checks-matcher.js';
 export { ANNOTATION_TYPE } from './report.js';
 export { describeWait } from '../inbox/describe.js';
 export type { DescribeWaitOptions, WaitKind } from '../inbox/describe.js';

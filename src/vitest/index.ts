@@ -13,7 +13,11 @@ export type {
   ToHaveDeliveredOptions,
   ToHaveDeadLetteredOptions,
   WebhookMatchersExpectAWebhook,
+  ToPassMailChecksOptions,
+  ToPassMailChecksExpectsAMail,
 } from './matchers.js';
+export type { MailCheckOptions, LinkCheckOptions, HtmlCheckOptions, SizeCheckOptions, LinkCookie } from '../checks/options.js';
+export type { MailCheckReport, MailProblem, CheckName, Severity } from '../checks/problem.js';
 
 // The types a test touches, so one import is enough.
 export type { Inbox } from '../inbox/inbox.js';

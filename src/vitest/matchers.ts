@@ -8,6 +8,7 @@ import type { Inbox } from '../inbox/inbox.js';
 import type { Webhook } from '../inbox/webhooks.js';
 import type { WebhookEventType } from '../client/webhooks.js';
 import { matchReceiveMail, receiveMailFailure, type ReceiveMailOptions } from '../runner/matcher.js';
+import { mailChecksFailure, matchMailChecks, type CheckedMail, type PassMailChecksOptions } from '../runner/mail-checks-matcher.js';
 import { matchBackedOff, matchRetried, smtpMatcherFailure, type BackedOffOptions, type RetriedOptions } from '../runner/smtp-matchers.js';
 import type { MailroomTestOptions } from '../runner/test-options.js';
 import { matchDeadLettered, matchDelivered, webhookMatcherFailure, type DeadLetteredOptions, type DeliveredOptions } from '../runner/webhook-matchers.js';
@@ -61,7 +62,16 @@ async function toHaveDeadLettered(this: MatcherState, received: unknown, options
   return { pass: result.pass, message: () => webhookMatcherFailure(this, result) };
 }
 
-expect.extend({ toReceiveMail, toHaveBeenRetried, toHaveBackedOff, toHaveDelivered, toHaveDeadLettered });
+/** Options of `toPassMailChecks`: the checks' options (`only`, `skip`, `links`, `html`, `size`) and `failOn`. */
+export type ToPassMailChecksOptions = PassMailChecksOptions;
+
+/** The mail passes its checks (`mail.check()`): no errors, or no warnings either with `failOn: 'warning'`. */
+async function toPassMailChecks(this: MatcherState, received: unknown, options?: ToPassMailChecksOptions) {
+  const result = await matchMailChecks(received, options, { isNot: this.isNot });
+  return { pass: result.pass, message: () => mailChecksFailure(this, options, result) };
+}
+
+expect.extend({ toReceiveMail, toHaveBeenRetried, toHaveBackedOff, toHaveDelivered, toHaveDeadLettered, toPassMailChecks });
 
 export { expect };
 
@@ -101,6 +111,15 @@ export interface WebhookMatchersExpectAWebhook {
 type ToHaveDeliveredOnSomethingElse = (this: WebhookMatchersExpectAWebhook, type?: WebhookEventType, options?: ToHaveDeliveredOptions) => Promise<void>;
 type ToHaveDeadLetteredOnSomethingElse = (this: WebhookMatchersExpectAWebhook, options?: ToHaveDeadLetteredOptions) => Promise<void>;
 
+/**
+ * Named by the compiler when `toPassMailChecks` is called on something that
+ * is not a mail, the same way as `ToReceiveMailExpectsAnInbox`.
+ */
+export interface ToPassMailChecksExpectsAMail {
+  readonly 'toPassMailChecks is only for a Mail: what inbox.expectMail() returns': never;
+}
+type ToPassMailChecksOnSomethingElse = (this: ToPassMailChecksExpectsAMail, options?: ToPassMailChecksOptions) => Promise<void>;
+
 declare module 'vitest' {
   // The parameter must be declared as Vitest declares it (`T = any`).
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -130,6 +149,12 @@ declare module 'vitest' {
     toHaveDelivered: [T] extends [Webhook] ? (type?: WebhookEventType, options?: ToHaveDeliveredOptions) => Promise<void> : ToHaveDeliveredOnSomethingElse;
     /** The webhook gave up on an event (of `type`, for `reason`, after exactly `attempts`). */
     toHaveDeadLettered: [T] extends [Webhook] ? (options?: ToHaveDeadLetteredOptions) => Promise<void> : ToHaveDeadLetteredOnSomethingElse;
+    /**
+     * The mail passes its checks (links, html, images, size, text): no
+     * errors, or no warnings either with `failOn: 'warning'`. The failure
+     * lists each problem and how to fix it. See docs/mail-checks.md.
+     */
+    toPassMailChecks: [T] extends [CheckedMail] ? (options?: ToPassMailChecksOptions) => Promise<void> : ToPassMailChecksOnSomethingElse;
   }
   interface TaskMeta {
     /** Set by the `inbox` fixture. */

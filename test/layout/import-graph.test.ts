@@ -36,6 +36,7 @@ describe('the layering rules', () => {
     expect(edges).toContain('src/inbox/inbox.ts -> src/wait/poll.ts');
     expect(edges).toContain('src/contract/wire.ts -> src/contract/slug.ts');
     expect(edges).toContain('src/server/store/store.ts -> src/contract/wire.ts');
+    expect(edges).toContain('src/server/http/checks.ts -> src/checks/check.ts');
   });
 
   it('catch imports planted in a copy of the real src/, a server back-arrow by its folder, and nothing else new', async () => {
@@ -149,6 +150,11 @@ describe('the layering rules', () => {
       case: 'the contract importing the client',
       lines: { 'src/contract/planted.ts': "import { MailroomClient } from '../client/client.js';" },
       expected: ['contract-layer: src/contract/planted.ts -> src/client/client.ts'],
+    },
+    {
+      case: 'the mail checks importing the inbox',
+      lines: { 'src/checks/planted.ts': "import type { Mail } from '../inbox/mail.js';" },
+      expected: ['checks-layer: src/checks/planted.ts -> src/inbox/mail.ts'],
     },
     {
       case: 'the client importing the wait layer above it',

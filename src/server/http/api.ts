@@ -108,9 +108,9 @@ const answered = (reply: Reply): FaultedReply => ({ reply });
 /** The route table's handlers, one per route kind, each handing the request to its route group. */
 function routeHandlers(ctx: ApiContext, mailbox: MailboxCalls, events: EventStreams, hooks: TestHooks, closing: AbortSignal): RouteHandlers {
   const health = healthOf(ctx);
-  /** For a held call: aborted when the caller hangs up or the server closes. */
+  /** For a held call (a long-poll, the checks fetching links): aborted when the caller hangs up or the server closes. */
   const signalFor = (call: ApiCall, res: ServerResponse): AbortSignal => {
-    if (call !== 'wait') return closing;
+    if (call !== 'wait' && call !== 'checks') return closing;
     const gone = new AbortController();
     res.once('close', () => gone.abort());
     return AbortSignal.any([gone.signal, closing]);

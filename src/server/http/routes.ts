@@ -84,7 +84,7 @@ function webhookRoute(method: string, verb: string, path: string): Route {
   );
 }
 
-/** `/api/v1/message/{id}` and `.../raw`: one message, by its well-formed id. */
+/** `/api/v1/message/{id}`, `.../raw` and `.../checks`: one message, by its well-formed id. */
 function messageRoute(method: string, verb: string, path: string): Route {
   const rest = path.slice(`${API_BASE}/message/`.length).split('/');
   let id: string | undefined;
@@ -94,7 +94,8 @@ function messageRoute(method: string, verb: string, path: string): Route {
     id = undefined;
   }
   const raw = rest.length === 2 && rest[1] === 'raw';
-  if (id === undefined || !isWellFormedId(id) || (rest.length !== 1 && !raw)) {
+  const checks = rest.length === 2 && rest[1] === 'checks';
+  if (id === undefined || !isWellFormedId(id) || (rest.length !== 1 && !raw && !checks)) {
     const shown = path.slice(`${API_BASE}/message/`.length);
     throw new Refusal(
       400,
@@ -105,6 +106,10 @@ function messageRoute(method: string, verb: string, path: string): Route {
   if (raw) {
     if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
     return { kind: 'api', call: 'raw', id };
+  }
+  if (checks) {
+    if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
+    return { kind: 'api', call: 'checks', id };
   }
   if (verb === 'GET') return { kind: 'api', call: 'message', id };
   if (verb === 'DELETE') return { kind: 'api', call: 'deleteMessage', id };
@@ -168,7 +173,7 @@ function notFound(method: string, path: string, served: ServedRoutes): Refusal {
   return new Refusal(
     404,
     'not_found',
-    `No such route: ${method} ${path}. The API is GET|DELETE ${API_BASE}/mailbox?address=A, ${longPoll ? `GET ${WAIT_PATH}?address=A&since_id=ID, ` : ''}${smtpRules ? `GET|POST|DELETE ${RULES_PATH}?address=A, GET ${ATTEMPTS_PATH}?address=A, ` : ''}${webhooks ? `GET|POST ${WEBHOOKS_PATH}, GET ${METRICS_PATH}, ` : ''}GET|DELETE ${API_BASE}/message/{id}?mailbox=A, GET ${API_BASE}/message/{id}/raw?mailbox=A, GET ${MAILBOXES_PATH}, GET ${EVENTS_PATH}, POST ${MCP_PATH} and GET ${HEALTH_PATH}; the web UI is at /`,
+    `No such route: ${method} ${path}. The API is GET|DELETE ${API_BASE}/mailbox?address=A, ${longPoll ? `GET ${WAIT_PATH}?address=A&since_id=ID, ` : ''}${smtpRules ? `GET|POST|DELETE ${RULES_PATH}?address=A, GET ${ATTEMPTS_PATH}?address=A, ` : ''}${webhooks ? `GET|POST ${WEBHOOKS_PATH}, GET ${METRICS_PATH}, ` : ''}GET|DELETE ${API_BASE}/message/{id}?mailbox=A, GET ${API_BASE}/message/{id}/raw?mailbox=A, GET ${API_BASE}/message/{id}/checks?mailbox=A, GET ${MAILBOXES_PATH}, GET ${EVENTS_PATH}, POST ${MCP_PATH} and GET ${HEALTH_PATH}; the web UI is at /`,
   );
 }
 

@@ -6,6 +6,7 @@
 // gone when the tab closes) and sent as `Authorization: Bearer`, never in a
 // URL. The event stream is read with fetch() for the same reason: an
 // EventSource cannot send that header.
+import type { WireCheckReport } from '../../checks/wire.js';
 import type { WireWebhook, WireWebhookDeliveries, WireWebhookDelivery } from '../../contract/webhook-wire.js';
 import type { WireHealth, WireListing, WireMailboxes, WireMailEvent, WireMessage, WireSmtpAttempts, WireSummary } from '../../contract/wire.js';
 
@@ -64,6 +65,9 @@ export const api = {
   listing: (address: string) => json<WireListing>(`/api/v1/mailbox?${q({ address, limit: 100 })}`),
   message: (address: string, id: string) => json<WireMessage>(`/api/v1/message/${encodeURIComponent(id)}?${q({ mailbox: address })}`),
   raw: async (address: string, id: string) => (await call(`/api/v1/message/${encodeURIComponent(id)}/raw?${q({ mailbox: address })}`)).arrayBuffer(),
+  /** The mail checks; `links` makes the server fetch every link, so it is asked for separately. */
+  checks: (address: string, id: string, links: boolean) =>
+    json<WireCheckReport>(`/api/v1/message/${encodeURIComponent(id)}/checks?${q({ mailbox: address, links: links ? 1 : 0 })}`),
   deleteMessage: (address: string, id: string) =>
     json<{ deleted: boolean }>(`/api/v1/message/${encodeURIComponent(id)}?${q({ mailbox: address })}`, { method: 'DELETE' }),
   deleteMailbox: (address: string) => json<{ deleted: number }>(`/api/v1/mailbox?${q({ address })}`, { method: 'DELETE' }),

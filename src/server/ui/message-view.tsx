@@ -1,16 +1,18 @@
 // One message: its HTML (sandboxed), text, headers, raw source, attachments,
 // and, on a server with the SMTP deferral lab, the address's SMTP attempt
-// timeline; on a server with webhooks, what they were sent for the address.
+// timeline; on a server with webhooks, what they were sent for the address;
+// and the mail checks (the same report as `mail.check()`).
 // Each tab fetches what it shows when it is opened.
 import PostalMime from 'postal-mime';
 import { useEffect, useState } from 'preact/hooks';
+import type { WireCheckReport } from '../../checks/wire.js';
 import type { WireWebhookAttempt } from '../../contract/webhook-wire.js';
 import type { WireHealth, WireMessage, WireSmtpAttempt } from '../../contract/wire.js';
 import { api } from './api.js';
 import { formatSize, formatTime } from './format.js';
 import { MailFrame } from './mail-frame.js';
 
-type TabId = 'html' | 'text' | 'headers' | 'raw' | 'attachments' | 'attempts' | 'webhooks';
+type TabId = 'html' | 'text' | 'headers' | 'raw' | 'attachments' | 'checks' | 'attempts' | 'webhooks';
 
 interface Tab {
   readonly id: TabId;
@@ -27,6 +29,7 @@ function tabsFor(message: WireMessage, features: WireHealth['features']): Tab[] 
   if (message.html) tabs.push({ id: 'html', label: 'HTML' });
   tabs.push({ id: 'text', label: 'Text' }, { id: 'headers', label: 'Headers' }, { id: 'raw', label: 'Raw' });
   tabs.push({ id: 'attachments', label: `Attachments (${message.attachments.length})` });
+  tabs.push({ id: 'checks', label: 'Checks' });
   if (features.smtp_attempts) tabs.push({ id: 'attempts', label: 'SMTP attempts' });
   if (features.webhooks) tabs.push({ id: 'webhooks', label: 'Webhook deliveries' });
   return tabs;
@@ -81,6 +84,7 @@ export function MessageView(props: { address: string; message: WireMessage; feat
         {current === 'headers' && <Headers headers={message.headers} />}
         {current === 'raw' && <Raw address={address} id={message.id} />}
         {current === 'attachments' && <Attachments address={address} message={message} />}
+        {current === 'checks' && <Checks address={address} id={message.id} />}
         {current === 'attempts' && features.smtp_attempts && <Attempts path={features.smtp_attempts} address={address} />}
         {current === 'webhooks' && features.webhooks && <Deliveries path={features.webhooks} address={address} />}
       </div>
@@ -169,6 +173,53 @@ function Attachments({ address, message }: { address: string; message: WireMessa
         ))}
       </ul>
     </>
+  );
+}
+
+/**
+ * The mail checks as `mail.check()` reports them (no accessibility: that
+ * needs the Playwright adapter's browser). The links are fetched only when
+ * the person asks, since that sends a request to every one of them.
+ */
+function Checks({ address, id }: { address: string; id: string }) {
+  const [links, setLinks] = useState(false);
+  useEffect(() => setLinks(false), [address, id]);
+  const { value, error } = useLoad<WireCheckReport>(() => api.checks(address, id, links), [address, id, links]);
+  return (
+    <section class="checks" aria-label="Mail checks">
+      <p class="checks-head">
+        {value ? (
+          <>
+            <strong class={value.ok ? 'ok' : 'failed'}>{value.ok ? 'Passes' : 'Fails'}</strong> the checks: {value.checked.join(', ')}.{' '}
+          </>
+        ) : null}
+        {links ? (
+          value ? null : (
+            <span class="loading">Fetching every link…</span>
+          )
+        ) : (
+          <button type="button" onClick={() => setLinks(true)}>
+            Check links too
+          </button>
+        )}
+      </p>
+      {error && <p role="alert">{error}</p>}
+      {!value && !error && !links && <p class="loading">Checking…</p>}
+      {value && value.problems.length === 0 && <p class="empty">No problems found.</p>}
+      {value && value.problems.length > 0 && (
+        <ol class="problems">
+          {value.problems.map((p, i) => (
+            <li key={i} class={p.severity}>
+              <span class="badge">
+                {p.check} {p.severity}
+              </span>{' '}
+              {p.message}
+              <div class="fix">Fix: {p.fix}</div>
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
   );
 }
 

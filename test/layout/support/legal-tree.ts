@@ -151,6 +151,13 @@ export const LEGAL_TREE: Readonly<Record<string, string>> = {
   ].join('\n'),
   'src/server/ui/api.ts': ["import type { Wire } from '../../contract/wire.js';", 'export const read = (wire: Wire) => wire.slug;'].join('\n'),
 
+  // The mail checks, shared by both halves: the client's Mail and the server's route import them.
+  'src/checks/check.ts': ["import { slugOf } from '../contract/slug.js';", 'export const checkMail = (html: string) => ({ ok: slugOf(html) !== "" });'].join(
+    '\n',
+  ),
+  'src/inbox/checked.ts': ["import { checkMail } from '../checks/check.js';", 'export const checked = () => checkMail("<p>x</p>");'].join('\n'),
+  'src/server/http/checks.ts': ["import { checkMail } from '../../checks/check.js';", 'export const checksRoute = () => checkMail("<p>x</p>");'].join('\n'),
+
   'src/cli/main.ts': [
     "import { startServer } from '../server/index.js';",
     "import { tools } from '../mcp/tools.js';",

@@ -14,9 +14,10 @@ import type { MailboxReader } from '../../store/mailbox-reader.js';
 import { parseLimit, parseSinceId, singleParam } from '../edge/params.js';
 import { json, type Reply } from '../edge/reply.js';
 import { longPoll } from './long-poll.js';
+import { messageChecks } from './message-checks.js';
 
 /** The mailbox API's calls, as the route table names them and the fault switch counts and matches them. */
-export type ApiCall = 'list' | 'wait' | 'message' | 'raw' | 'deleteMessage' | 'deleteMailbox';
+export type ApiCall = 'list' | 'wait' | 'message' | 'raw' | 'checks' | 'deleteMessage' | 'deleteMailbox';
 
 /** Which query parameter names the address a call is about. */
 export function addressParamOf(call: ApiCall): 'address' | 'mailbox' {
@@ -72,7 +73,7 @@ export function createMailboxCalls(ctx: MailboxCallsContext): MailboxCalls {
     return json(200, { deleted: await ctx.store.deleteMailbox(mailbox) });
   }
 
-  async function oneMessage(call: ApiCall, id: string, params: URLSearchParams): Promise<Reply> {
+  async function oneMessage(call: ApiCall, id: string, params: URLSearchParams, signal: AbortSignal): Promise<Reply> {
     const mailbox = mailboxParam(params, 'mailbox');
     await ctx.messageBudget.spend(mailbox, 'message');
     if (call === 'deleteMessage') return json(200, { deleted: await ctx.store.delete(mailbox, id) });
@@ -83,6 +84,7 @@ export function createMailboxCalls(ctx: MailboxCallsContext): MailboxCalls {
     if (call === 'raw') {
       return { status: 200, headers: { 'content-type': 'message/rfc822', 'cache-control': 'no-store' }, body: await message.content.source() };
     }
+    if (call === 'checks') return json(200, await messageChecks(await ctx.reader.wireMessage(message), params, signal));
     return json(200, await ctx.reader.wireMessage(message));
   }
 
@@ -90,6 +92,6 @@ export function createMailboxCalls(ctx: MailboxCallsContext): MailboxCalls {
     if (call === 'list') return list(params);
     if (call === 'wait') return json(200, await longPoll({ ...ctx, slots: ctx.waitSlots! }, params, signal));
     if (call === 'deleteMailbox') return deleteMailbox(params);
-    return oneMessage(call, id!, params);
+    return oneMessage(call, id!, params, signal);
   };
 }

@@ -129,7 +129,7 @@ export function spoilReply(reply: FaultyReply, fault: Fault | undefined): Faulty
 function routeOf(call: ApiCall): FaultRoute | undefined {
   if (call === 'list') return 'list';
   if (call === 'wait') return 'wait';
-  if (call === 'message' || call === 'raw' || call === 'deleteMessage') return 'message';
+  if (call === 'message' || call === 'raw' || call === 'checks' || call === 'deleteMessage') return 'message';
   return undefined;
 }
 
@@ -182,7 +182,8 @@ export class RequestCounter {
   }
 
   count(addressKey: string, call: ApiCall): void {
-    this.#entry(addressKey)[call]++;
+    // A checks call reads the message (and spends its budget) as a message read does.
+    this.#entry(addressKey)[call === 'checks' ? 'message' : call]++;
   }
 
   rateLimited(addressKey: string): void {

@@ -1,0 +1,216 @@
+// `links`: every http(s) link in the HTML and the text part, fetched the way
+// a link checker does: HEAD first (no body, no side effect on a well-behaved
+// server), GET when HEAD is answered 400 or more (many servers refuse HEAD),
+// redirects followed by hand up to a limit so the problem can name where the
+// link ended up, each request bounded by a timeout, a few at a time. A final
+// status of 400 or more, or no answer, is an error naming the link's text.
+// An href that is not absolute can never work in a mail client: an error too,
+// without a request.
+import { STATUS_CODES } from 'node:http';
+import { LinkifyIt } from 'linkify-it';
+import { request } from 'undici';
+import { formatDuration } from '../contract/format.js';
+import type { HtmlReading } from './html-reading.js';
+import { DEFAULT_LINK_CONCURRENCY, DEFAULT_LINK_TIMEOUT_MS, DEFAULT_MAX_REDIRECTS, type LinkCheckOptions, type LinkCookie } from './options.js';
+import { problem, type CheckableMail, type MailProblem } from './problem.js';
+
+const linkify = new LinkifyIt({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
+
+/** The text a URL found in the text part is named by. */
+export const TEXT_PART = '(text part)';
+
+interface Target {
+  readonly url: string;
+  /** Every text the URL is linked from, in document order. */
+  readonly texts: string[];
+}
+
+type Outcome =
+  | { readonly kind: 'answered'; readonly status: number; readonly finalUrl: string }
+  | { readonly kind: 'no-answer'; readonly reason: string; readonly finalUrl: string }
+  | { readonly kind: 'too-many-redirects'; readonly finalUrl: string };
+
+export async function checkLinks(mail: CheckableMail, reading: HtmlReading, options: LinkCheckOptions = {}, signal?: AbortSignal): Promise<MailProblem[]> {
+  const problems: MailProblem[] = [];
+  const targets = new Map<string, Target>();
+  const add = (raw: string, text: string) => {
+    let url: string;
+    try {
+      url = new URL(raw).href;
+    } catch {
+      return;
+    }
+    if (isSkipped(url, options.skip)) return;
+    const target = targets.get(url) ?? { url, texts: [] };
+    if (!target.texts.includes(text)) target.texts.push(text);
+    targets.set(url, target);
+  };
+  for (const link of reading.links) {
+    if (/^https?:\/\//i.test(link.href)) add(link.href, link.text === '' ? '(no text)' : link.text);
+    else if (!/^([a-z][a-z0-9+.-]*:|#)/i.test(link.href)) {
+      problems.push(
+        problem({
+          check: 'links',
+          severity: 'error',
+          message: `The link ${JSON.stringify(link.text)} points to ${JSON.stringify(link.href)}, which is not an absolute URL and goes nowhere in a mail client (${link.where}).`,
+          fix: 'Write the link as an absolute https:// URL (a template variable left empty shows up this way too).',
+          url: link.href,
+          text: link.text,
+          where: link.where,
+        }),
+      );
+    }
+  }
+  for (const match of linkify.match(mail.text) ?? []) if (/^https?:/i.test(match.url)) add(match.url, TEXT_PART);
+
+  const outcomes = await inPool([...targets.values()], options.concurrency ?? DEFAULT_LINK_CONCURRENCY, (target) => fetchLink(target.url, options, signal));
+  for (const [i, target] of [...targets.values()].entries()) {
+    const outcome = outcomes[i]!;
+    if (outcome.kind === 'answered' && outcome.status < 400) continue;
+    problems.push(linkProblem(target, outcome, options.timeout ?? DEFAULT_LINK_TIMEOUT_MS));
+  }
+  return problems;
+}
+
+function linkProblem(target: Target, outcome: Outcome, timeoutMs: number): MailProblem {
+  const named = `The link ${nameOf(target.texts)} → ${target.url}`;
+  const via = outcome.finalUrl === target.url ? '' : ` was redirected to ${outcome.finalUrl}, which`;
+  const text = target.texts.join(', ');
+  if (outcome.kind === 'answered') {
+    const statusText = STATUS_CODES[outcome.status] ?? '';
+    return problem({
+      check: 'links',
+      severity: 'error',
+      message: `${named}${via} answered ${outcome.status}${statusText ? ` ${statusText}` : ''}.`,
+      fix: outcome.status >= 500 ? 'Fix the page it points to (it failed on the server).' : 'Fix the link, or the page it points to.',
+      url: target.url,
+      text,
+      status: outcome.status,
+    });
+  }
+  if (outcome.kind === 'too-many-redirects') {
+    return problem({
+      check: 'links',
+      severity: 'error',
+      message: `${named} redirects more than the limit (last to ${outcome.finalUrl}).`,
+      fix: 'Link straight to the final page; look for a redirect loop.',
+      url: target.url,
+      text,
+    });
+  }
+  const reason = outcome.reason === 'timeout' ? `no answer within ${formatDuration(timeoutMs)}` : `no answer: ${outcome.reason}`;
+  return problem({
+    check: 'links',
+    severity: 'error',
+    message: `${named}${via ? `${via} got` : ' got'} ${reason}.`,
+    fix: 'Check the host in the link is right and the site is up (for a link to your app under test, that the test started it).',
+    url: target.url,
+    text,
+  });
+}
+
+async function fetchLink(url: string, options: LinkCheckOptions, signal: AbortSignal | undefined): Promise<Outcome> {
+  const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  let current = url;
+  for (let hop = 0; hop <= maxRedirects; hop++) {
+    let answer = await requestOnce(current, 'HEAD', options, signal);
+    if (answer.kind === 'answered' && answer.status >= 400) answer = await requestOnce(current, 'GET', options, signal);
+    if (answer.kind === 'no-answer') return { ...answer, finalUrl: current };
+    const { status, location } = answer;
+    if (status >= 300 && status < 400 && location !== undefined) {
+      try {
+        current = new URL(location, current).href;
+      } catch {
+        return { kind: 'answered', status, finalUrl: current };
+      }
+      continue;
+    }
+    return { kind: 'answered', status, finalUrl: current };
+  }
+  return { kind: 'too-many-redirects', finalUrl: current };
+}
+
+type Answer =
+  { readonly kind: 'answered'; readonly status: number; readonly location: string | undefined } | { readonly kind: 'no-answer'; readonly reason: string };
+
+async function requestOnce(url: string, method: 'HEAD' | 'GET', options: LinkCheckOptions, outer: AbortSignal | undefined): Promise<Answer> {
+  const timeout = AbortSignal.timeout(options.timeout ?? DEFAULT_LINK_TIMEOUT_MS);
+  const signal = outer ? AbortSignal.any([outer, timeout]) : timeout;
+  try {
+    const response = await request(url, { method, headers: headersFor(url, options), signal });
+    // Only the status matters: drop at most a little of the body, then the socket goes back to the pool.
+    await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+    const location = response.headers.location;
+    return { kind: 'answered', status: response.statusCode, location: Array.isArray(location) ? location[0] : location };
+  } catch (error) {
+    if (outer?.aborted) throw outer.reason;
+    if (timeout.aborted) return { kind: 'no-answer', reason: 'timeout' };
+    return { kind: 'no-answer', reason: describeNetworkError(error) };
+  }
+}
+
+function headersFor(url: string, options: LinkCheckOptions): Record<string, string> {
+  const headers: Record<string, string> = { 'user-agent': 'mailroom-link-check', ...options.headers };
+  const cookies = cookiesFor(new URL(url).hostname, options.cookies);
+  if (cookies) headers.cookie = headers.cookie ? `${headers.cookie}; ${cookies}` : cookies;
+  return headers;
+}
+
+function cookiesFor(host: string, cookies: LinkCheckOptions['cookies']): string {
+  if (!cookies) return '';
+  const list: LinkCookie[] = Array.isArray(cookies)
+    ? [...(cookies as readonly LinkCookie[])]
+    : Object.entries(cookies).map(([name, value]) => ({ name, value: value as string }));
+  return list
+    .filter((c) => c.domain === undefined || domainMatches(host, c.domain))
+    .map((c) => `${c.name}=${c.value}`)
+    .join('; ');
+}
+
+function domainMatches(host: string, domain: string): boolean {
+  const bare = domain.replace(/^\./, '').toLowerCase();
+  return host === bare || host.endsWith(`.${bare}`);
+}
+
+function isSkipped(url: string, skip: LinkCheckOptions['skip']): boolean {
+  return (skip ?? []).some((pattern) =>
+    typeof pattern === 'string' ? url.toLowerCase().includes(pattern.toLowerCase()) : new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, '')).test(url),
+  );
+}
+
+/** `connection refused (ECONNREFUSED)`: what a person understands, with the code to search for. */
+function describeNetworkError(error: unknown): string {
+  const e = error as { code?: string; cause?: { code?: string }; message?: string };
+  const code = e.code ?? e.cause?.code;
+  const words: Record<string, string> = {
+    ECONNREFUSED: 'connection refused',
+    ENOTFOUND: 'no such host',
+    EAI_AGAIN: 'the host name did not resolve',
+    ECONNRESET: 'the connection was reset',
+    UND_ERR_SOCKET: 'the connection closed before an answer',
+    CERT_HAS_EXPIRED: 'its TLS certificate has expired',
+  };
+  if (code && words[code]) return `${words[code]} (${code})`;
+  return code ? `${e.message ?? 'failed'} (${code})` : (e.message ?? String(error));
+}
+
+/** `"Confirm my email"`, `"Confirm" (also in the text part)`, `in the text part`. */
+function nameOf(texts: readonly string[]): string {
+  const inHtml = texts.filter((t) => t !== TEXT_PART).map((t) => JSON.stringify(t));
+  if (inHtml.length === 0) return 'in the text part';
+  return `${inHtml.join(' and ')}${texts.includes(TEXT_PART) ? ' (also in the text part)' : ''}`;
+}
+
+/** Runs `work` over `items`, at most `limit` at once, answers in the items' order. */
+async function inPool<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

@@ -1,0 +1,30 @@
+// A check report as a person reads it (the matchers' failure text, the
+// report attachment): one numbered entry per problem, what is wrong on its
+// first line and what to do on the next.
+import type { MailCheckReport, MailProblem, Severity } from './problem.js';
+
+export function formatProblem(p: MailProblem, index: number): string {
+  return `${index + 1}. [${p.check} ${p.severity}] ${p.message}\n   Fix: ${p.fix}`;
+}
+
+/** Each problem, numbered, with its fix. */
+export function formatProblems(problems: readonly MailProblem[]): string {
+  return problems.map(formatProblem).join('\n');
+}
+
+/** `2 errors, 1 warning`; `no problems`. */
+export function countProblems(problems: readonly MailProblem[]): string {
+  const count = (severity: Severity) => problems.filter((p) => p.severity === severity).length;
+  const parts = [plural(count('error'), 'error'), plural(count('warning'), 'warning')].filter((s) => !s.startsWith('0 '));
+  return parts.length === 0 ? 'no problems' : parts.join(', ');
+}
+
+/** The whole report: which checks ran, the tally, then each problem. */
+export function formatReport(report: MailCheckReport, subject: string, problems: readonly MailProblem[] = report.problems): string {
+  const head = `Mail checks of ${JSON.stringify(subject)} (${report.checked.join(', ') || 'none'}): ${countProblems(report.problems)}.`;
+  return problems.length === 0 ? head : `${head}\n\n${formatProblems(problems)}`;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}

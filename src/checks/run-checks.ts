@@ -1,0 +1,41 @@
+// `mail.check()`: runs the chosen checks over one mail and gathers their
+// problems into one report. The client's `Mail`, both runners' matchers and
+// the server's Checks route all come here, so a mail reads the same wherever
+// it is checked.
+import { checkHtml } from './html-check.js';
+import { readHtml } from './html-reading.js';
+import { checkImages } from './images-check.js';
+import { checkLinks } from './links-check.js';
+import { validateCheckOptions, type MailCheckOptions } from './options.js';
+import { CHECK_NAMES, type CheckName, type CheckableMail, type ExtraCheck, type MailCheckReport, type MailProblem } from './problem.js';
+import { checkSize } from './size-check.js';
+import { checkText } from './text-check.js';
+
+/**
+ * Checks a mail. Every built-in check runs unless `only` or `skip` says
+ * otherwise; `accessibility` needs a browser, so it runs only when an extra
+ * check for it is given in `with` (the Playwright adapter gives one).
+ */
+export async function checkMail(mail: CheckableMail, options?: MailCheckOptions): Promise<MailCheckReport> {
+  const o = validateCheckOptions(options);
+  const wanted = (name: CheckName) => (o.only === undefined || o.only.includes(name)) && !(o.skip ?? []).includes(name);
+  const extras = new Map<CheckName, ExtraCheck>((o.with ?? []).map((extra) => [extra.name, extra]));
+  const reading = readHtml(mail.html);
+  const runs: Partial<Record<CheckName, () => Promise<readonly MailProblem[]> | readonly MailProblem[]>> = {
+    links: () => checkLinks(mail, reading, o.links, o.signal),
+    html: () => checkHtml(mail, reading, o.html),
+    images: () => checkImages(reading),
+    size: () => checkSize(mail, o.size),
+    text: () => checkText(mail),
+  };
+  const checked = CHECK_NAMES.filter((name) => wanted(name) && (extras.has(name) || runs[name] !== undefined));
+  const found = await Promise.all(checked.map(async (name) => (extras.has(name) ? extras.get(name)!.run(mail, o.signal) : runs[name]!())));
+  return reportOf(found.flat(), checked);
+}
+
+/** A report of these problems, errors first, each group in the checks' order. */
+export function reportOf(problems: readonly MailProblem[], checked: readonly CheckName[]): MailCheckReport {
+  const order = (p: MailProblem) => (p.severity === 'error' ? 0 : 1) * 100 + CHECK_NAMES.indexOf(p.check);
+  const sorted = [...problems].sort((a, b) => order(a) - order(b));
+  return Object.freeze({ ok: !sorted.some((p) => p.severity === 'error'), problems: Object.freeze(sorted), checked: Object.freeze([...checked]) });
+}
