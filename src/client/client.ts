@@ -104,6 +104,10 @@ export interface WaitListing extends MailboxListing {
 }
 
 export class MailroomClient {
+  /** The embedded server's contract, as every backend names itself (backends/backend.ts). */
+  readonly backend = 'mailroom' as const;
+  /** Ids sort by arrival within a mailbox, so one id is a watermark. */
+  readonly idOrder = 'arrival' as const;
   /** The normalised base URL, without `/api/v1`. */
   readonly apiURL: string;
   readonly requestTimeout: number;
