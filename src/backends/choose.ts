@@ -38,12 +38,7 @@ export function parseBackendName(value: unknown, from = 'backend'): BackendName 
 export function parseCredentials(value: unknown, from = 'credentials'): BasicCredentials | undefined {
   if (value === undefined) return undefined;
   const c = (value !== null && typeof value === 'object' ? value : {}) as { username?: unknown; password?: unknown };
-  if (
-    typeof c.username !== 'string' ||
-    c.username === '' ||
-    c.username.includes(':') ||
-    typeof c.password !== 'string'
-  ) {
+  if (typeof c.username !== 'string' || c.username === '' || c.username.includes(':') || typeof c.password !== 'string') {
     throw expectedError(from, 'an object like { username: "user", password: "secret" } (a username without ":")', value);
   }
   return Object.freeze({ username: c.username, password: c.password });

@@ -182,10 +182,7 @@ export class MailpitBackend extends CatcherBackend {
    * is refused here, before any request.
    */
   async #bulkDelete(ids: readonly string[], address: string, options: CallOptions): Promise<void> {
-    if (ids.length === 0 || ids.some((id) => typeof id !== 'string' || id === '')) {
-      throw new TypeError("Refusing to send Mailpit's bulk delete an empty id list: Mailpit deletes every message when given none");
-    }
-    await this.http.text({ method: 'DELETE', path: '/api/v1/messages', json: { IDs: ids }, address, ...options });
+    await this.http.text({ method: 'DELETE', path: '/api/v1/messages', json: bulkDeleteBody(ids), address, ...options });
   }
 
   /** The address's mail, newest first, at least `wanted` of it when there is that much: the search's pages, filtered exactly. */
@@ -205,6 +202,18 @@ export class MailpitBackend extends CatcherBackend {
       if (page.length < PAGE || mine.length >= wanted) return mine;
     }
   }
+}
+
+/**
+ * The body of Mailpit's bulk delete, `{"IDs": [...]}`. Given no ids Mailpit
+ * deletes every message (server/apiv1/messages.go `DeleteMessages`), so an
+ * empty list, or an empty id in it, is refused here, before any request.
+ */
+export function bulkDeleteBody(ids: readonly string[]): { IDs: string[] } {
+  if (ids.length === 0 || ids.some((id) => typeof id !== 'string' || id === '')) {
+    throw new TypeError("Refusing to send Mailpit's bulk delete an empty id list: Mailpit deletes every message when given none");
+  }
+  return { IDs: [...ids] };
 }
 
 function summaryOf(m: Summary): MailSummary {

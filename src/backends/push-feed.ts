@@ -25,6 +25,11 @@ export interface FeedProtocol {
 
 /** After a failure, waits do not try the stream again for this long: they poll. */
 const RETRY_AFTER_FAILURE_MS = 5_000;
+/**
+ * The stream stays open this long after the last wait on it ended, for the
+ * test's next wait; then it closes, so an idle process can exit.
+ */
+export const IDLE_CLOSE_MS = 2_000;
 
 export class PushFeed {
   readonly #url: string;
@@ -37,6 +42,8 @@ export class PushFeed {
   /** Bumped on every "mail arrived"; subscribers compare. */
   #mailSeen = 0;
   readonly #waiters = new Set<() => void>();
+  #holds = 0;
+  #idleTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(url: string, headers: () => Record<string, string>, protocol: FeedProtocol) {
     this.#url = url;
@@ -68,6 +75,22 @@ export class PushFeed {
       signal.addEventListener('abort', onAbort, { once: true });
       ready.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
     });
+  }
+
+  /** A wait starts using the stream; call the function returned when it ends. */
+  use(): () => void {
+    this.#holds++;
+    clearTimeout(this.#idleTimer);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.#holds > 0) return;
+      this.#idleTimer = setTimeout(() => {
+        if (this.#holds === 0) this.close();
+      }, IDLE_CLOSE_MS);
+      this.#idleTimer.unref();
+    };
   }
 
   /** A mark in the stream: `waitForMail(mark, …)` resolves once mail arrived after it. */

@@ -28,7 +28,17 @@ export async function holdOnFeed(feed: PushFeed, list: ListForHold, options: Wai
   const hardStop = started + (options.timeout ?? options.holdMs + requestTimeout);
   const { signal } = options;
   const timeLeft = () => Math.max(1, Math.min(requestTimeout, hardStop - performance.now()));
-  await feed.ready(Math.min(requestTimeout, timeLeft()), signal);
+  const release = feed.use();
+  try {
+    await feed.ready(Math.min(requestTimeout, timeLeft()), signal);
+    return await holdOn(feed, list, options, until, timeLeft);
+  } finally {
+    release();
+  }
+}
+
+async function holdOn(feed: PushFeed, list: ListForHold, options: WaitForMailOptions, until: number, timeLeft: () => number): Promise<WaitListing> {
+  const { signal } = options;
   for (;;) {
     const mark = feed.mark();
     const listing = await list(timeLeft(), signal);
