@@ -414,9 +414,17 @@ export class Inbox {
     if (path === undefined) return pollingStrategy;
     return longPollStrategy({
       sinceId: this.#watermark?.id,
-      hold: async (sinceId, holdMs, holdSignal, timeout) => {
+      hold: async (sinceId, holdMs, holdSignal, timeout, lookDelayMs) => {
         const until = this.#options.clock.now() + timeout;
-        const listing = await this.client.waitForMail(this.address, { path, sinceId, holdMs, limit: MAX_LIST_LIMIT, timeout, signal: holdSignal });
+        const listing = await this.client.waitForMail(this.address, {
+          path,
+          sinceId,
+          holdMs,
+          limit: MAX_LIST_LIMIT,
+          timeout,
+          signal: holdSignal,
+          lookDelayMs,
+        });
         // The service counted the answer as a list call: known to the pacer
         // before any page of the walk, not only once the strategy has it.
         pacerFor(this.#options.clock, pacerKey(this.client, this.address)).note();

@@ -73,6 +73,18 @@ describe('Mailpit, beyond the contract (on the model)', () => {
     expect(new URL(searches.at(-1)!.path, 'http://x').searchParams.get('query')).toBe(`addressed:"${inbox.address}"`);
   });
 
+  it("keeps a second between looks at one address (rule 4): the push-held wait's first look waits out the watermark read's floor", async () => {
+    const address = `floor-${Math.random().toString(36).slice(2)}@mailroom.test`;
+    await sendMail(running, { to: address, subject: 'Before' });
+    const from = running.model.requests.length;
+    const inbox = await createInbox({ backend: 'mailpit', apiURL: running.apiURL, credentials: auth, address });
+    await sendMail(running, { to: address, subject: 'After' });
+    expect((await inbox.expectMail({}, { timeout: 5_000 })).subject).toBe('After');
+    const looks = running.model.requests.slice(from).filter((r) => r.path.startsWith('/api/v1/search') && r.path.includes(encodeURIComponent(address)));
+    expect(looks.length).toBeGreaterThanOrEqual(2);
+    expect(looks[1]!.at - looks[0]!.at).toBeGreaterThanOrEqual(1_000);
+  });
+
   it('behind basic auth: 401 without credentials, the event stream included', async () => {
     const refused = await createInbox({ backend: 'mailpit', apiURL: running.apiURL, address: 'someone@mailroom.test' }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(MailroomApiError);

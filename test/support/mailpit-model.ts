@@ -63,6 +63,8 @@ export interface ModelRequest {
   readonly method: string;
   readonly path: string;
   readonly body: string;
+  /** performance.now() when it arrived. */
+  readonly at: number;
 }
 
 export interface MailpitModel {
@@ -178,7 +180,7 @@ export async function startMailpitModel(options: { auth?: { username: string; pa
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://model');
       const body = Buffer.concat(chunks).toString('utf8');
-      requests.push({ method: req.method ?? 'GET', path: url.pathname + url.search, body });
+      requests.push({ method: req.method ?? 'GET', path: url.pathname + url.search, body, at: performance.now() });
       if (req.method === 'GET' && url.pathname === '/livez') return text(res, 200, '');
       if (!authorized(req)) {
         res.writeHead(401, { 'www-authenticate': 'Basic realm="Login"', 'content-type': 'text/plain' });
