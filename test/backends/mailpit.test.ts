@@ -3,7 +3,7 @@
 // backend contract, then what is Mailpit's own - its substring search, its
 // bulk delete that empties everything when given no ids, basic auth.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createInbox, MailroomApiError } from '../../src/index.js';
+import { createInbox, MailroomApiError, type InboxEvent } from '../../src/index.js';
 import { bulkDeleteBody } from '../../src/backends/mailpit.js';
 import { startMailpitModel, type MailpitModel } from '../support/mailpit-model.js';
 import { describeBackendContract, sendMail, type RunningBackend } from './support/contract.js';
@@ -90,8 +90,15 @@ describe('Mailpit, beyond the contract (on the model)', () => {
     expect(refused).toBeInstanceOf(MailroomApiError);
     expect(refused).toMatchObject({ status: 401, slug: 'unauthorized' });
     const inURL = running.apiURL.replace('http://', 'http://tester:s3cret@');
-    const inbox = await createInbox({ backend: 'mailpit', apiURL: inURL });
+    const events: InboxEvent[] = [];
+    const inbox = await createInbox({ backend: 'mailpit', apiURL: inURL, onEvent: (e) => events.push(e) });
+    const waiting = inbox.expectMail({}, { timeout: 5_000 });
+    while (!events.some((e) => e.type === 'wait-start')) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 50));
     await sendMail(running, { to: inbox.address, subject: 'Through auth' });
-    expect((await inbox.expectMail({}, { timeout: 5_000 })).subject).toBe('Through auth');
+    expect((await waiting).subject).toBe('Through auth');
+    // Heard on the event stream, through the same credentials: no failed hold, one check.
+    expect(events.filter((e) => e.type === 'check-failed')).toEqual([]);
+    expect(events.find((e) => e.type === 'wait-end')).toMatchObject({ outcome: 'received', checks: 1 });
   });
 });
