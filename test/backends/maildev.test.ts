@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInbox, MailroomApiError, type InboxEvent } from '../../src/index.js';
+import { openTestInbox, type TestRunnerBridge } from '../../src/runner/index.js';
 import { startMaildev, type RunningMaildev } from '../support/maildev.js';
 import { describeBackendContract, sendMail, type RunningBackend } from './support/contract.js';
 
@@ -37,6 +38,38 @@ describe('maildev, beyond the contract', () => {
     const refused = await createInbox({ backend: 'maildev', apiURL: running.apiURL, address: `given-${again.address}` }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(MailroomApiError);
     expect(refused).toMatchObject({ status: 401, slug: 'unauthorized' });
+  });
+
+  it("through the fixtures' option: a test's inbox on maildev, the lab refused, teardown deleting only its own mail", async () => {
+    const notes: string[] = [];
+    const bridge: TestRunnerBridge = {
+      title: 'signs up on maildev',
+      titlePath: 'maildev.test.ts > signs up on maildev',
+      step: (_title, run) => run(),
+      attach: () => {},
+      annotate: (message) => void notes.push(message),
+      timeLeft: () => undefined,
+    };
+    const credentials = { username: 'tester', password: 's3cret' };
+    const { inbox, close } = await openTestInbox({ backend: 'maildev', apiURL: running.apiURL, credentials, timeout: 5_000 }, bridge);
+    expect(inbox.client.backend).toBe('maildev');
+    expect(inbox.address).toMatch(/^signs-up-on-maildev-/);
+    await sendMail(running, { to: inbox.address, subject: 'Alone' });
+    await sendMail(running, { to: [inbox.address, `other-${inbox.address}`], subject: 'Shared' });
+    await inbox.expectMails(2);
+    await expect(inbox.smtp.greylist()).rejects.toMatchObject({ slug: 'unsupported' });
+
+    const error = console.error;
+    console.error = () => {};
+    try {
+      await close({ failed: false });
+    } finally {
+      console.error = error;
+    }
+    // No note: the lab was refused, so no timeline is asked for; the delete went through.
+    expect(notes).toEqual([]);
+    const left = await inbox.client.listMessages(inbox.address);
+    expect(left.messages.map((m) => m.subject)).toEqual(['Shared']);
   });
 
   it('with its push stream down, a wait polls at the floor and still finds the mail', async () => {
