@@ -30,29 +30,34 @@ const LAYERS = {
     mayImport: ['contract'],
     why: 'the HTTP client speaks the wire and knows nothing of how callers wait',
   },
-  wait: {
+  backends: {
     side: 'client',
     mayImport: ['contract', 'client'],
-    why: 'the polling loop drives the client and knows nothing of inboxes',
+    why: 'a backend (the embedded server, maildev, Mailpit) answers the calls a wait needs and knows nothing of how callers wait',
+  },
+  wait: {
+    side: 'client',
+    mayImport: ['contract', 'client', 'backends'],
+    why: 'the polling loop drives a backend and knows nothing of inboxes',
   },
   inbox: {
     side: 'client',
-    mayImport: ['contract', 'checks', 'client', 'wait'],
+    mayImport: ['contract', 'checks', 'client', 'backends', 'wait'],
     why: 'the Inbox composes client and waiting; test runners build on it, not it on them',
   },
   runner: {
     side: 'client',
-    mayImport: ['contract', 'checks', 'client', 'wait', 'inbox'],
+    mayImport: ['contract', 'checks', 'client', 'backends', 'wait', 'inbox'],
     why: 'the runner-neutral test inbox is what both adapters share, so it needs neither',
   },
   playwright: {
     side: 'client',
-    mayImport: ['contract', 'checks', 'client', 'wait', 'inbox', 'runner'],
+    mayImport: ['contract', 'checks', 'client', 'backends', 'wait', 'inbox', 'runner'],
     why: 'an adapter binds one test runner; importing the other adapter drags a second runner in',
   },
   vitest: {
     side: 'client',
-    mayImport: ['contract', 'checks', 'client', 'wait', 'inbox', 'runner'],
+    mayImport: ['contract', 'checks', 'client', 'backends', 'wait', 'inbox', 'runner'],
     why: 'an adapter binds one test runner; importing the other adapter drags a second runner in',
   },
   mcp: {
@@ -131,7 +136,7 @@ const TOP = 'cli';
 /** The only file directly in src/: the package's root entry (`mailroomjs`). */
 const ROOT_ENTRY = {
   path: '^src/index\\.ts$',
-  mayImport: ['contract', 'checks', 'client', 'wait', 'inbox'],
+  mayImport: ['contract', 'checks', 'client', 'backends', 'wait', 'inbox'],
   why: '`mailroomjs` is the client core; runners, adapters and the server have their own entries',
 };
 

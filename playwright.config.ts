@@ -3,11 +3,19 @@ import { mailroomWebServer, type MailroomOptions } from 'mailroomjs/playwright';
 import { chromiumLaunchOptions } from './e2e/chromium.js';
 import { TIMES_ENV } from './test/support/times.js';
 import { API_URL, APP_URL, HTTP_PORT, SMTP_PORT, demoAppWebServer } from './e2e/servers.js';
+import { MAILDEV_APP_URL, MAILDEV_URL, maildevDemoAppWebServer, maildevWebServer } from './e2e/maildev-servers.js';
 
 // One mailroom server and one Acme demo app for the whole run, started by
 // Playwright before the first test (see e2e/servers.ts for the ports).
 // e2e/inner/ holds the suites that specs run as child processes (shards, a
 // deliberately failing run); they are not part of this run.
+//
+// The `maildev` project runs the signup spec again, unchanged, against a real
+// maildev and a demo app that delivers to it (e2e/maildev-servers.ts): the
+// fixture reads the catcher's mail (docs/backends.md). Run on its own with
+// `MAILROOM_BACKEND=maildev` set, it carries no mailroom option at all, so
+// the environment alone chooses the backend:
+//   MAILROOM_BACKEND=maildev MAILROOM_API_URL=http://127.0.0.1:1127 npx playwright test --project=maildev
 export default defineConfig<MailroomOptions>({
   testDir: 'e2e',
   testIgnore: ['inner/**'],
@@ -21,7 +29,12 @@ export default defineConfig<MailroomOptions>({
     ...(process.env[TIMES_ENV] ? [['./e2e/support/times-reporter.ts'] as const] : []),
   ],
   // Never reused (a stale server on the port would answer for this code); see e2e/servers.ts.
-  webServer: [mailroomWebServer({ smtpPort: SMTP_PORT, httpPort: HTTP_PORT, reuseExistingServer: false }), demoAppWebServer],
+  webServer: [
+    mailroomWebServer({ smtpPort: SMTP_PORT, httpPort: HTTP_PORT, reuseExistingServer: false }),
+    demoAppWebServer,
+    maildevWebServer,
+    maildevDemoAppWebServer,
+  ],
   use: {
     browserName: 'chromium',
     headless: true,
@@ -30,4 +43,15 @@ export default defineConfig<MailroomOptions>({
     baseURL: APP_URL,
     mailroom: { apiURL: API_URL },
   },
+  projects: [
+    { name: 'chromium', testIgnore: ['inner/**'] },
+    {
+      name: 'maildev',
+      testMatch: 'signup.spec.ts',
+      use: {
+        baseURL: MAILDEV_APP_URL,
+        mailroom: process.env.MAILROOM_BACKEND?.trim() === 'maildev' ? {} : { backend: 'maildev', apiURL: MAILDEV_URL },
+      },
+    },
+  ],
 });

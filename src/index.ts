@@ -34,6 +34,12 @@ export type { WaitFailure, UnexpectedMailDetails, SkippedMail, SkipReason } from
 export { MailroomClient } from './client/client.js';
 export type { ClientOptions, CallOptions, ListOptions, MailboxListing } from './client/client.js';
 
+// Backends: the embedded server's client, or a catcher's driver (docs/backends.md)
+export { createBackend } from './backends/choose.js';
+export type { BackendOptions } from './backends/choose.js';
+export type { BackendName, MailBackend } from './backends/backend.js';
+export type { BasicCredentials } from './backends/catcher-http.js';
+
 // Addresses and exactly-once
 export { freshAddress } from './inbox/address.js';
 export type { FreshAddressOptions } from './inbox/address.js';

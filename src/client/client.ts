@@ -96,6 +96,12 @@ export interface WaitForMailOptions extends CallOptions {
   readonly limit?: number | undefined;
   /** The long-poll's path, as `features()` found it. */
   readonly path: string;
+  /**
+   * How long the first look must wait for the address's floor (rule 4). The
+   * embedded server defers that look itself, so this client sends nothing
+   * for it; a hold made on the client (a catcher's push stream) waits it out.
+   */
+  readonly lookDelayMs?: number | undefined;
 }
 
 export interface WaitListing extends MailboxListing {
@@ -104,6 +110,10 @@ export interface WaitListing extends MailboxListing {
 }
 
 export class MailroomClient {
+  /** The embedded server's contract, as every backend names itself (backends/backend.ts). */
+  readonly backend = 'mailroom' as const;
+  /** Ids sort by arrival within a mailbox, so one id is a watermark. */
+  readonly idOrder = 'arrival' as const;
   /** The normalised base URL, without `/api/v1`. */
   readonly apiURL: string;
   readonly requestTimeout: number;

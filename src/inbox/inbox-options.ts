@@ -1,5 +1,8 @@
 // Inbox options: validated at the edge, defaulted in one place, frozen.
-import { DEFAULT_REQUEST_TIMEOUT_MS, MailroomClient, normalizeApiURL } from '../client/client.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, normalizeApiURL } from '../client/client.js';
+import { DEFAULT_BACKEND_URLS, isMailBackend, type BackendName, type MailBackend } from '../backends/backend.js';
+import type { BasicCredentials } from '../backends/catcher-http.js';
+import { credentialsInURL, parseBackendName, parseCredentials } from '../backends/choose.js';
 import { DEFAULT_API_URL, DEFAULT_DOMAIN } from '../contract/defaults.js';
 import { assertMs, expectedError, fromEnv } from '../contract/validation.js';
 import { systemClock, systemRandom, type Clock, type RandomSource } from '../wait/clock.js';
@@ -21,8 +24,8 @@ export interface InboxOptions extends ConnectionOptions {
    * mailbox with a `handled` store). Omit it to read the watermark now.
    */
   readonly watermark?: string | null | undefined;
-  /** Share one client (and its connection pool) between inboxes. */
-  readonly client?: MailroomClient | undefined;
+  /** Share one client or backend (and its connection pool, its push stream) between inboxes. */
+  readonly client?: MailBackend | undefined;
   /**
    * Let the service hold the wait (its long-poll) when it advertises one,
    * instead of polling: mail is seen the moment it arrives. Falls back to
@@ -85,8 +88,19 @@ export const DEFAULT_QUIET_MS = 5_000;
 
 /** Where the mailbox service is and how to reach it; each option falls back to its `MAILROOM_*` variable, then a default. */
 export interface ConnectionOptions {
-  /** Default: `MAILROOM_API_URL`, else `http://127.0.0.1:8025`. */
+  /**
+   * Where the mail is: mailroom's embedded server (`'mailroom'`), or a
+   * catcher the team already runs (`'maildev'`, `'mailpit'`; docs/backends.md).
+   * Default: `MAILROOM_BACKEND`, else `'mailroom'`.
+   */
+  readonly backend?: BackendName | undefined;
+  /**
+   * The mailbox API, or the catcher's web address. Default: `MAILROOM_API_URL`,
+   * else `http://127.0.0.1:8025` (maildev: `http://127.0.0.1:1080`).
+   */
   readonly apiURL?: string | URL | undefined;
+  /** Basic auth for a catcher behind it (or `http://user:pass@host` in `apiURL`). */
+  readonly credentials?: BasicCredentials | undefined;
   /** Domain of fresh addresses. Default: `MAILROOM_DOMAIN`, else `mailroom.test`. */
   readonly domain?: string | undefined;
   /** Bearer token. Default: `MAILROOM_TOKEN`, else none. */
@@ -96,7 +110,9 @@ export interface ConnectionOptions {
 }
 
 export interface ResolvedConnection {
+  readonly backend: BackendName;
   readonly apiURL: string;
+  readonly credentials: BasicCredentials | undefined;
   readonly domain: string;
   readonly token: string | undefined;
   readonly requestTimeout: number;
@@ -108,8 +124,17 @@ export function resolveConnection(options: ConnectionOptions = {}, env: Readonly
   if (token !== undefined && (typeof token !== 'string' || token === '')) throw new TypeError('Expected `token` to be a non-empty string');
   const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
   assertMs('requestTimeout', requestTimeout, { positive: true });
+  const backend =
+    options.backend === undefined
+      ? env.MAILROOM_BACKEND?.trim()
+        ? parseBackendName(env.MAILROOM_BACKEND, 'MAILROOM_BACKEND')
+        : 'mailroom'
+      : parseBackendName(options.backend);
+  const rawURL = options.apiURL ?? fromEnv(env.MAILROOM_API_URL) ?? (backend === 'mailroom' ? DEFAULT_API_URL : DEFAULT_BACKEND_URLS[backend]);
   return Object.freeze({
-    apiURL: normalizeApiURL(options.apiURL ?? fromEnv(env.MAILROOM_API_URL) ?? DEFAULT_API_URL),
+    backend,
+    credentials: parseCredentials(options.credentials) ?? credentialsInURL(rawURL),
+    apiURL: normalizeApiURL(rawURL),
     domain: normalizeDomain(options.domain ?? fromEnv(env.MAILROOM_DOMAIN) ?? DEFAULT_DOMAIN),
     token,
     requestTimeout,
@@ -121,7 +146,7 @@ export interface ResolvedInboxOptions extends ResolvedConnection {
   readonly prefix: string | undefined;
   readonly timeout: number;
   readonly watermark: string | null | undefined;
-  readonly client: MailroomClient | undefined;
+  readonly client: MailBackend | undefined;
   readonly handled: HandledStore | undefined;
   /** Use the service's long-poll when it advertises one. */
   readonly serverWait: boolean;
@@ -147,7 +172,7 @@ export function resolveInboxOptions(
     throw new TypeError('Expected `watermark` to be a message id, or null to count every message as new');
   }
   const client = options.client;
-  if (client !== undefined && !(client instanceof MailroomClient)) throw new TypeError('Expected `client` to be a MailroomClient');
+  if (client !== undefined && !isMailBackend(client)) throw new TypeError('Expected `client` to be a MailroomClient or a backend from createBackend()');
   const handled = options.handled as HandledStore | undefined;
   if (handled !== undefined && (typeof handled?.has !== 'function' || typeof handled?.add !== 'function')) {
     throw new TypeError('Expected `handled` to be a store with has(address, id) and add(address, id), e.g. openHandledStore(path)');
@@ -164,6 +189,7 @@ export function resolveInboxOptions(
   if (typeof random !== 'function') throw new TypeError('Expected `random` to be a function returning a number in [0, 1)');
   return Object.freeze({
     ...connection,
+    backend: client?.backend ?? connection.backend,
     apiURL: client?.apiURL ?? connection.apiURL,
     requestTimeout: client && options.requestTimeout === undefined ? client.requestTimeout : connection.requestTimeout,
     address,

@@ -7,7 +7,9 @@
 // wait that starts after the mail arrived still finds it, and two waits for
 // "Your code" get the first and the second code, in arrival order, never the
 // same one twice.
-import { MailroomClient, type EvictedMail } from '../client/client.js';
+import type { EvictedMail } from '../client/client.js';
+import type { MailBackend } from '../backends/backend.js';
+import { createBackend } from '../backends/choose.js';
 import { MailroomApiError, MailroomError } from '../client/errors.js';
 import type { MailSummary } from '../client/messages.js';
 import { MAX_LIST_LIMIT } from '../contract/limits.js';
@@ -63,7 +65,7 @@ interface WaitStop {
 interface InboxState {
   readonly options: ResolvedInboxOptions;
   readonly address: string;
-  readonly client: MailroomClient;
+  readonly client: MailBackend;
   readonly watermark: Watermark | null;
 }
 
@@ -80,7 +82,15 @@ export async function createInbox(options: InboxOptions = {}): Promise<Inbox> {
   const resolved = resolveInboxOptions(options as InboxOptions & Record<string, unknown>);
   const minted = resolved.address === undefined;
   const address = resolved.address ?? freshAddress({ prefix: resolved.prefix, domain: resolved.domain });
-  const client = resolved.client ?? new MailroomClient({ apiURL: resolved.apiURL, token: resolved.token, requestTimeout: resolved.requestTimeout });
+  const client =
+    resolved.client ??
+    sharedBackend({
+      backend: resolved.backend,
+      apiURL: resolved.apiURL,
+      token: resolved.token,
+      credentials: resolved.credentials,
+      requestTimeout: resolved.requestTimeout,
+    });
   // Discovery runs beside setup, so the first wait does not pay for it.
   const discovery = resolved.serverWait ? client.features({ signal: options.signal }) : undefined;
 
@@ -105,13 +115,29 @@ export async function createInbox(options: InboxOptions = {}): Promise<Inbox> {
 }
 
 /**
+ * One driver per catcher, web address and credentials in this process: its
+ * push stream is opened once and heard by every inbox's waits. The embedded
+ * server's client stays one per inbox, as it always was.
+ */
+const catchers = new Map<string, MailBackend>();
+
+function sharedBackend(options: Parameters<typeof createBackend>[0]): MailBackend {
+  if (options.backend === 'mailroom') return createBackend(options);
+  const key = JSON.stringify([options.backend, String(options.apiURL), options.credentials ?? null, options.token ?? null, options.requestTimeout]);
+  let backend = catchers.get(key);
+  if (!backend) catchers.set(key, (backend = createBackend(options)));
+  return backend;
+}
+
+/**
  * One mailbox and the waits on it: made by `createInbox()`, or by the
  * `inbox` fixture of `mailroomjs/playwright` and `mailroomjs/vitest`.
  */
 export class Inbox {
   /** The mailbox: send mail here. */
   readonly address: string;
-  readonly client: MailroomClient;
+  /** The backend the mail is read from: mailroom's client, or a catcher's driver (docs/backends.md). */
+  readonly client: MailBackend;
   /**
    * The SMTP deferral lab for this address (the embedded server's rules and
    * attempt log): `await inbox.smtp.greylist({ minDelay: 2_000 })`, then
@@ -392,9 +418,17 @@ export class Inbox {
     if (path === undefined) return pollingStrategy;
     return longPollStrategy({
       sinceId: this.#watermark?.id,
-      hold: async (sinceId, holdMs, holdSignal, timeout) => {
+      hold: async (sinceId, holdMs, holdSignal, timeout, lookDelayMs) => {
         const until = this.#options.clock.now() + timeout;
-        const listing = await this.client.waitForMail(this.address, { path, sinceId, holdMs, limit: MAX_LIST_LIMIT, timeout, signal: holdSignal });
+        const listing = await this.client.waitForMail(this.address, {
+          path,
+          sinceId,
+          holdMs,
+          limit: MAX_LIST_LIMIT,
+          timeout,
+          signal: holdSignal,
+          lookDelayMs,
+        });
         // The service counted the answer as a list call: known to the pacer
         // before any page of the walk, not only once the strategy has it.
         pacerFor(this.#options.clock, pacerKey(this.client, this.address)).note();

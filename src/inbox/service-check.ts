@@ -7,7 +7,7 @@
 // setup still owes the test is the early, clear failure: "is the mail server
 // running there?", and "it does not serve that domain". One `GET /healthz`
 // per process and API URL answers both and spends no address's budget.
-import type { MailroomClient } from '../client/client.js';
+import type { MailBackend } from '../backends/backend.js';
 import { MailroomError, asError, isTransient } from '../client/errors.js';
 import type { ServiceFeatures } from '../client/messages.js';
 import { parseMailboxAddress } from '../contract/address.js';
@@ -21,7 +21,7 @@ const answered = new Map<string, Promise<ServiceFeatures>>();
  * in this process and, when it lists the domains it serves, serves the
  * address's. Transient failures are retried within `options.hardStop`.
  */
-export async function checkService(client: MailroomClient, address: string, options: RetryOptions): Promise<void> {
+export async function checkService(client: MailBackend, address: string, options: RetryOptions): Promise<void> {
   let features = answered.get(client.apiURL);
   if (!features) {
     // Not tied to this caller's signal: other setups may share the answer.

@@ -3,7 +3,7 @@
 // drop the app's mail to this address only, and read back every attempt the
 // app made. The rules and the log belong to the mailbox: the test fixtures
 // delete them with it after the test.
-import type { MailroomClient } from '../client/client.js';
+import type { MailBackend } from '../backends/backend.js';
 import type { SmtpAttempt, SmtpRule } from '../client/smtp-lab.js';
 import { assertMs } from '../contract/validation.js';
 import type { WireSmtpRuleInput } from '../contract/wire.js';
@@ -75,7 +75,7 @@ export interface InboxSmtp {
 
 export interface InboxSmtpContext {
   readonly address: string;
-  readonly client: MailroomClient;
+  readonly client: MailBackend;
   readonly clock: Clock;
   readonly requestTimeout: number;
   /** The caller's signal combined with the inbox's own cut-off (the test's deadline). */

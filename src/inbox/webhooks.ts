@@ -3,7 +3,7 @@
 // server sent it, each attempt, and the dead letters. What this inbox
 // registers is removed at the test's teardown (runner/test-inbox.ts), and
 // with the mailbox on the server.
-import type { MailroomClient } from '../client/client.js';
+import type { MailBackend } from '../backends/backend.js';
 import type { WebhookDeadLetter, WebhookDelivery, WebhookRegistration } from '../client/webhooks.js';
 import { describeValue, expectedError } from '../contract/validation.js';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_LIMITS, type WebhookEventType } from '../contract/webhooks.js';
@@ -101,7 +101,7 @@ export interface InboxWebhooks {
 
 export interface InboxWebhooksContext {
   readonly address: string;
-  readonly client: MailroomClient;
+  readonly client: MailBackend;
   readonly clock: Clock;
   readonly requestTimeout: number;
   readonly timeout: number;

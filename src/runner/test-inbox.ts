@@ -106,7 +106,9 @@ export async function openTestInbox(options: MailroomTestOptions | undefined, br
   };
 
   const inbox = await createInbox({
+    backend: settings.backend,
     apiURL: settings.apiURL,
+    credentials: settings.credentials,
     domain: settings.domain,
     token: settings.token,
     timeout: settings.timeout ?? DEFAULT_TIMEOUT_MS,
@@ -142,7 +144,7 @@ export async function openTestInbox(options: MailroomTestOptions | undefined, br
         }
       }
       // A test that used the SMTP lab gets its attempt timeline in the report, read before the mailbox goes.
-      if (attach && inbox.smtp.used) {
+      if (attach && inbox.smtp.used && inbox.client.backend === 'mailroom') {
         try {
           const attempts = await inbox.client.smtpAttempts(inbox.address, { timeout: inbox.client.requestTimeout });
           await bridge.attach({

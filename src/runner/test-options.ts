@@ -5,14 +5,18 @@
 import { assertMs } from '../contract/validation.js';
 import type { ConnectionOptions } from '../inbox/inbox-options.js';
 import { expectedError } from '../contract/validation.js';
+import { parseBackendName, parseCredentials } from '../backends/choose.js';
 
 /**
  * What a user sets per project or per test (`use: { mailroom: {...} }`).
  * `domain` and `token` are the core's connection options; `apiURL` is a
  * string only, because runners pass options between processes.
  */
-export interface MailroomTestOptions extends Pick<ConnectionOptions, 'domain' | 'token'> {
-  /** The mailbox API. Default: `MAILROOM_API_URL`, else `http://127.0.0.1:8025`. */
+export interface MailroomTestOptions extends Pick<ConnectionOptions, 'domain' | 'token' | 'backend' | 'credentials'> {
+  /**
+   * The mailbox API, or the catcher's web address. Default: `MAILROOM_API_URL`,
+   * else `http://127.0.0.1:8025` (maildev: `http://127.0.0.1:1080`).
+   */
   readonly apiURL?: string | undefined;
   /** Budget of each wait for mail, in ms (default 30 s); the test's own deadline still caps it. */
   readonly timeout?: number | undefined;
@@ -36,7 +40,7 @@ export const SCREENSHOT_MODES: readonly ScreenshotMode[] = Object.freeze(['off',
 /** The default: a picture costs a browser page per mail, so only a failed test pays it. */
 export const DEFAULT_SCREENSHOTS: ScreenshotMode = 'only-on-failure';
 
-const OPTION_KEYS = new Set(['apiURL', 'domain', 'token', 'timeout', 'keepOnFailure', 'attach', 'screenshots']);
+const OPTION_KEYS = new Set(['apiURL', 'domain', 'token', 'timeout', 'keepOnFailure', 'attach', 'screenshots', 'backend', 'credentials']);
 
 /** Validates the plugin options at the edge, naming the offending key. */
 export function validateTestOptions(options: unknown): MailroomTestOptions {
@@ -47,6 +51,8 @@ export function validateTestOptions(options: unknown): MailroomTestOptions {
   }
   const o = options as MailroomTestOptions;
   if (o.timeout !== undefined) assertMs('mailroom.timeout', o.timeout);
+  if (o.backend !== undefined) parseBackendName(o.backend, 'mailroom.backend');
+  parseCredentials(o.credentials, 'mailroom.credentials');
   for (const key of ['keepOnFailure', 'attach'] as const) {
     if (o[key] !== undefined && typeof o[key] !== 'boolean') throw expectedError(`mailroom.${key}`, 'a boolean', o[key]);
   }

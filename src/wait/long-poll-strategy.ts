@@ -53,8 +53,11 @@ export interface LongPoll {
    * One long-poll: held until a message newer than `sinceId` is listed, or
    * `holdMs` passed. `timeoutMs` is the request's own timeout: it ends by
    * the wait's hard stop, so a late answer cannot carry the wait past it.
+   * `lookDelayMs`: how long the first look must wait for the address's
+   * floor (rule 4); the embedded server defers it itself, a hold made on the
+   * client (a catcher's push stream) waits it out.
    */
-  hold(sinceId: string | undefined, holdMs: number, signal: AbortSignal | undefined, timeoutMs: number): Promise<HeldListing>;
+  hold(sinceId: string | undefined, holdMs: number, signal: AbortSignal | undefined, timeoutMs: number, lookDelayMs: number): Promise<HeldListing>;
 }
 
 export function longPollStrategy(longPoll: LongPoll): WaitStrategy {
@@ -113,7 +116,7 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
 
     let answer: HeldListing;
     try {
-      answer = await longPoll.hold(sinceId, Math.min(holdMs, MAX_HOLD_MS), signal, timeoutMs);
+      answer = await longPoll.hold(sinceId, Math.min(holdMs, MAX_HOLD_MS), signal, timeoutMs, Math.max(0, lookAt - start));
     } catch (error) {
       // A hold that got no answer (reset, timeout) may have been counted by
       // the service; counting it here too is the safe side (pacer.ts says why).

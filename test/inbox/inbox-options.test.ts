@@ -11,11 +11,25 @@ import { DEFAULT_API_URL, DEFAULT_DOMAIN } from '../../src/contract/defaults.js'
 
 describe('resolveConnection', () => {
   it('takes options first, then MAILROOM_* variables, then the embedded server defaults', () => {
-    expect(resolveConnection({}, {})).toEqual({ apiURL: 'http://127.0.0.1:8025', domain: 'mailroom.test', token: undefined, requestTimeout: 5000 });
+    expect(resolveConnection({}, {})).toEqual({
+      backend: 'mailroom',
+      apiURL: 'http://127.0.0.1:8025',
+      credentials: undefined,
+      domain: 'mailroom.test',
+      token: undefined,
+      requestTimeout: 5000,
+    });
     expect(DEFAULT_API_URL).toBe('http://127.0.0.1:8025');
     expect(DEFAULT_DOMAIN).toBe('mailroom.test');
     const env = { MAILROOM_API_URL: 'https://mail.example/api/v1/', MAILROOM_DOMAIN: 'Inbox.Example', MAILROOM_TOKEN: 's3cret' };
-    expect(resolveConnection({}, env)).toEqual({ apiURL: 'https://mail.example', domain: 'inbox.example', token: 's3cret', requestTimeout: 5000 });
+    expect(resolveConnection({}, env)).toEqual({
+      backend: 'mailroom',
+      apiURL: 'https://mail.example',
+      credentials: undefined,
+      domain: 'inbox.example',
+      token: 's3cret',
+      requestTimeout: 5000,
+    });
     expect(resolveConnection({ apiURL: 'http://localhost:9/', domain: 'x.test', token: 't' }, env)).toMatchObject({
       apiURL: 'http://localhost:9',
       domain: 'x.test',

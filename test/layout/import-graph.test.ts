@@ -162,6 +162,11 @@ describe('the layering rules', () => {
       expected: ['client-layer: src/client/planted.ts -> src/wait/poll.ts'],
     },
     {
+      case: 'a backend importing the wait layer above it',
+      lines: { 'src/backends/planted.ts': "import { poll } from '../wait/poll.js';" },
+      expected: ['backends-layer: src/backends/planted.ts -> src/wait/poll.ts'],
+    },
+    {
       case: 'the wait layer importing the inbox above it',
       lines: { 'src/wait/planted.ts': "import type { Mail } from '../inbox/mail.js';" },
       expected: ['wait-layer: src/wait/planted.ts -> src/inbox/mail.ts'],

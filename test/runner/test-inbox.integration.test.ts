@@ -349,7 +349,7 @@ describe('timeLeft', () => {
 describe('validateTestOptions', () => {
   it('names an unknown key and a wrong type', () => {
     expect(() => validateTestOptions({ timout: 5 })).toThrow(
-      'Unknown `mailroom` option `timout`; expected one of apiURL, domain, token, timeout, keepOnFailure, attach, screenshots',
+      'Unknown `mailroom` option `timout`; expected one of apiURL, domain, token, timeout, keepOnFailure, attach, screenshots, backend, credentials',
     );
     expect(() => validateTestOptions({ keepOnFailure: 'yes' })).toThrow('Expected `mailroom.keepOnFailure` to be a boolean, got "yes"');
     expect(() => validateTestOptions({ timeout: -1 })).toThrow('Expected `mailroom.timeout` to be a non-negative number of milliseconds, got -1');
@@ -373,7 +373,7 @@ describe('layerTestOptions', () => {
 
   it('names a misspelt key in any layer', () => {
     expect(() => layerTestOptions({ apiURL: 'http://127.0.0.1:8126' }, { keepOnFaliure: true })).toThrow(
-      'Unknown `mailroom` option `keepOnFaliure`; expected one of apiURL, domain, token, timeout, keepOnFailure, attach, screenshots',
+      'Unknown `mailroom` option `keepOnFaliure`; expected one of apiURL, domain, token, timeout, keepOnFailure, attach, screenshots, backend, credentials',
     );
     expect(() => layerTestOptions({ timout: 1 }, {})).toThrow('Unknown `mailroom` option `timout`');
     expect(() => layerTestOptions({}, { timeout: 'soon' })).toThrow('Expected `mailroom.timeout` to be');

@@ -22,11 +22,19 @@ export const LEGAL_TREE: Readonly<Record<string, string>> = {
   ].join('\n'),
   'src/client/errors.ts': 'export class ClientError extends Error {}',
 
+  'src/backends/backend.ts': [
+    "import type { MailroomClient } from '../client/client.js';",
+    "import type { Wire } from '../contract/wire.js';",
+    'export type MailBackend = Pick<MailroomClient, "read"> & { wire?: Wire };',
+  ].join('\n'),
+
   'src/wait/clock.ts': 'export const now = (): number => Date.now();',
   'src/wait/poll.ts': [
     "import { slugOf } from '../contract/slug.js';",
     "import type { MailroomClient } from '../client/client.js';",
     "import { now } from './clock.js';",
+    "import type { MailBackend } from '../backends/backend.js';",
+    'export type Polled = MailBackend;',
     'export const poll = (client: MailroomClient) => ({ client, at: now(), slug: slugOf("x") });',
   ].join('\n'),
 
