@@ -262,6 +262,8 @@ export class RedisMailStore implements MailStore {
         this.#reconnected.add(listener);
         return () => void this.#reconnected.delete(listener);
       },
+      // what the memory store's events do: the mail as the store has it now, nothing once it is gone
+      readSource: async (mailbox, id) => (await this.get(mailbox, id))?.content.source(),
       ...options,
     });
   }
