@@ -3,11 +3,12 @@
 // thread's body cache and its connection pools are bounded; the cloud
 // metadata service is no destination.
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, LookupFunction } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MessageStore } from '../../src/server/store/message-store.js';
 import { MAX_ATTEMPTS_PER_DELIVERY, replayRefusal } from '../../src/server/webhooks/attempt.js';
 import { destinationPolicy } from '../../src/server/webhooks/destination-policy.js';
+import { classify } from '../../src/server/webhooks/classify.js';
 import { BodyCache } from '../../src/server/webhooks/event-body.js';
 import { MessageGoneError, messageReceived } from '../../src/server/webhooks/events.js';
 import { IDLE_POOL_MS, WebhookSender } from '../../src/server/webhooks/sender.js';
@@ -174,5 +175,43 @@ describe('webhook destinations', () => {
     const server = await start({ webhookAllow: ['hooks.internal'] });
     const refused = await call(server, '/api/v1/webhooks', { method: 'POST', headers: json, body: JSON.stringify({ url: 'http://127.0.0.1:9/' }) });
     expect(refused.status).toBe(400);
+  });
+
+  it('are checked on the address a name resolves to at each connection: a name for the metadata service is refused before connecting, not retried', async () => {
+    const receiver = await startReceiver();
+    // stands in for DNS: the names a rebinding attacker (or a careless record) would point anywhere
+    const names: Record<string, string> = { 'app.test': '127.0.0.1', 'hooks.internal': '127.0.0.1', 'meta.attacker.test': '169.254.169.254' };
+    const resolve: LookupFunction = (hostname, _options, callback) => {
+      const address = names[hostname];
+      if (!address) return callback(Object.assign(new Error(`no such name ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
+      callback(null, [{ address, family: 4 }]);
+    };
+    const post = (sender: WebhookSender, host: string) =>
+      sender.send({ url: `http://${host}:${receiver.port}/hooks/mail`, body: '{}', headers: json, timeoutMs: 5_000, signal: new AbortController().signal });
+
+    const open = new WebhookSender({ resolve });
+    try {
+      // the name is resolved through the check and the real socket goes where it points
+      expect((await post(open, 'app.test')).result).toMatchObject({ kind: 'answer', status: 204 });
+      const refused = (await post(open, 'meta.attacker.test')).result;
+      expect(refused).toMatchObject({ kind: 'failure', reason: 'destination' });
+      expect(refused.kind === 'failure' && refused.detail).toContain('meta.attacker.test resolved to 169.254.169.254, a cloud metadata address');
+      expect(classify(refused, 0)).toMatchObject({ delivered: false, retry: false, reason: 'destination' });
+    } finally {
+      await open.close();
+    }
+
+    const narrowed = new WebhookSender({ resolve, webhookAllow: ['hooks.internal'] });
+    try {
+      expect((await post(narrowed, 'hooks.internal')).result).toMatchObject({ kind: 'answer', status: 204 });
+      const other = (await post(narrowed, 'app.test')).result;
+      expect(other.kind === 'failure' && [other.reason, other.detail]).toEqual([
+        'destination',
+        'app.test resolved to 127.0.0.1, which is not among the destinations this server allows (--webhook-allow hooks.internal)',
+      ]);
+    } finally {
+      await narrowed.close();
+    }
+    expect(receiver.received).toHaveLength(2);
   });
 });
