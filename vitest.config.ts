@@ -29,6 +29,7 @@ const SERVER_CONTRACT = [
   'test/server/fuzz-smtp.test.ts',
   'test/server/lab-store.test.ts',
   'test/server/long-poll.test.ts',
+  'test/server/mailbox-index.test.ts',
   'test/server/mcp.test.ts',
   'test/server/mcp-smtp-lab.test.ts',
   'test/server/paging.test.ts',

@@ -88,9 +88,17 @@ export interface WireHealth {
 
 /** `GET /api/v1/mailboxes`: mailboxes holding mail, newest arrival first (embedded server). */
 export interface WireMailboxes {
-  /** How many mailboxes matched, before `limit`. */
+  /**
+   * How many mailboxes matched, before `limit`: every mailbox holding mail,
+   * or with `contains` the matches among the mailboxes searched (all of them
+   * from the cursor on, unless `partial`).
+   */
   readonly total: number;
   readonly mailboxes: readonly WireMailboxEntry[];
+  /** Present when there is more: pass it as `cursor` for the next page. */
+  readonly next_cursor?: string;
+  /** Present (true) when a `contains` search stopped at its window before the end of the index: `total` counts only what it saw. */
+  readonly partial?: true;
 }
 
 export interface WireMailboxEntry {

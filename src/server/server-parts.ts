@@ -21,7 +21,6 @@ import type { LabStore } from './rules/lab-store.js';
 import type { ResolvedServerOptions } from './server-options.js';
 import { createSmtpIntake, type SmtpIntake } from './smtp/intake.js';
 import { createMailboxReader, type MailboxReader } from './store/mailbox-reader.js';
-import { destinationPolicy } from './webhooks/destination-policy.js';
 import { createWebhookService, staticWebhookId, type WebhookService } from './webhooks/webhook-service.js';
 
 /** What every other part reads: the opened store and its budgets, and what the server keeps beside them. */
@@ -81,7 +80,7 @@ export async function openWebhooks(core: CoreParts, apiURL: () => string): Promi
     rawUrl: (message) => `${apiURL()}${API_BASE}/message/${message.id}/raw?mailbox=${encodeURIComponent(message.mailbox)}`,
     readSource: async (mailbox, id) => (await store.get(mailbox, id))?.content.source(),
     logRetentionMs: config.retention,
-    destinations: destinationPolicy(config.webhookAllow),
+    webhookAllow: config.webhookAllow,
     mailboxKey: (address) => reader.mailboxKey(address, 'address'),
     now: () => config.clock.now(),
     random: config.random,

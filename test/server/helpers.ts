@@ -40,6 +40,7 @@ export interface TestStoreOptions {
   readonly maxMessages: number;
   readonly onEvict?: (message: StoredMessage) => void;
   readonly onListenerError?: (error: unknown) => void;
+  readonly indexSearchWindow?: number;
 }
 
 /**

@@ -3,11 +3,12 @@
 // thread's body cache and its connection pools are bounded; the cloud
 // metadata service is no destination.
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import type { AddressInfo, LookupFunction } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
 import { MessageStore } from '../../src/server/store/message-store.js';
 import { MAX_ATTEMPTS_PER_DELIVERY, replayRefusal } from '../../src/server/webhooks/attempt.js';
 import { destinationPolicy } from '../../src/server/webhooks/destination-policy.js';
+import { classify } from '../../src/server/webhooks/classify.js';
 import { BodyCache } from '../../src/server/webhooks/event-body.js';
 import { MessageGoneError, messageReceived } from '../../src/server/webhooks/events.js';
 import { IDLE_POOL_MS, WebhookSender } from '../../src/server/webhooks/sender.js';
@@ -39,32 +40,29 @@ describe('a message.received event', () => {
     await expect(event.payload()).rejects.toBeInstanceOf(MessageGoneError);
   });
 
-  // Memory store only: on Redis an event still pins its source until it is delivered or dead-lettered (webhook-script.ts, 'source'; issue 26, left).
-  it.skipIf(Boolean(inject('redisURL')))(
-    'whose mail was deleted while it waited for a retry is dead-lettered with the reason `gone`, not retried',
-    async () => {
-      const server = await start();
-      const receiver = await startReceiver();
-      receiver.otherwise = { status: 500 };
-      const address = freshAddress();
-      const added = await call(server, '/api/v1/webhooks', {
-        method: 'POST',
-        headers: json,
-        body: JSON.stringify({ url: receiver.url, retry: { max_attempts: 50, initial_delay_ms: 300, factor: 1, max_delay_ms: 300 } }),
-      });
-      expect(added.status).toBe(201);
-      const id = added.json.webhook.id as string;
-      await sendMail(server, { to: address, subject: 'reset', text: 'code' });
-      await expect.poll(async () => receiver.received.length, { timeout: 5_000 }).toBeGreaterThanOrEqual(1);
-      expect((await call(server, listPath(address), { method: 'DELETE' })).status).toBe(200);
-      // (The webhook hears every address: deleting the mailbox would remove one scoped to it.)
-      await expect
-        .poll(async () => (await call(server, `/api/v1/webhooks/${id}/dead-letters`)).json, { timeout: 5_000 })
-        .toMatchObject({ dead_letters: [{ reason: 'gone' }] });
-      const attempts = receiver.received.length;
-      expect(attempts).toBeLessThan(50);
-    },
-  );
+  // On both stores (the redis project runs this file): an event holds nothing of its mail, on Redis too.
+  it('whose mail was deleted while it waited for a retry is dead-lettered with the reason `gone`, not retried', async () => {
+    const server = await start();
+    const receiver = await startReceiver();
+    receiver.otherwise = { status: 500 };
+    const address = freshAddress();
+    const added = await call(server, '/api/v1/webhooks', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ url: receiver.url, retry: { max_attempts: 50, initial_delay_ms: 300, factor: 1, max_delay_ms: 300 } }),
+    });
+    expect(added.status).toBe(201);
+    const id = added.json.webhook.id as string;
+    await sendMail(server, { to: address, subject: 'reset', text: 'code' });
+    await expect.poll(async () => receiver.received.length, { timeout: 5_000 }).toBeGreaterThanOrEqual(1);
+    expect((await call(server, listPath(address), { method: 'DELETE' })).status).toBe(200);
+    // (The webhook hears every address: deleting the mailbox would remove one scoped to it.)
+    await expect
+      .poll(async () => (await call(server, `/api/v1/webhooks/${id}/dead-letters`)).json, { timeout: 5_000 })
+      .toMatchObject({ dead_letters: [{ reason: 'gone' }] });
+    const attempts = receiver.received.length;
+    expect(attempts).toBeLessThan(50);
+  });
 });
 
 describe('the webhook logs', () => {
@@ -177,5 +175,43 @@ describe('webhook destinations', () => {
     const server = await start({ webhookAllow: ['hooks.internal'] });
     const refused = await call(server, '/api/v1/webhooks', { method: 'POST', headers: json, body: JSON.stringify({ url: 'http://127.0.0.1:9/' }) });
     expect(refused.status).toBe(400);
+  });
+
+  it('are checked on the address a name resolves to at each connection: a name for the metadata service is refused before connecting, not retried', async () => {
+    const receiver = await startReceiver();
+    // stands in for DNS: the names a rebinding attacker (or a careless record) would point anywhere
+    const names: Record<string, string> = { 'app.test': '127.0.0.1', 'hooks.internal': '127.0.0.1', 'meta.attacker.test': '169.254.169.254' };
+    const resolve: LookupFunction = (hostname, _options, callback) => {
+      const address = names[hostname];
+      if (!address) return callback(Object.assign(new Error(`no such name ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
+      callback(null, [{ address, family: 4 }]);
+    };
+    const post = (sender: WebhookSender, host: string) =>
+      sender.send({ url: `http://${host}:${receiver.port}/hooks/mail`, body: '{}', headers: json, timeoutMs: 5_000, signal: new AbortController().signal });
+
+    const open = new WebhookSender({ resolve });
+    try {
+      // the name is resolved through the check and the real socket goes where it points
+      expect((await post(open, 'app.test')).result).toMatchObject({ kind: 'answer', status: 204 });
+      const refused = (await post(open, 'meta.attacker.test')).result;
+      expect(refused).toMatchObject({ kind: 'failure', reason: 'destination' });
+      expect(refused.kind === 'failure' && refused.detail).toContain('meta.attacker.test resolved to 169.254.169.254, a cloud metadata address');
+      expect(classify(refused, 0)).toMatchObject({ delivered: false, retry: false, reason: 'destination' });
+    } finally {
+      await open.close();
+    }
+
+    const narrowed = new WebhookSender({ resolve, webhookAllow: ['hooks.internal'] });
+    try {
+      expect((await post(narrowed, 'hooks.internal')).result).toMatchObject({ kind: 'answer', status: 204 });
+      const other = (await post(narrowed, 'app.test')).result;
+      expect(other.kind === 'failure' && [other.reason, other.detail]).toEqual([
+        'destination',
+        'app.test resolved to 127.0.0.1, which is not among the destinations this server allows (--webhook-allow hooks.internal)',
+      ]);
+    } finally {
+      await narrowed.close();
+    }
+    expect(receiver.received).toHaveLength(2);
   });
 });

@@ -12,7 +12,16 @@
 import { hostname } from 'node:os';
 import type { Logger } from '../base/log.js';
 import type { WallClock } from '../base/clock.js';
-import type { ArrivalListener, ChangeListener, EvictionRecord, MailboxEntry, MailStore } from '../store/mail-store.js';
+import {
+  INDEX_SEARCH_WINDOW,
+  type ArrivalListener,
+  type ChangeListener,
+  type EvictionRecord,
+  type MailboxEntry,
+  type MailboxPage,
+  type MailboxQuery,
+  type MailStore,
+} from '../store/mail-store.js';
 import type { MessageBody, StoredMessage } from '../base/stored-message.js';
 import { MessageContent, ParseCache } from '../store/message-content.js';
 import type { ParsedMail, ParsedSummary } from '../base/parsed-mail.js';
@@ -39,6 +48,8 @@ export interface RedisStoreOptions {
   readonly onEvict?: ((message: StoredMessage) => void) | undefined;
   readonly onListenerError?: ((error: unknown) => void) | undefined;
   readonly connectTimeoutMs?: number | undefined;
+  /** How many mailboxes a `contains` search of the index looks at per call (tests move it). Default INDEX_SEARCH_WINDOW. */
+  readonly indexSearchWindow?: number | undefined;
 }
 
 /** Redis forgets a key this long after the retention, whether or not any server is left to sweep it. */
@@ -197,14 +208,17 @@ export class RedisMailStore implements MailStore {
     return () => void this.#watchers.delete(listener);
   }
 
-  async mailboxes(limit: number, contains?: string): Promise<{ readonly total: number; readonly entries: MailboxEntry[] }> {
-    const reply = (await this.#call('mailboxes', [String(limit), contains ?? ''])) as RedisReply[];
+  /** One page of the index, from the `P:boxes` sorted set kept by every delivery and removal (scripts/store.lua). */
+  async mailboxes(query: MailboxQuery): Promise<MailboxPage> {
+    const window = String(this.#options.indexSearchWindow ?? INDEX_SEARCH_WINDOW);
+    const reply = (await this.#call('mailboxes', [String(query.limit), query.contains ?? '', query.cursor ?? '', window])) as RedisReply[];
+    // [total, next ('' for none), partial (0/1), visited, then per mailbox: key, count, its newest described (6)]
     const entries: MailboxEntry[] = [];
-    for (let i = 1; i + 7 < reply.length; i += 8) {
+    for (let i = 4; i + 7 < reply.length; i += 8) {
       const mailbox = text(reply[i]);
       entries.push({ mailbox, count: Number(reply[i + 1]), newest: this.#described(mailbox, reply.slice(i + 2, i + 8))[0]! });
     }
-    return { total: Number(reply[0]), entries };
+    return { total: Number(reply[0]), entries, next: text(reply[1]) || undefined, partial: Number(reply[2]) === 1, visited: Number(reply[3]) };
   }
 
   async expire(): Promise<void> {
@@ -248,6 +262,8 @@ export class RedisMailStore implements MailStore {
         this.#reconnected.add(listener);
         return () => void this.#reconnected.delete(listener);
       },
+      // what the memory store's events do: the mail as the store has it now, nothing once it is gone
+      readSource: async (mailbox, id) => (await this.get(mailbox, id))?.content.source(),
       ...options,
     });
   }

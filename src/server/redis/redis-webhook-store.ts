@@ -15,7 +15,7 @@
 import { hostname } from 'node:os';
 import type { Logger } from '../base/log.js';
 import type { WallClock } from '../base/clock.js';
-import { eventOf, payloadOf, type EventRecord } from '../webhooks/events.js';
+import { eventOf, payloadOf, type EventRecord, type SourceReader } from '../webhooks/events.js';
 import type { EventPayload } from '../webhooks/delivery-job.js';
 import type { Webhook } from '../webhooks/registration.js';
 import {
@@ -54,6 +54,12 @@ export interface RedisWebhookStoreOptions {
   readonly leaseMs?: number | undefined;
   /** Registers `listener` to run each time the connection is back after a break. */
   readonly onReconnect: (listener: () => void) => () => void;
+  /**
+   * Reads a `message.received` event's source from the mail store when an
+   * attempt goes (undefined once the mail expired, was evicted or deleted),
+   * as the memory store's events do: an event holds nothing of its mail.
+   */
+  readonly readSource: SourceReader;
 }
 
 const text = (value: RedisReply | undefined): string => (Buffer.isBuffer(value) ? value.toString('utf8') : value == null ? '' : String(value));
@@ -220,12 +226,6 @@ export class RedisWebhookStore implements SharedWebhookStore {
     return Number(text(await this.#call('pending')));
   }
 
-  /** The message's source for a `message.received` event (undefined once it is gone from Redis). */
-  async source(webhookId: string, eventId: string, messageId: string): Promise<Buffer | undefined> {
-    const reply = await this.#call('source', [webhookId, eventId, messageId]);
-    return Buffer.isBuffer(reply) ? reply : undefined;
-  }
-
   onDue(listener: (at: number) => void): () => void {
     this.#dueListeners.add(listener);
     return () => void this.#dueListeners.delete(listener);
@@ -275,11 +275,16 @@ export class RedisWebhookStore implements SharedWebhookStore {
     return { claims, nextDueAt: next === '' ? undefined : Number(next), pending: Math.max(0, Number(text(reply[at + 1]))) };
   }
 
-  /** A delivery from its record; a `message.received` event's payload reads its message back from Redis when an attempt goes. */
+  /**
+   * A delivery from its record; a `message.received` event's payload reads
+   * its message from the mail store when an attempt goes, and is `gone`
+   * (MessageGoneError) once the mail is.
+   */
   #delivery(webhookId: string, raw: string): Delivery {
     const record = JSON.parse(raw) as DeliveryRecord;
+    const { ref, address } = record.event;
     const payload = async (): Promise<EventPayload> =>
-      payloadOf(record.event, record.event.ref.kind === 'message' ? await this.source(webhookId, record.event.id, record.event.ref.messageId) : undefined);
+      payloadOf(record.event, ref.kind === 'message' ? await this.#options.readSource(address, ref.messageId) : undefined);
     return fromDeliveryRecord(webhookId, record, eventOf(record.event, payload));
   }
 

@@ -33,6 +33,38 @@ export interface MailboxEntry {
   readonly newest: StoredMessage;
 }
 
+/**
+ * How many mailboxes a `contains` search looks at per call, newest first
+ * from its cursor: a substring of the address cannot be looked up, so the
+ * search walks the index, and this keeps one call's work bounded whatever
+ * the number of mailboxes. What lies beyond is reached with the cursor.
+ */
+export const INDEX_SEARCH_WINDOW = 5_000;
+
+/** What the index is asked: at most `limit` mailboxes older than `cursor` (a newest id), only keys containing `contains`. */
+export interface MailboxQuery {
+  readonly limit: number;
+  readonly contains?: string | undefined;
+  /** The `next` of the page before: continue with the mailboxes whose newest message is older than this id. */
+  readonly cursor?: string | undefined;
+}
+
+/**
+ * One page of the index. Without `contains`, `total` is every mailbox
+ * holding mail; with it, the matches among the mailboxes the search looked
+ * at, which are all of them from the cursor on unless `partial`.
+ */
+export interface MailboxPage {
+  readonly total: number;
+  readonly entries: MailboxEntry[];
+  /** Where the next page starts, when there is more to see. */
+  readonly next?: string | undefined;
+  /** The search stopped at its window (INDEX_SEARCH_WINDOW) before the end of the index. */
+  readonly partial: boolean;
+  /** Index entries looked at to answer (the bound's test reads it). */
+  readonly visited: number;
+}
+
 export interface EvictionRecord {
   readonly count: number;
   readonly newestId: string;
@@ -66,8 +98,13 @@ export interface MailStore {
    * unsubscribe function.
    */
   watch(listener: ChangeListener): () => void;
-  /** Every mailbox holding mail, the newest arrival first, at most `limit`, only keys containing `contains` when given. */
-  mailboxes(limit: number, contains?: string): Awaitable<{ readonly total: number; readonly entries: MailboxEntry[] }>;
+  /**
+   * The mailboxes holding mail, the newest arrival first, one page
+   * (MailboxQuery), from an index kept as mail comes and goes: a call
+   * looks at `limit` entries, or INDEX_SEARCH_WINDOW with `contains`,
+   * never at every mailbox.
+   */
+  mailboxes(query: MailboxQuery): Awaitable<MailboxPage>;
   /** Drops messages older than the retention period. */
   expire(): Awaitable<void>;
   /** What the global cap evicted from `mailbox`, if anything. */

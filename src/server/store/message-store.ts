@@ -10,7 +10,17 @@
 // outnumber live entries, which keeps every operation amortised O(1) per message.
 import type { WallClock } from '../base/clock.js';
 import { createIdSource, type IdSource } from './ids.js';
-import type { ArrivalListener, ChangeListener, EvictionRecord, MailboxEntry, MailStore, StoreChange } from './mail-store.js';
+import {
+  INDEX_SEARCH_WINDOW,
+  type ArrivalListener,
+  type ChangeListener,
+  type EvictionRecord,
+  type MailboxPage,
+  type MailboxQuery,
+  type MailStore,
+  type StoreChange,
+} from './mail-store.js';
+import { MailboxIndex } from './mailbox-index.js';
 import type { StoredMessage } from '../base/stored-message.js';
 import { MessageContent, ParseCache } from './message-content.js';
 import { addKeyedListener } from './keyed-listeners.js';
@@ -32,6 +42,8 @@ export interface StoreOptions {
   readonly onEvict?: (message: StoredMessage) => void;
   /** Called when an arrival listener throws; the store itself carries on. */
   readonly onListenerError?: (error: unknown) => void;
+  /** How many mailboxes a `contains` search of the index looks at per call (tests move it). Default INDEX_SEARCH_WINDOW. */
+  readonly indexSearchWindow?: number;
 }
 
 /** An array used as a queue with tombstones: push at the tail, drop from the head. */
@@ -126,6 +138,7 @@ export class MessageStore implements MailStore {
   /** Per mailbox, what the cap pushed out (most recent mailboxes only, like the request counts). */
   readonly #evicted = new Map<string, { count: number; newestId: string }>();
   readonly #held = new ByteBudget();
+  readonly #index = new MailboxIndex();
 
   constructor(options: StoreOptions) {
     this.#options = options;
@@ -166,6 +179,7 @@ export class MessageStore implements MailStore {
       let queue = this.#mailboxes.get(mailbox);
       if (!queue) this.#mailboxes.set(mailbox, (queue = new MessageQueue()));
       queue.push(message);
+      this.#index.file(mailbox, message.id);
       stored.push(message);
     }
     this.#enforceCap();
@@ -239,48 +253,17 @@ export class MessageStore implements MailStore {
   }
 
   /**
-   * Every mailbox holding mail, the one whose newest message arrived last
-   * first, at most `limit`, and only keys containing `contains` when given;
-   * `total` counts every match. Worked out when asked, so delivering mail
-   * pays nothing for it: O(mailboxes x log limit), a few ms for 100,000
-   * mailboxes. For a person's UI, not a wait loop.
+   * One page of the mailboxes holding mail, the newest arrival first
+   * (MailboxQuery), from the index kept as mail comes and goes
+   * (mailbox-index.ts): O(limit), or O(the search window) with `contains`,
+   * whatever the number of mailboxes.
    */
-  mailboxes(limit: number, contains?: string): { readonly total: number; readonly entries: MailboxEntry[] } {
+  mailboxes(query: MailboxQuery): MailboxPage {
     this.expire();
-    // The `limit` newest so far, as a min-heap on the newest id (ids sort by arrival).
-    const heap: MailboxEntry[] = [];
-    const newer = (a: MailboxEntry, b: MailboxEntry): boolean => a.newest.id > b.newest.id;
-    let total = 0;
-    for (const [mailbox, queue] of this.#mailboxes) {
-      if (contains !== undefined && !mailbox.includes(contains)) continue;
-      const newest = queue.newestLive();
-      if (!newest) continue;
-      total++;
-      if (heap.length === limit && newest.id <= heap[0]!.newest.id) continue;
-      const entry = { mailbox, count: queue.live, newest };
-      if (heap.length < limit) {
-        heap.push(entry);
-        for (let i = heap.length - 1; i > 0;) {
-          const parent = (i - 1) >> 1;
-          if (!newer(heap[parent]!, heap[i]!)) break;
-          [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
-          i = parent;
-        }
-      } else {
-        heap[0] = entry;
-        for (let i = 0; ;) {
-          const left = 2 * i + 1;
-          const right = left + 1;
-          let oldest = i;
-          if (left < heap.length && newer(heap[oldest]!, heap[left]!)) oldest = left;
-          if (right < heap.length && newer(heap[oldest]!, heap[right]!)) oldest = right;
-          if (oldest === i) break;
-          [heap[oldest], heap[i]] = [heap[i]!, heap[oldest]!];
-          i = oldest;
-        }
-      }
-    }
-    return { total, entries: heap.sort((a, b) => (newer(a, b) ? -1 : 1)) };
+    return this.#index.page(query, this.#options.indexSearchWindow ?? INDEX_SEARCH_WINDOW, (mailbox, newestId) => ({
+      count: this.#mailboxes.get(mailbox)!.live,
+      newest: this.#byId.get(newestId)!,
+    }));
   }
 
   /** Drops messages older than the retention period. Cheap when nothing expired. */
@@ -325,6 +308,8 @@ export class MessageStore implements MailStore {
     if (queue) {
       queue.forget();
       if (queue.live === 0) this.#mailboxes.delete(message.mailbox);
+      // only the newest's removal moves the mailbox in the index (expiry and the cap take the oldest)
+      if (this.#index.filedAt(message.mailbox) === message.id) this.#index.file(message.mailbox, queue.newestLive()?.id);
     }
     if (this.#watchers.size > 0) this.#tell({ type: 'removed', message });
   }

@@ -43,7 +43,7 @@ function App() {
   const [auth, setAuth] = useState<Auth>('unknown');
   const [features, setFeatures] = useState<WireHealth['features']>({});
   const [search, setSearch] = useState('');
-  const [index, setIndex] = useState<{ total: number; mailboxes: readonly WireMailboxEntry[] }>({ total: 0, mailboxes: [] });
+  const [index, setIndex] = useState<{ total: number; mailboxes: readonly WireMailboxEntry[]; partial?: true }>({ total: 0, mailboxes: [] });
   const [messages, setMessages] = useState<readonly WireSummary[]>([]);
   const [message, setMessage] = useState<WireMessage>();
   const [problem, setProblem] = useState<string>();
@@ -275,6 +275,7 @@ function App() {
         <MailboxList
           mailboxes={index.mailboxes}
           total={index.total}
+          partial={index.partial === true}
           search={search}
           selected={place.address}
           onSearch={setSearch}

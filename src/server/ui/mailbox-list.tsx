@@ -5,12 +5,14 @@ import { formatTime } from './format.js';
 export function MailboxList(props: {
   mailboxes: readonly WireMailboxEntry[];
   total: number;
+  /** The search stopped at its window (the 5,000 newest mailboxes): more may match further down. */
+  partial: boolean;
   search: string;
   selected: string | undefined;
   onSearch: (text: string) => void;
   onOpen: (address: string) => void;
 }) {
-  const { mailboxes, total, search, selected } = props;
+  const { mailboxes, total, partial, search, selected } = props;
   return (
     <nav class="pane mailboxes" aria-label="Mailboxes">
       <div class="pane-head">
@@ -47,6 +49,7 @@ export function MailboxList(props: {
         </ul>
       )}
       {total > mailboxes.length && <p class="more">{total - mailboxes.length} more: search to narrow the list.</p>}
+      {partial && <p class="more">Searched the newest mailboxes only: more may match further down.</p>}
     </nav>
   );
 }

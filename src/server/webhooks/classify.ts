@@ -6,6 +6,7 @@
 //   timeout, reset, refused, network     retried
 //   unavailable                          retried (the event's message could not be read from the store)
 //   gone                                 not retried (the event's mail expired, was evicted or deleted: nothing of it is left to send)
+//   destination                          not retried (the URL's name resolved to an address the destination policy refuses: nothing was sent)
 //   lost                                 retried (on a shared store: the server making the attempt stopped before its outcome was known)
 //   401, 403                             not retried: `signature` (the receiver refused the signature)
 //   any other 4xx                        not retried: `4xx-not-retried` (the request itself is wrong)
@@ -20,7 +21,7 @@ export type AttemptResult =
   | { readonly kind: 'answer'; readonly status: number; readonly retryAfter: string | undefined }
   | {
       readonly kind: 'failure';
-      readonly reason: 'timeout' | 'refused' | 'reset' | 'network' | 'unavailable' | 'gone' | 'lost' | 'cancelled';
+      readonly reason: 'timeout' | 'refused' | 'reset' | 'network' | 'unavailable' | 'gone' | 'destination' | 'lost' | 'cancelled';
       readonly detail: string;
     };
 
@@ -47,9 +48,12 @@ export function retryAfterMs(value: string | undefined, now: number): number | u
   return Math.min(ms, WEBHOOK_LIMITS.maxRetryAfterMs);
 }
 
+/** Failures another attempt would not change. */
+const NOT_RETRIED = new Set<string>(['cancelled', 'gone', 'destination']);
+
 export function classify(result: AttemptResult, now: number): Verdict {
   if (result.kind === 'failure') {
-    return { delivered: false, retry: result.reason !== 'cancelled' && result.reason !== 'gone', reason: result.reason, retryAfterMs: undefined };
+    return { delivered: false, retry: !NOT_RETRIED.has(result.reason), reason: result.reason, retryAfterMs: undefined };
   }
   const { status } = result;
   const reason = String(status);

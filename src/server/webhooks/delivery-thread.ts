@@ -13,11 +13,16 @@
 // attempt past ten seconds).
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { signatureHeader } from '../../contract/webhook-signature.js';
 import type { DeliveryJob, DeliveryOutcome, EventPayload } from './delivery-job.js';
 import { buildBody } from './event-body.js';
 import { WebhookSender } from './sender.js';
+
+/** What the thread is started with (its workerData): the `--webhook-allow` list its sender checks resolved addresses against. */
+export interface ThreadData {
+  readonly webhookAllow: readonly string[];
+}
 
 export type ToThread = { readonly type: 'post'; readonly id: number; readonly job: DeliveryJob } | { readonly type: 'cancel'; readonly id: number };
 export type FromThread = { readonly type: 'done'; readonly id: number; readonly outcome: DeliveryOutcome };
@@ -72,7 +77,7 @@ if (parentPort) {
     .catch(() => {})
     .finally(lowerThisThreadsPriority);
   const port = parentPort;
-  const sender = new WebhookSender();
+  const sender = new WebhookSender({ webhookAllow: (workerData as ThreadData | null)?.webhookAllow ?? [] });
   const inFlight = new Map<number, AbortController>();
   port.on('message', (message: ToThread) => {
     if (message.type === 'cancel') return void inFlight.get(message.id)?.abort();

@@ -4,11 +4,13 @@
 // attempt with its own timeout. Redirects are never followed (classify.ts).
 // The server runs this in its delivery thread (thread.ts); tests of the
 // dispatcher run it in their own.
+import type { LookupFunction } from 'node:net';
 import { Pool } from 'undici';
 import { signatureHeader, WEBHOOK_HEADERS } from '../../contract/webhook-signature.js';
 import type { AttemptResult } from './classify.js';
 import { EXCERPT_CHARS, type DeliveryJob, type DeliveryOutcome, type DeliverySender } from './delivery-job.js';
 import { BodyCache } from './event-body.js';
+import { checkedLookup, DESTINATION_REFUSED, destinationPolicy } from './destination-policy.js';
 
 export interface PostRequest {
   readonly url: string;
@@ -33,6 +35,7 @@ function failureOf(error: unknown, timedOut: boolean, cancelled: boolean): Attem
   if (cancelled) return { kind: 'failure', reason: 'cancelled', detail };
   if (timedOut) return { kind: 'failure', reason: 'timeout', detail };
   const codes = [(error as { code?: unknown }).code, ((error as { cause?: { code?: unknown } }).cause ?? {}).code];
+  if (codes.includes(DESTINATION_REFUSED)) return { kind: 'failure', reason: 'destination', detail };
   if (codes.includes('ECONNREFUSED')) return { kind: 'failure', reason: 'refused', detail };
   if (codes.some((code) => code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE')) return { kind: 'failure', reason: 'reset', detail };
   if (codes.includes('UND_ERR_HEADERS_TIMEOUT') || codes.includes('UND_ERR_BODY_TIMEOUT')) return { kind: 'failure', reason: 'timeout', detail };
@@ -48,9 +51,16 @@ export class WebhookSender implements DeliverySender {
   readonly #use = new Map<string, { lastUsed: number; inFlight: number }>();
   readonly #bodies = new BodyCache();
   readonly #now: () => number;
+  readonly #lookup: LookupFunction;
 
-  constructor(options: { readonly now?: () => number } = {}) {
+  /**
+   * `webhookAllow`: the server's `--webhook-allow` list, checked against
+   * the address each connection's name resolves to (destination-policy.ts);
+   * `resolve` stands in for DNS (tests).
+   */
+  constructor(options: { readonly now?: () => number; readonly webhookAllow?: readonly string[]; readonly resolve?: LookupFunction } = {}) {
     this.#now = options.now ?? (() => performance.now());
+    this.#lookup = checkedLookup(destinationPolicy(options.webhookAllow ?? []), options.resolve);
   }
 
   /** Origins with an open pool (for tests). */
@@ -87,7 +97,8 @@ export class WebhookSender implements DeliverySender {
     let pool = this.#pools.get(origin);
     if (!pool) {
       // A handful of connections: an ordered endpoint uses one, an unordered one a few side by side.
-      pool = new Pool(origin, { connections: 8, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
+      // Every connection's name is resolved through the policy's check: a name that resolves to a refused address is never connected to.
+      pool = new Pool(origin, { connections: 8, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connect: { lookup: this.#lookup } });
       this.#pools.set(origin, pool);
     }
     return pool;

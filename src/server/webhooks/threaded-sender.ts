@@ -18,22 +18,27 @@
 // compiled .js directly and never touches tsx.
 import { Worker } from 'node:worker_threads';
 import type { DeliveryJob, DeliveryOutcome, DeliverySender } from './delivery-job.js';
-import type { FromThread, ToThread } from './delivery-thread.js';
+import type { FromThread, ThreadData, ToThread } from './delivery-thread.js';
 
-function startThread(): Worker {
+function startThread(workerData: ThreadData): Worker {
   const fromSource = import.meta.url.endsWith('.ts');
   const entry = new URL(`./delivery-thread.${fromSource ? 'ts' : 'js'}`, import.meta.url);
   if (fromSource) {
     const code = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
-    return new Worker(code, { eval: true });
+    return new Worker(code, { eval: true, workerData });
   }
-  return new Worker(entry);
+  return new Worker(entry, { workerData });
 }
 
 export class ThreadedSender implements DeliverySender {
   #thread: Worker | undefined;
   #next = 0;
   readonly #waiting = new Map<number, (outcome: DeliveryOutcome) => void>();
+  readonly #data: ThreadData;
+
+  constructor(options: { readonly webhookAllow?: readonly string[] } = {}) {
+    this.#data = { webhookAllow: [...(options.webhookAllow ?? [])] };
+  }
 
   post(job: DeliveryJob, signal: AbortSignal): Promise<DeliveryOutcome> {
     const thread = this.#threadNow();
@@ -63,7 +68,7 @@ export class ThreadedSender implements DeliverySender {
 
   #threadNow(): Worker {
     if (this.#thread) return this.#thread;
-    const thread = startThread();
+    const thread = startThread(this.#data);
     // A thread waiting for attempts keeps no process alive; a pending retry's timer does not either (dispatcher.ts).
     thread.unref();
     thread.on('message', (message: FromThread) => {

@@ -18,7 +18,7 @@ import { systemTimers, WebhookDispatcher, type DispatchTimers } from './dispatch
 import type { DeliverySender } from './delivery-job.js';
 import { deliveryOutcome, messageReceived, type SourceReader, type WebhookEvent } from './events.js';
 import { WebhookMetrics } from './metrics.js';
-import { destinationPolicy, type DestinationPolicy } from './destination-policy.js';
+import { destinationPolicy } from './destination-policy.js';
 import { parseWebhookInput, type Webhook } from './registration.js';
 import { SharedDispatcher } from './shared-dispatcher.js';
 import { ThreadedSender } from './threaded-sender.js';
@@ -41,8 +41,13 @@ export interface WebhookServiceOptions {
   readonly logger: Logger;
   /** Injected in tests of the schedule; real timers otherwise. */
   readonly timers?: DispatchTimers | undefined;
-  /** Where webhooks may post (destination-policy.ts); default: anywhere but the cloud metadata service. */
-  readonly destinations?: DestinationPolicy | undefined;
+  /**
+   * Where webhooks may post (`--webhook-allow`, destination-policy.ts),
+   * checked on the URL at registration and on the address its name
+   * resolves to at each connection; default: anywhere but the cloud
+   * metadata service.
+   */
+  readonly webhookAllow?: readonly string[] | undefined;
   /** How long a finished delivery (delivered, dead-lettered) stays in the memory store's log, ms: the mail's retention. */
   readonly logRetentionMs?: number | undefined;
   /** Where registrations and retry state live: this server's memory unless a shared store is given. */
@@ -100,9 +105,9 @@ const typeOf = (attempt: SmtpAttempt): WebhookEventType | undefined =>
 // Over 80 lines on purpose: the service's methods are thin, each a few
 // lines over the one registration index and dispatcher made at its top.
 export function createWebhookService(options: WebhookServiceOptions): WebhookService {
-  const destinations = options.destinations ?? destinationPolicy([]);
+  const destinations = destinationPolicy(options.webhookAllow ?? []);
   const store = options.store ?? new MemoryWebhookStore({ now: options.now, retentionMs: options.logRetentionMs });
-  const sender = options.sender ?? new ThreadedSender();
+  const sender = options.sender ?? new ThreadedSender({ webhookAllow: options.webhookAllow ?? [] });
   const timers = options.timers ?? systemTimers(options.now);
   const common = { sender, timers, random: options.random, logger: options.logger };
   let pending: () => number | Promise<number> = () => 0;

@@ -9,7 +9,8 @@
 --   P:m:<id>         hash: mb, at (received, ms), size, body (the body's key suffix)
 --   P:b:<bodyId>     hash: raw, from, summary (JSON), refs (copies pointing at it): one per message, not per recipient
 --   P:ev:<mailbox>   hash: count, newest (what the cap evicted from the mailbox)
---   P:boxes          sorted set of the mailboxes holding mail, scored by their newest id (as a number): the web UI's index
+--   P:boxes          sorted set of the mailboxes holding mail, scored by their newest id (as a number): the web UI's index,
+--                    kept by every delivery and removal and read a page at a time (op `mailboxes`)
 --   channel P:arrived  one JSON message per stored copy: {r: replica, id, mb, at, size, body, from, s: summary}
 --   channel P:removed  one JSON message per removed copy (deleted, expired, evicted): {id, mb}
 --
@@ -195,29 +196,58 @@ elseif op == 'deleteMailbox' then
   end
   return count
 elseif op == 'mailboxes' then
-  -- ARGV: 6 limit, 7 contains ('' for all); answers the total, then per mailbox: key, count, and its newest described
+  -- ARGV: 6 limit, 7 contains ('' for all), 8 cursor (a newest id, '' for the top), 9 the search window.
+  -- One page from P:boxes, never the whole set: `limit` entries (plus one, to know whether more
+  -- follow), or `window` with `contains` (a substring cannot be looked up, so the search walks).
+  -- Answers total, next ('' for none), partial (0/1), visited, then per mailbox: key, count, its
+  -- newest described. A mailbox's score is its newest id as a number, so the id is read back from it.
   expire()
   local limit = tonumber(ARGV[6])
-  local out = {0}
-  local total = 0
-  for _, mb in ipairs(redis.call('ZREVRANGE', P .. ':boxes', 0, -1)) do
-    if ARGV[7] == '' or string.find(mb, ARGV[7], 1, true) then
-      local mbkey = P .. ':mb:' .. mb
-      local newest = redis.call('ZRANGE', mbkey, -1, -1)[1]
-      if newest then
-        total = total + 1
-        if total <= limit then
-          local d = describe({newest}, mb)
-          if #d == 6 then
-            table.insert(out, mb)
-            table.insert(out, redis.call('ZCARD', mbkey))
-            for _, v in ipairs(d) do table.insert(out, v) end
-          end
+  local contains = ARGV[7]
+  local B = P .. ':boxes'
+  local top = ARGV[8] == '' and '+inf' or ('(' .. string.format('%.0f', number36(ARGV[8])))
+  local span = contains == '' and limit or tonumber(ARGV[9])
+  local walk = redis.call('ZREVRANGEBYSCORE', B, top, '-inf', 'WITHSCORES', 'LIMIT', 0, span + 1)
+  local out = {0, '', 0, 0}
+  local visited, matched, returned, more = 0, 0, 0, false
+  local lastVisited, lastReturned = '', ''
+  for i = 1, #walk, 2 do
+    if visited == span then
+      more = true
+      break
+    end
+    visited = visited + 1
+    local mb = walk[i]
+    local newest = base36(tonumber(walk[i + 1]))
+    lastVisited = newest
+    if contains == '' or string.find(mb, contains, 1, true) then
+      if returned < limit then
+        local d = describe({newest}, mb)
+        if #d == 6 then
+          matched = matched + 1
+          returned = returned + 1
+          lastReturned = newest
+          table.insert(out, mb)
+          table.insert(out, redis.call('ZCARD', P .. ':mb:' .. mb))
+          for _, v in ipairs(d) do table.insert(out, v) end
+        else
+          -- its keys went under Redis's own expiry: the index lets it go too
+          redis.call('ZREM', B, mb)
         end
+      else
+        matched = matched + 1
       end
     end
   end
-  out[1] = total
+  if contains == '' then
+    out[1] = redis.call('ZCARD', B)
+    if more then out[2] = lastReturned end
+  else
+    out[1] = matched
+    if matched > returned then out[2] = lastReturned elseif more then out[2] = lastVisited end
+    if more then out[3] = 1 end
+  end
+  out[4] = visited
   return out
 elseif op == 'count' then
   expire()

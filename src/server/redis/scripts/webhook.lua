@@ -18,19 +18,17 @@
 --   W t:<id>         sorted set: pending event id -> its next attempt's time, or its lease's end while in flight
 --   W l:<id>         hash: event id -> its lease, "token owner until since"
 --   W fin:<id>       sorted set: finished event ids by when they finished: the first to go when the log is full
---   W r:<id>         hash: event id -> the message body it holds (see below)
+--   W r:<id>         hash: event id -> a message body it holds: written by older versions only (see below)
 --   channel W changed  "+id" when a webhook is registered, "-id" when removed
 --   channel W due      "time origin": something became due at that time (an event queued, retried, replayed) through that server
 --
--- A `message.received` event names its message; its body is read when an
--- attempt goes, by any server. So that an event outlives its message (the
--- mailbox deleted while a retry is pending, as the memory store allows), it
--- holds a reference on the message's body: P:b:<body>'s `refs`, the count
--- the store's own script (store.lua) keeps of the copies pointing at
--- a body and deletes it at zero. A delivered or cancelled event lets go at
--- once; a dead letter keeps it for a replay until it leaves the log. The
--- body still expires with the store's retention (its Redis expiry).
---
+-- A `message.received` event names its message (mailbox and id) and holds
+-- nothing of it: the server making an attempt reads the source from the
+-- mail store then (redis-webhook-store.ts `readSource`), and an event whose
+-- mail expired, was evicted or deleted is dead-lettered `gone`. (Servers
+-- before this held a reference on the body, P:b:<body>'s `refs`, noted in
+-- W r:<id>; `release` still lets go of those as their events finish.)
+
 -- Every call names the server making it (ARGV 4, taken out before the
 -- operation's own arguments are read). Times come from the server's clock
 -- (ARGV now), as in the store's script.
@@ -172,11 +170,9 @@ elseif op == 'remove' then
   redis.call('PUBLISH', W .. 'changed', '-' .. id)
   return raw
 elseif op == 'enqueue' then
-  -- ARGV: 4 most deliveries kept per webhook, 5 event id, 6 delivery, 7 message id ('' for none),
+  -- ARGV: 4 most deliveries kept per webhook, 5 event id, 6 delivery, 7 message id ('' for none; not read: an event holds no body),
   -- 8 out_of_order's hold (ms), then (webhook id, due) per webhook; answers 1 (kept) or 0 per webhook
-  local max, ev, delivery, message, hold = tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7], tonumber(ARGV[8])
-  local body = false
-  if message ~= '' then body = redis.call('HGET', P .. ':m:' .. message, 'body') end
+  local max, ev, delivery, hold = tonumber(ARGV[4]), ARGV[5], ARGV[6], tonumber(ARGV[8])
   local out = {}
   for i = 9, #ARGV, 2 do
     local id, due = ARGV[i], tonumber(ARGV[i + 1])
@@ -216,13 +212,6 @@ elseif op == 'enqueue' then
         redis.call('ZADD', K('q', id), num(place), ev)
         redis.call('ZADD', K('t', id), num(at), ev)
         redis.call('INCR', PENDING)
-        if body then
-          local bkey = P .. ':b:' .. body
-          if redis.call('EXISTS', bkey) == 1 then
-            redis.call('HINCRBY', bkey, 'refs', 1)
-            redis.call('HSET', K('r', id), ev, body)
-          end
-        end
         kept = 1
         announce(refresh(id, reg.ordered))
       end
@@ -328,11 +317,6 @@ elseif op == 'log' then
     if raw then table.insert(out, raw) end
   end
   return out
-elseif op == 'source' then
-  -- ARGV: 4 webhook id, 5 event id, 6 message id; answers the message's source, or nil when it is gone
-  local body = redis.call('HGET', K('r', ARGV[4]), ARGV[5]) or redis.call('HGET', P .. ':m:' .. ARGV[6], 'body')
-  if not body then return false end
-  return redis.call('HGET', P .. ':b:' .. body, 'raw')
 elseif op == 'pending' then
   return redis.call('GET', PENDING) or '0'
 end
