@@ -28,7 +28,7 @@ export interface MailroomServer {
    * made at start; undefined when TLS is off. A client that verifies
    * certificates trusts the made one when given it as its CA.
    */
-  readonly smtpTlsCert: string | undefined;
+  readonly smtpTlsCertificate: string | undefined;
   /** The bound HTTP port. */
   readonly httpPort: number;
   /** Base URL of the HTTP service, e.g. `http://127.0.0.1:8025` (the API is under `/api/v1`). */
@@ -128,7 +128,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
   const server: MailroomServer = {
     smtpPort,
     smtpsPort,
-    smtpTlsCert: smtp.certificate,
+    smtpTlsCertificate: smtp.certificate,
     httpPort,
     apiURL,
     domains: config.domains,

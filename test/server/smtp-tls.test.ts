@@ -69,7 +69,7 @@ describe('SMTP over TLS: off by default', () => {
     const server = await start();
     expect(await ehloOf(server.smtpPort)).not.toContain('STARTTLS');
     expect(server.smtpsPort).toBeUndefined();
-    expect(server.smtpTlsCert).toBeUndefined();
+    expect(server.smtpTlsCertificate).toBeUndefined();
     const to = freshAddress();
     // nodemailer's default: upgrade when STARTTLS is offered, and then verify the certificate.
     expect(await sendWith({ port: server.smtpPort }, to, 'Opportunistic')).toMatch(/^250 /);
@@ -83,7 +83,7 @@ describe('SMTP over TLS: STARTTLS (smtpTls)', () => {
     const server = await start({ smtpTls: true });
     expect(await ehloOf(server.smtpPort)).toMatch(/^250[- ]STARTTLS$/m);
     const to = freshAddress();
-    const reply = await sendWith({ port: server.smtpPort, requireTLS: true, tls: { ca: server.smtpTlsCert! } }, to, 'Over STARTTLS');
+    const reply = await sendWith({ port: server.smtpPort, requireTLS: true, tls: { ca: server.smtpTlsCertificate! } }, to, 'Over STARTTLS');
     expect(reply).toMatch(/^250 /);
     expect(await subjectsAt(server, to)).toEqual(['Over STARTTLS']);
     expect((await call(server, '/healthz')).json.features.smtp_tls).toEqual({ starttls: true, required: false });
@@ -98,10 +98,10 @@ describe('SMTP over TLS: STARTTLS (smtpTls)', () => {
 
   it('makes one certificate per process, valid for localhost, 127.0.0.1 and ::1', async () => {
     const [a, b] = await Promise.all([start({ smtpTls: true }), start({ smtpsPort: 0 })]);
-    expect(a.smtpTlsCert).toMatch(/^-----BEGIN CERTIFICATE-----/);
-    expect(b.smtpTlsCert).toBe(a.smtpTlsCert);
+    expect(a.smtpTlsCertificate).toMatch(/^-----BEGIN CERTIFICATE-----/);
+    expect(b.smtpTlsCertificate).toBe(a.smtpTlsCertificate);
     const { X509Certificate } = await import('node:crypto');
-    const made = new X509Certificate(a.smtpTlsCert!);
+    const made = new X509Certificate(a.smtpTlsCertificate!);
     expect(made.subjectAltName).toBe('DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1');
     expect(made.issuer).toBe(made.subject);
     expect(made.verify(made.publicKey)).toBe(true);
@@ -127,7 +127,7 @@ describe('SMTP over TLS: STARTTLS required (smtpRequireTls)', () => {
   it('takes the mail once the client has upgraded (Spring mail.smtp.starttls.required), and refuses a client that never does', async () => {
     const server = await start({ smtpTls: true, smtpRequireTls: true });
     const to = freshAddress();
-    await sendWith({ port: server.smtpPort, requireTLS: true, tls: { ca: server.smtpTlsCert! } }, to, 'Upgraded first');
+    await sendWith({ port: server.smtpPort, requireTLS: true, tls: { ca: server.smtpTlsCertificate! } }, to, 'Upgraded first');
     await expect(sendWith({ port: server.smtpPort, ignoreTLS: true }, to, 'Never upgraded')).rejects.toMatchObject({
       responseCode: 530,
       response: '530 5.7.0 Must issue a STARTTLS command first',
@@ -142,7 +142,7 @@ describe('SMTP over TLS: the implicit-TLS port (smtpsPort)', () => {
     expect(server.smtpsPort).toEqual(expect.any(Number));
     expect(server.smtpsPort).not.toBe(server.smtpPort);
     const to = freshAddress();
-    const reply = await sendWith({ port: server.smtpsPort!, secure: true, tls: { ca: server.smtpTlsCert! } }, to, 'Implicit TLS');
+    const reply = await sendWith({ port: server.smtpsPort!, secure: true, tls: { ca: server.smtpTlsCertificate! } }, to, 'Implicit TLS');
     expect(reply).toMatch(/^250 /);
     expect(await subjectsAt(server, to)).toEqual(['Implicit TLS']);
     expect(await ehloOf(server.smtpPort)).not.toContain('STARTTLS');
@@ -155,7 +155,7 @@ describe('SMTP over TLS: the implicit-TLS port (smtpsPort)', () => {
     const rules = `/api/v1/mailbox/rules?${new URLSearchParams({ address: to })}`;
     const set = await call(server, rules, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'reject' }) });
     expect(set.status).toBe(200);
-    const secure = { port: server.smtpsPort!, secure: true, tls: { ca: server.smtpTlsCert! } };
+    const secure = { port: server.smtpsPort!, secure: true, tls: { ca: server.smtpTlsCertificate! } };
     await expect(sendWith(secure, to, 'Refused')).rejects.toMatchObject({ responseCode: 550 });
     await sendWith(secure, to, 'Taken');
     const attempts = (await call(server, `/api/v1/mailbox/attempts?${new URLSearchParams({ address: to })}`)).json.attempts;
@@ -171,7 +171,7 @@ describe('SMTP over TLS: the implicit-TLS port (smtpsPort)', () => {
     const { dialogue } = await SmtpDialogue.open(server.smtpPort);
     try {
       const greeting = await new Promise<string>((resolve, reject) => {
-        const socket = tlsConnect({ host: '127.0.0.1', port: server.smtpsPort!, ca: server.smtpTlsCert! });
+        const socket = tlsConnect({ host: '127.0.0.1', port: server.smtpsPort!, ca: server.smtpTlsCertificate! });
         socket.setEncoding('latin1');
         socket.once('data', (chunk: string) => (socket.destroy(), resolve(chunk.trimEnd())));
         socket.once('error', reject);
@@ -187,7 +187,7 @@ describe('SMTP over TLS: a certificate given as files (smtpTlsCert, smtpTlsKey)'
   it('presents the given pair on both listeners, STARTTLS offered without smtpTls', async () => {
     const files = await certificateFiles('files.mailroom.test');
     const server = await start({ smtpTlsCert: files.certPath, smtpTlsKey: files.keyPath, smtpsPort: 0 });
-    expect(server.smtpTlsCert).toBe(files.cert);
+    expect(server.smtpTlsCertificate).toBe(files.cert);
     expect(await presentedName(server.smtpsPort!, files.cert)).toBe('files.mailroom.test');
     const to = freshAddress();
     await sendWith({ port: server.smtpPort, requireTLS: true, tls: { ca: files.cert } }, to, 'Given certificate');

@@ -179,7 +179,7 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
   };
   const openConnections = () => servers.reduce((open, each) => open + each.connections.size, 0);
   /** A listener made from the steps; `listener` says how it speaks TLS. smtp-server changes the options it is given, so each gets its own. */
-  const listen = (listener: SMTPServerOptions): SMTPServer => {
+  const makeListener = (listener: SMTPServerOptions): SMTPServer => {
     const made = new SMTPServer({ ...steps, ...listener });
     adaptConnections(made, { sizeReply: (declared) => tooBig(declared, maxMessageBytes).message, openConnections });
     servers.push(made);
@@ -187,8 +187,8 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
   };
 
   const certificate = tls && { key: tls.certificate.key, cert: tls.certificate.cert };
-  const server = listen(tls?.starttls ? { ...certificate, disabledCommands: [] } : {});
-  const secureServer = tls?.implicit ? listen({ ...certificate, secure: true }) : undefined;
+  const server = makeListener(tls?.starttls ? { ...certificate, disabledCommands: [] } : {});
+  const secureServer = tls?.implicit ? makeListener({ ...certificate, secure: true }) : undefined;
   const sockets = new Set<Socket>();
   for (const each of servers) watchConnections(each, sockets, logger);
   return {
