@@ -36,6 +36,16 @@ Options (each also read from the environment variable shown):
   --webhook-allow <host|cidr> the only webhook destinations,   MAILROOM_WEBHOOK_ALLOW (default: any but 169.254.169.254 and fd00:ec2::254)
                             repeatable
   --no-webhooks             no webhooks, no /metrics          MAILROOM_WEBHOOKS=0  (default on)
+  --smtp-tls                offer STARTTLS on the SMTP port   MAILROOM_SMTP_TLS=1  (default off, so no client meets a certificate)
+                            with a certificate made at start
+                            (self-signed: localhost, 127.0.0.1,
+                            ::1) or the one given below
+  --smtp-tls-cert <file>    PEM certificate (and chain) for   MAILROOM_SMTP_TLS_CERT (turns --smtp-tls on)
+                            STARTTLS and --smtps-port
+  --smtp-tls-key <file>     its PEM private key               MAILROOM_SMTP_TLS_KEY
+  --smtp-require-tls        refuse MAIL FROM before STARTTLS  MAILROOM_SMTP_REQUIRE_TLS=1 (530 5.7.0; needs --smtp-tls)
+  --smtps-port <port>       also listen with implicit TLS     MAILROOM_SMTPS_PORT  (default none; 0 = any free port)
+                            (what port 465 is in production)
   --store <memory|url>      where mail (and the SMTP rules    MAILROOM_STORE       (default memory; e.g. redis://127.0.0.1:6379/0)
                             and attempt log) live; servers
                             given one Redis URL act as one service

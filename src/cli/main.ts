@@ -68,7 +68,11 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       return 2;
     }
     if (e.code === 'EADDRINUSE') {
-      const which = /for SMTP/.test(e.message) ? '--smtp-port (MAILROOM_SMTP_PORT)' : '--http-port (MAILROOM_HTTP_PORT)';
+      const which = /for SMTPS /.test(e.message)
+        ? '--smtps-port (MAILROOM_SMTPS_PORT)'
+        : /for SMTP /.test(e.message)
+          ? '--smtp-port (MAILROOM_SMTP_PORT)'
+          : '--http-port (MAILROOM_HTTP_PORT)';
       console.error(`${e.message}. Stop whatever uses it, or pick another port with ${which}; 0 picks any free port.`);
       return 1;
     }
@@ -77,7 +81,9 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   }
 
   const host = server.apiURL.replace(/^http:\/\//, '').replace(/:\d+$/, '');
-  console.log(`mailroom: SMTP listening on ${host}:${server.smtpPort} for ${server.domains.join(', ')}`);
+  const starttls = parsed.options.smtpRequireTls ? ' (STARTTLS required)' : parsed.options.smtpTls ? ' (STARTTLS offered)' : '';
+  console.log(`mailroom: SMTP listening on ${host}:${server.smtpPort} for ${server.domains.join(', ')}${starttls}`);
+  if (server.smtpsPort !== undefined) console.log(`mailroom: SMTPS (implicit TLS) listening on ${host}:${server.smtpsPort}`);
   console.log(`mailroom: HTTP API listening on ${server.apiURL}${API_BASE} (MCP: ${server.apiURL}${MCP_PATH}; web UI: ${server.apiURL}/)`);
   if (parsed.options.store !== undefined && parsed.options.store !== 'memory') console.log(`mailroom: mail kept in ${describeRedisUrl(parsed.options.store)}`);
 

@@ -1,5 +1,6 @@
 // `mailroom serve`'s flags and environment variables turned into startServer
 // options (flags win), each mistake named with the flag and its variable.
+import { accessSync, constants } from 'node:fs';
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { isDomainName } from '../contract/address.js';
@@ -16,6 +17,26 @@ function integer(value: string, flag: string, envName: string, min: number, max:
     throw new UsageError(`mailroom serve: ${flag} (or ${envName}) must be ${what}, got ${JSON.stringify(value)}`);
   }
   return Number(value);
+}
+
+/** An on/off variable (`1`, `true`, `yes` or `0`, `false`, `no`); undefined when unset or blank. */
+function onOff(env: NodeJS.ProcessEnv, envName: string, meaning: string): boolean | undefined {
+  const value = blankToUndefined(env[envName])?.trim();
+  if (value === undefined) return undefined;
+  if (!/^(0|1|true|false|yes|no)$/i.test(value)) throw new UsageError(`mailroom serve: ${envName} must be 1 (${meaning}) or 0, got ${JSON.stringify(value)}`);
+  return /^(1|true|yes)$/i.test(value);
+}
+
+/** A file the server will read: named with its flag when it cannot be read, before the server starts. */
+function readableFile(path: string, flag: string, envName: string): string {
+  try {
+    accessSync(path, constants.R_OK);
+  } catch (error) {
+    throw new UsageError(
+      `mailroom serve: ${flag} (or ${envName}) must be a readable file, but ${JSON.stringify(path)} cannot be read (${(error as NodeJS.ErrnoException).code})`,
+    );
+  }
+  return path;
 }
 
 /** Builds startServer options from argv and the environment (flags win). Exported for tests. */
@@ -47,6 +68,11 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
         'webhook-allow': { type: 'string', multiple: true },
         'no-webhooks': { type: 'boolean' },
         store: { type: 'string' },
+        'smtp-tls': { type: 'boolean' },
+        'smtp-tls-cert': { type: 'string' },
+        'smtp-tls-key': { type: 'string' },
+        'smtp-require-tls': { type: 'boolean' },
+        'smtps-port': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -197,5 +223,39 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
     options.store = store.trim();
   }
 
+  tlsOptions(v, pick, env, options);
   return { options, help: v.help === true, version: v.version === true };
+}
+
+/** SMTP over TLS: `--smtp-tls`, `--smtp-tls-cert`/`--smtp-tls-key`, `--smtp-require-tls`, `--smtps-port`. */
+function tlsOptions(
+  v: Record<string, unknown>,
+  pick: (flag: string, envName: string) => string | undefined,
+  env: NodeJS.ProcessEnv,
+  options: ServerOptions,
+): void {
+  const cert = pick('smtp-tls-cert', 'MAILROOM_SMTP_TLS_CERT');
+  const key = pick('smtp-tls-key', 'MAILROOM_SMTP_TLS_KEY');
+  if ((cert === undefined) !== (key === undefined)) {
+    throw new UsageError(
+      cert === undefined
+        ? 'mailroom serve: --smtp-tls-key (or MAILROOM_SMTP_TLS_KEY) needs the certificate it belongs to: give --smtp-tls-cert (or MAILROOM_SMTP_TLS_CERT) too'
+        : 'mailroom serve: --smtp-tls-cert (or MAILROOM_SMTP_TLS_CERT) needs its private key: give --smtp-tls-key (or MAILROOM_SMTP_TLS_KEY) too',
+    );
+  }
+  if (cert !== undefined && key !== undefined) {
+    options.smtpTlsCert = readableFile(cert, '--smtp-tls-cert', 'MAILROOM_SMTP_TLS_CERT');
+    options.smtpTlsKey = readableFile(key, '--smtp-tls-key', 'MAILROOM_SMTP_TLS_KEY');
+  }
+  const tls = v['smtp-tls'] === true || onOff(env, 'MAILROOM_SMTP_TLS', 'offer STARTTLS') === true || cert !== undefined;
+  const required = v['smtp-require-tls'] === true || onOff(env, 'MAILROOM_SMTP_REQUIRE_TLS', 'require STARTTLS') === true;
+  if (required && !tls) {
+    throw new UsageError(
+      'mailroom serve: --smtp-require-tls (or MAILROOM_SMTP_REQUIRE_TLS) needs STARTTLS offered: add --smtp-tls (or MAILROOM_SMTP_TLS=1), or a certificate with --smtp-tls-cert and --smtp-tls-key',
+    );
+  }
+  if (tls) options.smtpTls = true;
+  if (required) options.smtpRequireTls = true;
+  const smtpsPort = pick('smtps-port', 'MAILROOM_SMTPS_PORT');
+  if (smtpsPort !== undefined) options.smtpsPort = integer(smtpsPort, '--smtps-port', 'MAILROOM_SMTPS_PORT', 0, 65535, 'a port from 0 to 65535');
 }

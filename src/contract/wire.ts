@@ -70,7 +70,8 @@ export interface WireHealth {
    * the SMTP deferral lab's paths (embedded server); `ui`, `mailboxes` and
    * `events`: the web UI and its calls (embedded server); `webhooks` and
    * `metrics`: the webhooks' registrations and the Prometheus metrics
-   * (embedded server).
+   * (embedded server); `smtp_tls`: SMTP over TLS as offered (embedded
+   * server, present only when TLS is on).
    */
   readonly features: {
     readonly wait?: string;
@@ -83,7 +84,18 @@ export interface WireHealth {
     readonly ui?: string;
     readonly mailboxes?: string;
     readonly events?: string;
+    readonly smtp_tls?: WireSmtpTls;
   };
+}
+
+/** SMTP over TLS as the embedded server offers it (`/healthz` `features.smtp_tls`). */
+export interface WireSmtpTls {
+  /** STARTTLS is offered on the SMTP port. */
+  readonly starttls: boolean;
+  /** MAIL FROM is refused before STARTTLS (`530 5.7.0`). */
+  readonly required: boolean;
+  /** The implicit-TLS port, when one is open. */
+  readonly smtps_port?: number;
 }
 
 /** `GET /api/v1/mailboxes`: mailboxes holding mail, newest arrival first (embedded server). */

@@ -23,6 +23,16 @@ export interface MailroomWebServerOptions {
   readonly allowedHosts?: readonly string[] | undefined;
   /** Web origins whose pages may call the server (`--allow-origin`), e.g. `http://localhost:3000`. */
   readonly allowOrigins?: readonly string[] | undefined;
+  /** Offer STARTTLS on the SMTP port (`--smtp-tls`), with a certificate made at start unless `smtpTlsCert` is given. Default off. */
+  readonly smtpTls?: boolean | undefined;
+  /** A PEM certificate file for SMTP over TLS (`--smtp-tls-cert`), with `smtpTlsKey`. */
+  readonly smtpTlsCert?: string | undefined;
+  /** Its PEM private key file (`--smtp-tls-key`). */
+  readonly smtpTlsKey?: string | undefined;
+  /** Refuse MAIL FROM before STARTTLS with `530 5.7.0` (`--smtp-require-tls`); needs `smtpTls`. */
+  readonly smtpRequireTls?: boolean | undefined;
+  /** Also listen with implicit TLS on this port (`--smtps-port`). Default none. */
+  readonly smtpsPort?: number | undefined;
   /** Use a server already listening there instead of starting one (default: yes, except on CI). */
   readonly reuseExistingServer?: boolean | undefined;
   /** How long to wait for /healthz, in ms (default 30 s). */
@@ -50,6 +60,7 @@ export function mailroomWebServer(options: MailroomWebServerOptions = {}): WebSe
   const allowOrigins: readonly unknown[] = options.allowOrigins ?? [];
   if (!Array.isArray(allowOrigins) || !allowOrigins.every((o): o is string => typeof o === 'string' && o !== ''))
     throw expectedError('allowOrigins', 'an array of origins like "http://localhost:3000"', allowOrigins);
+  const tls = tlsArgs(options);
   const timeout = options.timeout ?? 30_000;
   assertMs('timeout', timeout, { positive: true });
 
@@ -66,6 +77,7 @@ export function mailroomWebServer(options: MailroomWebServerOptions = {}): WebSe
     ...domains.flatMap((d) => ['--domain', d]),
     ...allowedHosts.flatMap((h) => ['--allowed-host', h]),
     ...allowOrigins.flatMap((o) => ['--allow-origin', o]),
+    ...tls,
   ];
   const readyHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return {
@@ -78,6 +90,30 @@ export function mailroomWebServer(options: MailroomWebServerOptions = {}): WebSe
     stderr: 'pipe',
     gracefulShutdown: { signal: 'SIGTERM', timeout: 5_000 },
   };
+}
+
+/** The SMTP-over-TLS flags; the files and the combinations are checked by `mailroom serve` itself, naming the flag. */
+function tlsArgs(options: MailroomWebServerOptions): string[] {
+  const { smtpTls, smtpTlsCert, smtpTlsKey, smtpRequireTls, smtpsPort } = options;
+  for (const [name, value] of [
+    ['smtpTls', smtpTls],
+    ['smtpRequireTls', smtpRequireTls],
+  ] as const) {
+    if (value !== undefined && typeof value !== 'boolean') throw expectedError(name, 'a boolean', value);
+  }
+  for (const [name, value] of [
+    ['smtpTlsCert', smtpTlsCert],
+    ['smtpTlsKey', smtpTlsKey],
+  ] as const) {
+    if (value !== undefined && (typeof value !== 'string' || value === '')) throw expectedError(name, 'the path of a PEM file', value);
+  }
+  return [
+    ...(smtpTls ? ['--smtp-tls'] : []),
+    ...(smtpTlsCert !== undefined ? ['--smtp-tls-cert', smtpTlsCert] : []),
+    ...(smtpTlsKey !== undefined ? ['--smtp-tls-key', smtpTlsKey] : []),
+    ...(smtpRequireTls ? ['--smtp-require-tls'] : []),
+    ...(smtpsPort !== undefined ? ['--smtps-port', String(port('smtpsPort', smtpsPort))] : []),
+  ];
 }
 
 function port(name: string, value: unknown): number {

@@ -1,6 +1,8 @@
 // startServer's options: validated at the edge with messages that name the
 // option and the value, defaulted in one place, then frozen for the internals.
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { createSecureContext } from 'node:tls';
 import { isDomainName } from '../contract/address.js';
 import { DEFAULT_DOMAIN, DEFAULT_HOST, DEFAULT_HTTP_PORT, DEFAULT_SMTP_PORT } from '../contract/defaults.js';
 import { MAX_WAIT_SECONDS } from '../contract/limits.js';
@@ -10,6 +12,7 @@ import { assertMs, expectedError } from '../contract/validation.js';
 import type { WallClock } from './base/clock.js';
 import { defaultLogger, type Logger } from './base/log.js';
 import { isAllowEntry } from './webhooks/destination-policy.js';
+import type { TlsCertificate } from './smtp/tls-certificate.js';
 import { parseStoreLocation, type StoreLocation } from './store/store-location.js';
 
 export interface ServerOptions {
@@ -66,6 +69,30 @@ export interface ServerOptions {
   maxSmtpConnections?: number;
   /** An SMTP connection silent this long (ms) is closed with `421 4.4.2`. Default 60,000. */
   smtpIdleTimeout?: number;
+  /**
+   * Offer STARTTLS on the SMTP port, with the certificate in `smtpTlsCert`
+   * and `smtpTlsKey`, or a self-signed one for localhost, 127.0.0.1 and ::1
+   * made at start. Default false (true when `smtpTlsCert` is given): a
+   * client that upgrades whenever it is offered (nodemailer's default) would
+   * then check a certificate it does not trust, and fail.
+   */
+  smtpTls?: boolean;
+  /** A PEM certificate file (its chain may follow it) for SMTP over TLS, with `smtpTlsKey`. Default: one made at start. */
+  smtpTlsCert?: string;
+  /** The PEM private key file of `smtpTlsCert`. */
+  smtpTlsKey?: string;
+  /**
+   * Refuse MAIL FROM before STARTTLS with `530 5.7.0 Must issue a STARTTLS
+   * command first`, as a server that insists on TLS does. Needs `smtpTls`.
+   * Default false.
+   */
+  smtpRequireTls?: boolean;
+  /**
+   * A second SMTP port that speaks TLS from the first byte (implicit TLS,
+   * what port 465 is in production), with the same certificate as
+   * `smtpTls`; 0 picks any free port. Default none.
+   */
+  smtpsPort?: number;
   /**
    * An HTTP client that has not sent its whole request head within this many
    * ms is answered `408` and cut off (slowloris). Default 10,000.
@@ -157,6 +184,14 @@ export interface ResolvedServerOptions {
   readonly holdCap: number;
   readonly maxSmtpConnections: number;
   readonly smtpIdleTimeout: number;
+  /** STARTTLS offered on the SMTP port. */
+  readonly smtpTls: boolean;
+  /** MAIL FROM refused before STARTTLS. */
+  readonly smtpRequireTls: boolean;
+  /** The implicit-TLS port asked for, or undefined for none. */
+  readonly smtpsPort: number | undefined;
+  /** The certificate given (`smtpTlsCert`, `smtpTlsKey`), read; undefined: one is made at start when TLS is on. */
+  readonly smtpTlsCertificate: TlsCertificate | undefined;
   readonly httpHeadersTimeout: number;
   readonly httpRequestTimeout: number;
   readonly token: string | undefined;
@@ -211,6 +246,11 @@ const KNOWN_OPTIONS = new Set<string>([
   'holdCap',
   'maxSmtpConnections',
   'smtpIdleTimeout',
+  'smtpTls',
+  'smtpTlsCert',
+  'smtpTlsKey',
+  'smtpRequireTls',
+  'smtpsPort',
   'httpHeadersTimeout',
   'httpRequestTimeout',
   'token',
@@ -244,6 +284,39 @@ function expect(condition: boolean, name: string, what: string, value: unknown):
 
 function checkPort(name: string, value: number): void {
   expect(Number.isInteger(value) && value >= 0 && value <= 65535, name, 'an integer from 0 to 65535 (0 = any free port)', value);
+}
+
+/** The contents of a PEM file option, with an error naming the option, the path and why it could not be read. */
+function readPem(name: string, path: unknown, what: string, marker: RegExp): string {
+  expect(typeof path === 'string' && path !== '', name, `the path of ${what}`, path);
+  let text: string;
+  try {
+    text = readFileSync(path as string, 'utf8');
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new TypeError(`Expected \`${name}\` to be the path of ${what}, but ${JSON.stringify(path)} cannot be read: ${code ?? message}`, { cause: error });
+  }
+  if (!marker.test(text))
+    throw new TypeError(`Expected \`${name}\` to be the path of ${what}, but ${JSON.stringify(path)} holds no PEM ${what.replace(/^an? /, '')}`);
+  return text;
+}
+
+/** The certificate and key files given for SMTP over TLS, read and checked to be a pair; undefined when neither is given. */
+function readTlsCertificate(certPath: unknown, keyPath: unknown): TlsCertificate | undefined {
+  if (certPath === undefined && keyPath === undefined) return undefined;
+  expect(keyPath !== undefined, 'smtpTlsKey', `the path of the private key of smtpTlsCert (${JSON.stringify(certPath)})`, keyPath);
+  expect(certPath !== undefined, 'smtpTlsCert', `the path of the certificate of smtpTlsKey (${JSON.stringify(keyPath)})`, certPath);
+  const cert = readPem('smtpTlsCert', certPath, 'a certificate', /-----BEGIN CERTIFICATE-----/);
+  const key = readPem('smtpTlsKey', keyPath, 'a private key', /-----BEGIN [A-Z ]*PRIVATE KEY-----/);
+  try {
+    createSecureContext({ cert, key });
+  } catch (error) {
+    throw new TypeError(
+      `Expected \`smtpTlsKey\` to be the private key of the certificate in smtpTlsCert (${JSON.stringify(certPath)}), got ${JSON.stringify(keyPath)}: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  return Object.freeze({ cert, key });
 }
 
 function checkRate(name: string, value: number): void {
@@ -348,6 +421,27 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     o.maxSmtpConnections,
   );
   assertMs('smtpIdleTimeout', o.smtpIdleTimeout, { positive: true });
+  const smtpTlsCertificate = readTlsCertificate(o.smtpTlsCert, o.smtpTlsKey);
+  const smtpTls = o.smtpTls ?? smtpTlsCertificate !== undefined;
+  expect(typeof smtpTls === 'boolean', 'smtpTls', 'a boolean', smtpTls);
+  const smtpRequireTls = o.smtpRequireTls ?? false;
+  expect(typeof smtpRequireTls === 'boolean', 'smtpRequireTls', 'a boolean', smtpRequireTls);
+  expect(!smtpRequireTls || smtpTls, 'smtpRequireTls', 'false while smtpTls is off (no client could send without STARTTLS offered)', smtpRequireTls);
+  if (o.smtpsPort !== undefined) {
+    checkPort('smtpsPort', o.smtpsPort);
+    expect(
+      o.smtpsPort === 0 || (o.smtpsPort !== o.smtpPort && o.smtpsPort !== o.httpPort),
+      'smtpsPort',
+      `a different port from smtpPort (${o.smtpPort}) and httpPort (${o.httpPort})`,
+      o.smtpsPort,
+    );
+  }
+  expect(
+    smtpTlsCertificate === undefined || smtpTls || o.smtpsPort !== undefined,
+    'smtpTlsCert',
+    'given only with smtpTls or smtpsPort on (nothing else presents a certificate)',
+    o.smtpTlsCert,
+  );
   assertMs('httpHeadersTimeout', o.httpHeadersTimeout, { positive: true });
   assertMs('httpRequestTimeout', o.httpRequestTimeout, { positive: true });
   expect(o.httpRequestTimeout >= o.httpHeadersTimeout, 'httpRequestTimeout', `at least httpHeadersTimeout (${o.httpHeadersTimeout} ms)`, o.httpRequestTimeout);
@@ -419,6 +513,10 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     holdCap: o.holdCap,
     maxSmtpConnections: o.maxSmtpConnections,
     smtpIdleTimeout: o.smtpIdleTimeout,
+    smtpTls,
+    smtpRequireTls,
+    smtpsPort: o.smtpsPort,
+    smtpTlsCertificate,
     httpHeadersTimeout: o.httpHeadersTimeout,
     httpRequestTimeout: o.httpRequestTimeout,
     token: o.token,

@@ -7,6 +7,7 @@ import { createServer, type Server as HttpServer } from 'node:http';
 import { MCP_WAIT_SLOTS } from '../contract/limits.js';
 import { API_BASE } from '../contract/routes.js';
 import { WaitSlots } from '../contract/wait-slots.js';
+import type { WireSmtpTls } from '../contract/wire.js';
 import { AttemptFeed } from './base/smtp-attempts.js';
 import { PageWalks } from './budgets/page-walks.js';
 import { createApiHandler, type ApiHandler } from './http/api.js';
@@ -19,7 +20,8 @@ import type { OpenedStore } from './open-store.js';
 import { createLabCalls, storedIdentityIn, type LabCalls } from './rules/lab-calls.js';
 import type { LabStore } from './rules/lab-store.js';
 import type { ResolvedServerOptions } from './server-options.js';
-import { createSmtpIntake, type SmtpIntake } from './smtp/intake.js';
+import { createSmtpIntake, type SmtpIntake, type SmtpTlsOptions } from './smtp/intake.js';
+import { selfSignedCertificate } from './smtp/tls-certificate.js';
 import { createMailboxReader, type MailboxReader } from './store/mailbox-reader.js';
 import { createWebhookService, staticWebhookId, type WebhookService } from './webhooks/webhook-service.js';
 
@@ -90,13 +92,16 @@ export async function openWebhooks(core: CoreParts, apiURL: () => string): Promi
 
 /**
  * The HTTP API (MCP endpoint included) and the node:http server that runs
- * it, with its timeouts. `boundPort` is known once the port is bound; only a
- * request, later, reads it (the MCP SDK's rebinding lists name it).
+ * it, with its timeouts. `boundPort` is known once the port is bound, and
+ * `smtpTls` (what `/healthz` says of SMTP over TLS) once the implicit-TLS
+ * port is; only a request, later, reads them (the MCP SDK's rebinding lists
+ * name the port).
  */
 export function createHttp(
   core: CoreParts,
   webhooks: WebhookService | undefined,
   boundPort: () => number,
+  smtpTls: () => WireSmtpTls | undefined,
 ): { readonly api: ApiHandler; readonly http: HttpServer } {
   const { config, store, reader, listBudget, messageBudget, smtpLab } = core;
   const edge = edgePolicyOf(config);
@@ -116,6 +121,7 @@ export function createHttp(
     webhooks,
     logger: config.logger,
     edge,
+    smtpTls,
   });
   const http = createServer(
     {
@@ -131,7 +137,12 @@ export function createHttp(
   return { api, http };
 }
 
-export function createSmtp(core: CoreParts): SmtpIntake {
+/**
+ * SMTP intake, on the SMTP port and, when asked, the implicit-TLS port. The
+ * certificate is the one given, or one made for this process (made when TLS
+ * is asked for only: `selfsigned` is not even loaded otherwise).
+ */
+export async function createSmtp(core: CoreParts): Promise<SmtpIntake> {
   const { config } = core;
   return createSmtpIntake({
     domains: config.domains,
@@ -143,8 +154,22 @@ export function createSmtp(core: CoreParts): SmtpIntake {
     attempts: core.attempts,
     now: () => config.clock.now(),
     lab: core.smtpLab?.lab,
+    tls: await smtpTlsOf(config),
     logger: config.logger,
   });
+}
+
+/** What `/healthz` says of SMTP over TLS (`features.smtp_tls`): undefined when it is off. */
+export function smtpTlsFeature(config: ResolvedServerOptions, smtpsPort: number | undefined): WireSmtpTls | undefined {
+  if (!config.smtpTls && smtpsPort === undefined) return undefined;
+  return { starttls: config.smtpTls, required: config.smtpRequireTls, ...(smtpsPort === undefined ? {} : { smtps_port: smtpsPort }) };
+}
+
+async function smtpTlsOf(config: ResolvedServerOptions): Promise<SmtpTlsOptions | undefined> {
+  const implicit = config.smtpsPort !== undefined;
+  if (!config.smtpTls && !implicit) return undefined;
+  const certificate = config.smtpTlsCertificate ?? (await selfSignedCertificate());
+  return { certificate, starttls: config.smtpTls, required: config.smtpRequireTls, implicit };
 }
 
 /** The webhooks given in the options; one given without a secret has its made-up secret logged, so a receiver can check signatures. */

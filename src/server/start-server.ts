@@ -1,6 +1,7 @@
 // startServer: composes the parts (server-parts.ts) - the store, SMTP
-// intake, the HTTP API, the webhooks - binds the two listeners
-// (listeners.ts) and owns their lifetime. No decision is made here.
+// intake, the HTTP API, the webhooks - binds the listeners (SMTP, the
+// implicit-TLS port when asked for, HTTP; listeners.ts) and owns their
+// lifetime. No decision is made here.
 import type { WaitSlots } from '../contract/wait-slots.js';
 import type { AttemptFeed } from './base/smtp-attempts.js';
 import type { RequestBudget } from './budgets/budget.js';
@@ -11,7 +12,7 @@ import { closeServer, hostForURL, listen } from './listeners.js';
 import { openStore } from './open-store.js';
 import type { LabStore } from './rules/lab-store.js';
 import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from './server-options.js';
-import { coreParts, createHttp, createSmtp, openWebhooks, registerStaticWebhooks } from './server-parts.js';
+import { coreParts, createHttp, createSmtp, openWebhooks, registerStaticWebhooks, smtpTlsFeature } from './server-parts.js';
 import { netServerOf } from './smtp/smtp-server-private.js';
 import { EvictionReporter } from './store/eviction.js';
 import type { MailStore } from './store/mail-store.js';
@@ -20,6 +21,14 @@ import type { WebhookService } from './webhooks/webhook-service.js';
 export interface MailroomServer {
   /** The bound SMTP port (the real one when 0 was asked). */
   readonly smtpPort: number;
+  /** The bound implicit-TLS SMTP port (`smtpsPort`); undefined when none was asked for. */
+  readonly smtpsPort: number | undefined;
+  /**
+   * The certificate (PEM) SMTP over TLS presents, the one given or the one
+   * made at start; undefined when TLS is off. A client that verifies
+   * certificates trusts the made one when given it as its CA.
+   */
+  readonly smtpTlsCertificate: string | undefined;
   /** The bound HTTP port. */
   readonly httpPort: number;
   /** Base URL of the HTTP service, e.g. `http://127.0.0.1:8025` (the API is under `/api/v1`). */
@@ -61,24 +70,37 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     await store.close();
     throw error;
   });
+  const smtp = await createSmtp(core).catch(async (error: unknown) => {
+    await webhooks?.close();
+    await store.close();
+    throw error;
+  });
   let boundHttpPort = 0;
-  const { api, http } = createHttp(core, webhooks, () => boundHttpPort);
+  let boundSmtpsPort: number | undefined = undefined;
+  const { api, http } = createHttp(
+    core,
+    webhooks,
+    () => boundHttpPort,
+    () => smtpTlsFeature(config, boundSmtpsPort),
+  );
   const refused = refuseWhatNoHandlerSees(http);
-  const smtp = createSmtp(core);
   const smtpNet = netServerOf(smtp.server);
+  const smtpsNet = smtp.secureServer && netServerOf(smtp.secureServer);
   /** Undoes a start that failed half-way. */
   const abandon = async (error: unknown): Promise<never> => {
     smtp.destroyConnections();
-    await Promise.all([closeServer(smtpNet), closeServer(http), webhooks?.close()]);
+    await Promise.all([closeServer(smtpNet), smtpsNet && closeServer(smtpsNet), closeServer(http), webhooks?.close()]);
     await store.close();
     throw error;
   };
 
-  const [smtpPort, httpPort] = await listen(smtpNet, config.smtpPort, config.host, 'SMTP')
-    .then(async (smtpPort) => [smtpPort, await listen(http, config.httpPort, config.host, 'HTTP')] as const)
+  const [smtpPort, smtpsPort, httpPort] = await listen(smtpNet, config.smtpPort, config.host, 'SMTP')
+    .then(async (smtpPort) => [smtpPort, smtpsNet && (await listen(smtpsNet, config.smtpsPort!, config.host, 'SMTPS'))] as const)
+    .then(async ([smtpPort, smtpsPort]) => [smtpPort, smtpsPort, await listen(http, config.httpPort, config.host, 'HTTP')] as const)
     .catch(abandon);
   apiURL = `http://${hostForURL(config.host)}:${httpPort}`;
   boundHttpPort = httpPort;
+  boundSmtpsPort = smtpsPort;
   await registerStaticWebhooks(config, webhooks).catch(abandon);
 
   const exposed = exposureWarning(config.host, config.token);
@@ -92,7 +114,11 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     clearInterval(sweeper);
     api.close();
     evictions.flush();
-    const closed = Promise.all([new Promise<void>((resolve) => smtp.server.close(() => resolve())), closeServer(http)]);
+    const closed = Promise.all([
+      new Promise<void>((resolve) => smtp.server.close(() => resolve())),
+      smtp.secureServer && new Promise<void>((resolve) => smtp.secureServer!.close(() => resolve())),
+      closeServer(http),
+    ]);
     smtp.destroyConnections();
     http.closeAllConnections();
     refused.destroyAll();
@@ -101,6 +127,8 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
   };
   const server: MailroomServer = {
     smtpPort,
+    smtpsPort,
+    smtpTlsCertificate: smtp.certificate,
     httpPort,
     apiURL,
     domains: config.domains,

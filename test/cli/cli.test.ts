@@ -164,6 +164,28 @@ describe('mailroom serve', () => {
     expect(badURL.stderr()).toContain('--webhook (or MAILROOM_WEBHOOK) must be an http(s) URL, got "localhost:3000/hook"');
   });
 
+  it('--smtp-tls --smtp-require-tls --smtps-port: announces both SMTP ports and takes mail over STARTTLS and implicit TLS', async () => {
+    const r = run(['serve', '--smtp-port', '0', '--http-port', '0', '--smtp-tls', '--smtp-require-tls', '--smtps-port', '0']);
+    const { smtpPort, apiURL } = await ready(r);
+    expect(r.stdout()).toMatch(/SMTP listening on 127\.0\.0\.1:\d+ for mailroom\.test \(STARTTLS required\)\n/);
+    const smtpsPort = Number(/SMTPS \(implicit TLS\) listening on 127\.0\.0\.1:(\d+)\n/.exec(r.stdout())?.[1]);
+    expect(smtpsPort).toBeGreaterThan(0);
+    const to = 'tls@mailroom.test';
+    for (const [subject, options] of [
+      ['STARTTLS', { port: smtpPort, requireTLS: true }],
+      ['implicit TLS', { port: smtpsPort, secure: true }],
+    ] as const) {
+      const transport = nodemailer.createTransport({ host: '127.0.0.1', ...options, tls: { rejectUnauthorized: false } });
+      await transport.sendMail({ from: 'app@example.com', to, subject, text: 'x' });
+      transport.close();
+    }
+    const answer = await request(`${apiURL}/api/v1/mailbox?address=${to}`);
+    const body = (await answer.body.json()) as { messages: Array<{ subject: string }> };
+    expect(body.messages.map((m) => m.subject)).toEqual(['implicit TLS', 'STARTTLS']);
+    r.child.kill('SIGTERM');
+    expect(await r.exit).toBe(0);
+  });
+
   it('exits 1 with a clear message when a port is taken', async () => {
     const taken = await start();
     const r = run(['serve', '--smtp-port', String(taken.smtpPort), '--http-port', '0']);

@@ -18,7 +18,7 @@ import {
   WEBHOOKS_PATH,
 } from '../../contract/routes.js';
 import type { WaitSlots } from '../../contract/wait-slots.js';
-import type { WireHealth } from '../../contract/wire.js';
+import type { WireHealth, WireSmtpTls } from '../../contract/wire.js';
 import type { Logger } from '../base/log.js';
 import type { RequestBudget } from '../budgets/budget.js';
 import type { PageWalks } from '../budgets/page-walks.js';
@@ -66,6 +66,8 @@ export interface ApiContext {
   readonly logger: Logger;
   /** The names and origins a browser may reach the server by (edge/edge-policy.ts). */
   readonly edge: EdgePolicy;
+  /** SMTP over TLS as offered, advertised when defined; asked per request, as the implicit-TLS port is known once bound. */
+  readonly smtpTls: () => WireSmtpTls | undefined;
 }
 
 export interface ApiHandler {
@@ -87,6 +89,7 @@ type RouteHandlers = { readonly [K in Route['kind']]: RouteHandler<Extract<Route
 
 /** Discovery: a client that finds `features.wait` here may use the long-poll; a service without it simply does not say so. */
 function healthOf(ctx: ApiContext): WireHealth {
+  const smtpTls = ctx.smtpTls();
   return {
     ok: true,
     domains: ctx.domains,
@@ -99,6 +102,7 @@ function healthOf(ctx: ApiContext): WireHealth {
       ui: UI_PATH,
       mailboxes: MAILBOXES_PATH,
       events: EVENTS_PATH,
+      ...(smtpTls ? { smtp_tls: smtpTls } : {}),
     },
   };
 }
@@ -107,7 +111,6 @@ const answered = (reply: Reply): FaultedReply => ({ reply });
 
 /** The route table's handlers, one per route kind, each handing the request to its route group. */
 function routeHandlers(ctx: ApiContext, mailbox: MailboxCalls, events: EventStreams, hooks: TestHooks, closing: AbortSignal): RouteHandlers {
-  const health = healthOf(ctx);
   /** For a held call (a long-poll, the checks fetching links): aborted when the caller hangs up or the server closes. */
   const signalFor = (call: ApiCall, res: ServerResponse): AbortSignal => {
     if (call !== 'wait' && call !== 'checks') return closing;
@@ -116,7 +119,7 @@ function routeHandlers(ctx: ApiContext, mailbox: MailboxCalls, events: EventStre
     return AbortSignal.any([gone.signal, closing]);
   };
   return {
-    healthz: () => Promise.resolve(answered(json(200, health))),
+    healthz: () => Promise.resolve(answered(json(200, healthOf(ctx)))),
     ui: ({ path }) => uiAssetReply(path).then(answered),
     mailboxes: (_, { params }) => answerMailboxIndex(params, ctx.store, ctx.reader).then((body) => answered(json(200, body))),
     events: (_, { params, res }) => void events.open(params, res),

@@ -5,7 +5,10 @@
 // - rule-steps.ts: the deferral lab's decisions at RCPT TO and end of DATA;
 // - data-intake.ts: the message read, stored and answered at the end of DATA.
 // Here: the recipient checks every server makes (a well-formed address in a
-// served domain), smtp-server's options, and the open sockets.
+// served domain), STARTTLS required before MAIL FROM when asked, smtp-server's
+// options, and the open sockets. The SMTP port and the implicit-TLS port are
+// two smtp-server instances made from the same steps: one attempt log, one
+// set of rules, one connection cap.
 import type { Socket } from 'node:net';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerOptions } from 'smtp-server';
 import { parseMailboxAddress } from '../../contract/address.js';
@@ -16,8 +19,21 @@ import type { MailStore } from '../store/mail-store.js';
 import { AttemptReporter } from './attempt-reporter.js';
 import { Conversations } from './conversations.js';
 import { DataIntake, tooBig } from './data-intake.js';
+import { smtpError } from './attempt-reporter.js';
 import { ReplyHolds, RuleSteps } from './rule-steps.js';
 import { adaptConnections, isMalformedRecipient, netServerOf } from './smtp-server-private.js';
+import type { TlsCertificate } from './tls-certificate.js';
+
+/** SMTP over TLS: the certificate both listeners present, and where TLS is offered. */
+export interface SmtpTlsOptions {
+  readonly certificate: TlsCertificate;
+  /** STARTTLS offered on the SMTP port. */
+  readonly starttls: boolean;
+  /** MAIL FROM refused before STARTTLS (`530 5.7.0`). */
+  readonly required: boolean;
+  /** A second server that speaks TLS from the first byte (implicit TLS), sharing every step. */
+  readonly implicit: boolean;
+}
 
 export interface SmtpIntakeOptions {
   readonly domains: readonly string[];
@@ -39,18 +55,23 @@ export interface SmtpIntakeOptions {
    * intake with it; a shared one (Redis) after a round trip.
    */
   readonly lab?: LabStore | undefined;
+  /** SMTP over TLS; undefined: none, STARTTLS not even offered. */
+  readonly tls?: SmtpTlsOptions | undefined;
   readonly logger: Logger;
 }
 
 export interface SmtpIntake {
   readonly server: SMTPServer;
+  /** The implicit-TLS server (`tls.implicit`), made from the same steps as `server`; undefined when not asked for. */
+  readonly secureServer: SMTPServer | undefined;
+  /** The certificate (PEM) SMTP over TLS presents; undefined when TLS is off. */
+  readonly certificate: string | undefined;
   /** Destroys every open SMTP connection and drops replies still held by a slow rule (used by close()). */
   destroyConnections(): void;
 }
 
-/** Tracks the open sockets (for close) and reports the server's errors worth reporting. */
-function watchConnections(server: SMTPServer, logger: Logger): Set<Socket> {
-  const sockets = new Set<Socket>();
+/** Tracks the open sockets in `sockets` (for close) and reports the server's errors worth reporting. */
+function watchConnections(server: SMTPServer, sockets: Set<Socket>, logger: Logger): void {
   netServerOf(server).on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -61,8 +82,10 @@ function watchConnections(server: SMTPServer, logger: Logger): Set<Socket> {
     if (error.code === 'EADDRINUSE') return; // reported by listen()
     logger.warn(`mailroom: SMTP: ${error.message}`);
   });
-  return sockets;
 }
+
+/** The refusal of MAIL FROM on a connection that has not issued STARTTLS, when TLS is required. */
+const STARTTLS_FIRST = '5.7.0 Must issue a STARTTLS command first';
 
 /** How the server speaks SMTP, the same for every server. */
 const PROTOCOL: SMTPServerOptions = {
@@ -74,7 +97,8 @@ const PROTOCOL: SMTPServerOptions = {
   allowInsecureAuth: true,
   authMethods: ['PLAIN', 'LOGIN', 'CRAM-MD5', 'XOAUTH2'],
   // Offering STARTTLS with a self-signed certificate would make clients
-  // upgrade on their own and then fail verification.
+  // upgrade on their own and then fail verification: offered only when
+  // asked for (SmtpIntakeOptions.tls).
   disabledCommands: ['STARTTLS'],
   disableReverseLookup: true,
   hideENHANCEDSTATUSCODES: true,
@@ -83,16 +107,18 @@ const PROTOCOL: SMTPServerOptions = {
 };
 
 export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
-  const { domains, maxMessageBytes, maxRecipients, maxConnections, idleTimeout, store, attempts, now, lab, logger } = options;
+  const { domains, maxMessageBytes, maxRecipients, maxConnections, idleTimeout, store, attempts, now, lab, tls, logger } = options;
   const served = new Set(domains);
   const holds = new ReplyHolds();
   const conversations = new Conversations(maxRecipients);
   const mailboxOf = (address: string) => (address.toLowerCase() === 'postmaster' ? `postmaster@${domains[0]}` : address).toLowerCase();
   const reporter = new AttemptReporter({ attempts, now, lab, conversations, logger });
-  const rules = lab && new RuleSteps({ lab, reporter, conversations, holds, server: () => server, logger });
+  const servers: SMTPServer[] = [];
+  const rules = lab && new RuleSteps({ lab, reporter, conversations, holds, servers: () => servers, logger });
   const data = new DataIntake({ store, maxMessageBytes, reporter, conversations, rules, mailboxOf, logger });
 
-  const server: SMTPServer = new SMTPServer({
+  /** The intake's steps: every listener is made from these. */
+  const steps: SMTPServerOptions = {
     ...PROTOCOL,
     size: maxMessageBytes,
     maxClients: maxConnections,
@@ -123,6 +149,8 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
     // it stores both and then never reads another command, so the client's
     // QUIT hangs (found by test/server/fuzz-smtp.test.ts; pinned in smtp.test.ts).
     onMailFrom(_address, session, callback) {
+      // smtp-server has no such option: it can require STARTTLS before AUTH only.
+      if (tls?.required && !session.secure) return void setImmediate(() => callback(smtpError(530, STARTTLS_FIRST)));
       conversations.transactionBegan(session, now);
       setImmediate(callback);
     },
@@ -148,12 +176,25 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
     onData(stream: SMTPServerDataStream, session, callback) {
       data.receive(stream, session, callback);
     },
-  });
-  adaptConnections(server, { sizeReply: (declared) => tooBig(declared, maxMessageBytes).message });
+  };
+  const openConnections = () => servers.reduce((open, each) => open + each.connections.size, 0);
+  /** A listener made from the steps; `listener` says how it speaks TLS. smtp-server changes the options it is given, so each gets its own. */
+  const makeListener = (listener: SMTPServerOptions): SMTPServer => {
+    const made = new SMTPServer({ ...steps, ...listener });
+    adaptConnections(made, { sizeReply: (declared) => tooBig(declared, maxMessageBytes).message, openConnections });
+    servers.push(made);
+    return made;
+  };
 
-  const sockets = watchConnections(server, logger);
+  const certificate = tls && { key: tls.certificate.key, cert: tls.certificate.cert };
+  const server = makeListener(tls?.starttls ? { ...certificate, disabledCommands: [] } : {});
+  const secureServer = tls?.implicit ? makeListener({ ...certificate, secure: true }) : undefined;
+  const sockets = new Set<Socket>();
+  for (const each of servers) watchConnections(each, sockets, logger);
   return {
     server,
+    secureServer,
+    certificate: tls?.certificate.cert,
     destroyConnections() {
       holds.clear();
       for (const socket of sockets) socket.destroy();

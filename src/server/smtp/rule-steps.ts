@@ -62,8 +62,8 @@ export interface RuleStepsOptions {
   readonly reporter: AttemptReporter;
   readonly conversations: Conversations;
   readonly holds: ReplyHolds;
-  /** The SMTP server (made after the steps, which its hooks call). */
-  readonly server: () => SMTPServer;
+  /** The SMTP servers sharing the steps (made after the steps, which their hooks call). */
+  readonly servers: () => readonly SMTPServer[];
   readonly logger: Logger;
 }
 
@@ -89,16 +89,16 @@ export class RuleSteps {
     stage: AttemptStage,
     extras: AttemptExtras = {},
   ): void {
-    const { reporter, conversations, server } = this.#o;
+    const { reporter, conversations, servers } = this.#o;
     const conversation = conversations.get(session);
     if (conversation) conversation.closing = { text: decision.text, rule: decision.rule };
     for (const to of recipients) reporter.attempted(session, to, stage, undefined, decision.text, { ...extras, rule: decision.rule });
-    reporter.afterLog(() => dropConnection(server(), session));
+    reporter.afterLog(() => dropConnection(servers(), session));
   }
 
   /** RCPT TO: held by a slow rule, then answered as the first rule that has something to say. */
   rcpt(session: SMTPServerSession, to: string, callback: (error?: Error) => void): void {
-    const { lab, reporter, conversations, holds, server, logger } = this.#o;
+    const { lab, reporter, conversations, holds, servers, logger } = this.#o;
     const sender = labSenderOf(session);
     const stepped = lab.step('rcpt', [to], sender);
     // the memory lab, for an address without rules: nothing more to ask
@@ -126,7 +126,7 @@ export class RuleSteps {
         if (conversation) conversation.closing = { text: heldText(heldMs, to), rule: 'slow' };
         holds.hold(heldMs, () => {
           if (conversation?.closing?.rule === 'slow') conversation.closing = undefined;
-          if (!isConnectionOpen(server(), session)) {
+          if (!isConnectionOpen(servers(), session)) {
             reporter.attempted(session, to, 'rcpt', undefined, heldText(heldMs, to), { rule: 'slow' });
             return;
           }
@@ -144,7 +144,7 @@ export class RuleSteps {
    * answers for all of them, and its reply names whose rule it was.
    */
   data(session: SMTPServerSession, mailboxes: readonly string[], outcome: DataOutcome): void {
-    const { lab, conversations, holds, server, logger } = this.#o;
+    const { lab, conversations, holds, servers, logger } = this.#o;
     const sender = labSenderOf(session);
     const stepped = lab.step('data', mailboxes, sender);
     // the memory lab, when no recipient has rules: stored and answered in this tick
@@ -165,7 +165,7 @@ export class RuleSteps {
         if (conversation) conversation.closing = { text: heldText(step.holdMs, step.heldFor), rule: 'slow' };
         holds.hold(step.holdMs, () => {
           // Gone while held: onClose has logged its recipients as dropped.
-          if (conversation?.closed || !isConnectionOpen(server(), session)) return;
+          if (conversation?.closed || !isConnectionOpen(servers(), session)) return;
           if (conversation) conversation.closing = undefined;
           whenReady(lab.decide('data', mailboxes, sender), decided, unreadable, logger);
         });

@@ -22,6 +22,11 @@ type Connection = {
 export interface ConnectionAdaptations {
   /** The reply text for a MAIL FROM whose declared SIZE= is over the limit. */
   readonly sizeReply: (declared: string) => string;
+  /**
+   * The connections open on every server that shares the cap (the SMTP
+   * port and the implicit-TLS port take `maxClients` between them).
+   */
+  readonly openConnections: () => number;
 }
 
 /** Marks a recipient smtp-server could not parse, so the RCPT hook refuses it with 553 5.1.3. */
@@ -39,25 +44,28 @@ export function isMalformedRecipient(address: SMTPServerAddress): boolean {
 
 /**
  * The socket of the connection `session` belongs to, or undefined once the
- * connection is gone. A scan of the open connections: only the test rules
- * that drop a connection or hold a reply ask, never the path of every mail.
+ * connection is gone. A scan of the open connections of the servers that
+ * share the intake (the SMTP port, the implicit-TLS port): only the test
+ * rules that drop a connection or hold a reply ask, never the path of every mail.
  */
-export function socketOf(server: SMTPServer, session: SMTPServerSession): Socket | undefined {
-  for (const connection of server.connections as Set<Connection>) {
-    if (connection.session === session) return connection._socket;
+export function socketOf(servers: readonly SMTPServer[], session: SMTPServerSession): Socket | undefined {
+  for (const server of servers) {
+    for (const connection of server.connections as Set<Connection>) {
+      if (connection.session === session) return connection._socket;
+    }
   }
   return undefined;
 }
 
 /** True while the connection of `session` can still be written to. */
-export function isConnectionOpen(server: SMTPServer, session: SMTPServerSession): boolean {
-  const socket = socketOf(server, session);
+export function isConnectionOpen(servers: readonly SMTPServer[], session: SMTPServerSession): boolean {
+  const socket = socketOf(servers, session);
   return socket !== undefined && !socket.destroyed && socket.writable;
 }
 
 /** Closes the connection of `session` at once, without a reply (a test rule's dropped connection). */
-export function dropConnection(server: SMTPServer, session: SMTPServerSession): void {
-  socketOf(server, session)?.destroy();
+export function dropConnection(servers: readonly SMTPServer[], session: SMTPServerSession): void {
+  socketOf(servers, session)?.destroy();
 }
 
 /**
@@ -95,7 +103,7 @@ export function adaptConnections(server: SMTPServer, adaptations: ConnectionAdap
   const add = connections.add.bind(connections);
   connections.add = (connection: Connection) => {
     addEnhancedCodes(connection);
-    greetAtOnce(connection, server);
+    greetAtOnce(connection, server, adaptations.openConnections);
     rewordEarlyRefusals(connection, adaptations.sizeReply);
     return add(connection);
   };
@@ -142,14 +150,15 @@ function addEnhancedCodes(connection: Connection): void {
   };
 }
 
-function greetAtOnce(connection: Connection, server: SMTPServer): void {
+function greetAtOnce(connection: Connection, server: SMTPServer, openConnections: () => number): void {
   const { _setListeners: setListeners, connectionReady, send } = connection;
   if (typeof setListeners !== 'function' || typeof connectionReady !== 'function' || typeof send !== 'function') return;
   connection.init = function (this: Connection) {
     setListeners.call(this, () => {
-      // The one check init() makes before its timer, kept as it words it.
+      // The one check init() makes before its timer, kept as it words it,
+      // counting the connections of every server that shares the cap.
       const { maxClients } = server.options;
-      if (maxClients && server.connections.size > maxClients) {
+      if (maxClients && openConnections() > maxClients) {
         send.call(this, 421, `4.4.5 ${this.name ?? 'mailroom'} Too many connected clients, try again in a moment`, false);
         return;
       }
