@@ -33,7 +33,16 @@ import {
   writeRuntimeProbe,
 } from './pack-exports.js';
 import { exampleFiles, movePorts, type ReadmeFile } from './readme-examples.js';
-import { RESOLUTIONS, TYPESCRIPT_ENV, describeFailures, runTypeMatrix, typeScriptVersions, writeTypeMatrix, type TypeVerdict } from './pack-types.js';
+import {
+  RESOLUTIONS,
+  TYPESCRIPT_ENV,
+  assertNoGlobalDeclarations,
+  describeFailures,
+  runTypeMatrix,
+  typeScriptVersions,
+  writeTypeMatrix,
+  type TypeVerdict,
+} from './pack-types.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TEMPLATE = join(ROOT, 'test/pack/project');
@@ -109,11 +118,12 @@ async function freePorts(count: number): Promise<number[]> {
  * each resolution and entry point, skipLibCheck false; throws with every failed cell.
  */
 async function typeMatrix(specifiers: readonly string[], pinned: string): Promise<void> {
+  assertNoGlobalDeclarations(project, 'mailroomjs');
   const cells = writeTypeMatrix(project, specifiers);
   const verdicts: TypeVerdict[] = [];
   for (const version of typeScriptVersions(process.env[TYPESCRIPT_ENV], pinned)) {
     const tsc = version === pinned ? join(project, 'node_modules/typescript/bin/tsc') : await installTypeScript(version);
-    const title = `types: TypeScript ${version}, skipLibCheck false, ${Object.keys(RESOLUTIONS).join(' and ')} × ${specifiers.length} entry points alone and together`;
+    const title = `types: TypeScript ${version}, skipLibCheck false, ${Object.keys(RESOLUTIONS).join(' and ')} × ${specifiers.length} entry points alone and together, one program per resolution`;
     const run = await timed(title, () => runTypeMatrix(project, version, tsc, cells));
     verdicts.push(...run);
   }

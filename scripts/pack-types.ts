@@ -1,12 +1,22 @@
 // The type matrix of the pack check: the published types as a user's
 // compiler sees them with `skipLibCheck: false`, the setting that makes
 // TypeScript check every declaration file a program loads - ours, and
-// Vitest's and Playwright's as our module augmentations change them. It runs
-// `tsc` once per TypeScript version, module resolution and entry point
-// (alone, then all of them together, as a project using both runners
-// imports them), and reports every cell that fails.
+// Vitest's and Playwright's as our module augmentations change them. Per
+// TypeScript version and module resolution it runs `tsc` ONCE, on a program
+// of one probe file per entry point (each importing that entry point alone)
+// and one importing them all, as a project using both runners does: every
+// entry point's imports resolve from its own probe, and with skipLibCheck
+// false every declaration file is checked once per program. (It used to be
+// one program per probe: 12 compiler runs of ~10 s CPU each, most of it
+// re-checking the same Vitest, Playwright and Node declarations.) What one
+// program cannot show is an entry point that compiles only because another
+// one's program-wide declarations are loaded beside it: globals (`declare
+// global`), which no file of ours has and the check asserts, and module
+// augmentations, of which there is one, `declare module 'vitest'` in
+// dist/vitest/matchers.d.ts, Vitest's matchers, which no other entry
+// point's types import Vitest to use.
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -58,8 +68,9 @@ export function typeScriptVersions(setting: string | undefined, pinned: string):
   return [...new Set(versions)];
 }
 
-/** One cell of the matrix: a tsconfig (in the project) whose one file imports `entry`. */
+/** One cell of the matrix: a tsconfig (in the project) whose files import each entry point alone, and all together. */
 export interface TypeCell {
+  /** What the program's probes import. */
   readonly entry: string;
   readonly resolution: string;
   /** The tsconfig's path, relative to the project. */
@@ -68,27 +79,47 @@ export interface TypeCell {
 
 /**
  * Writes one probe per entry point (and one importing them all) and one
- * tsconfig per probe and resolution, into the project, and returns the
- * cells; each TypeScript version runs every cell.
+ * tsconfig per resolution listing every probe, into the project, and
+ * returns the cells (one per resolution); each TypeScript version runs
+ * every cell.
  */
 export function writeTypeMatrix(project: string, specifiers: readonly string[]): TypeCell[] {
   mkdirSync(join(project, MATRIX_DIR), { recursive: true });
   const probes: [string, readonly string[]][] = [...specifiers.map((s): [string, readonly string[]] => [s, [s]]), [ALL_ENTRIES, specifiers]];
-  return probes.flatMap(([entry, imported], index) => {
-    const probe = `${MATRIX_DIR}/probe-${index}.ts`;
+  const files = probes.map(([entry, imported], index) => {
+    const probe = `probe-${index}.ts`;
     const lines = imported.map((specifier, i) => `import * as entry${i} from ${JSON.stringify(specifier)};`);
     const uses = imported.map((_, i) => `typeof entry${i}`).join(', ');
     writeFileSync(
-      join(project, probe),
+      join(project, MATRIX_DIR, probe),
       `// Written by scripts/pack-types.ts: ${entry}, as a user's program loads it.\n${lines.join('\n')}\nexport type Loaded = [${uses}];\n`,
     );
-    return Object.entries(RESOLUTIONS).map(([resolution, modules]): TypeCell => {
-      const tsconfig = `${MATRIX_DIR}/tsconfig.${resolution}.${index}.json`;
-      const config = { compilerOptions: { ...COMPILER_OPTIONS, ...modules }, files: [`probe-${index}.ts`] };
-      writeFileSync(join(project, tsconfig), `${JSON.stringify(config, null, 2)}\n`);
-      return { entry, resolution, tsconfig };
-    });
+    return probe;
   });
+  const entry = `${specifiers.join(', ')} each alone, and ${ALL_ENTRIES}`;
+  return Object.entries(RESOLUTIONS).map(([resolution, modules]): TypeCell => {
+    const tsconfig = `${MATRIX_DIR}/tsconfig.${resolution}.json`;
+    const config = { compilerOptions: { ...COMPILER_OPTIONS, ...modules }, files };
+    writeFileSync(join(project, tsconfig), `${JSON.stringify(config, null, 2)}\n`);
+    return { entry, resolution, tsconfig };
+  });
+}
+
+/**
+ * Throws naming every declaration file of the installed package that
+ * declares globals: with all probes in one program, such a file would make
+ * the other entry points' probes compile with it loaded, and the matrix would
+ * no longer show each entry point alone (see the top of this file).
+ */
+export function assertNoGlobalDeclarations(project: string, packageName: string): void {
+  const dist = join(project, 'node_modules', packageName, 'dist');
+  const globals = readdirSync(dist, { recursive: true, encoding: 'utf8' })
+    .filter((path) => path.endsWith('.d.ts'))
+    .filter((path) => /^\s*declare\s+global\b/m.test(readFileSync(join(dist, path), 'utf8')));
+  if (globals.length > 0)
+    throw new Error(
+      `pack check: ${globals.map((p) => `dist/${p}`).join(', ')} declare globals; the type matrix checks all entry points in one program, so it must go back to one program per entry point (scripts/pack-types.ts)`,
+    );
 }
 
 /** What one TypeScript version said about one cell. */
