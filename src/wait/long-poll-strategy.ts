@@ -166,8 +166,11 @@ async function holdMailbox<T>(plan: PollPlan<T>, longPoll: LongPoll): Promise<Po
     const result = await plan.inspect(answer.messages, { hardStop, incomplete: () => void (incomplete = true) });
     if (result !== undefined) return outcome(result);
     // A hold that ran to the deadline, or one that started at or after it,
-    // is the look at the end of the budget.
-    const covered = (answer.timedOut && !capped) || start >= deadline;
+    // is the look at the end of the budget. "Ran to the deadline" is read on
+    // this clock: the service's timer may end a hold a little early against
+    // it (a loaded event loop's cached time), and a quiet period is confirmed
+    // only by a look that saw its end.
+    const covered = (answer.timedOut && !capped && answeredAt >= deadline) || start >= deadline;
     if (covered) return outcome(undefined, true);
     if (plan.mode === 'until-found' && answeredAt >= deadline) return outcome(undefined);
 
