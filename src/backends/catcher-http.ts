@@ -5,7 +5,7 @@
 // gives one: 404 `not_found`, 401 `unauthorized`, 5xx `unavailable`.
 import { request, type Dispatcher } from 'undici';
 import type { z } from 'zod';
-import { MailroomApiError, MailroomNetworkError } from '../client/errors.js';
+import { MailroomApiError, MailroomNetworkError, noAnswerError } from '../client/errors.js';
 import { assertMs } from '../contract/validation.js';
 
 export interface BasicCredentials {
@@ -88,16 +88,7 @@ export class CatcherHttp {
       text = await response.body.text();
     } catch (error) {
       call.signal?.throwIfAborted();
-      if (timer.aborted) {
-        throw new MailroomNetworkError({
-          ...where,
-          slug: 'request_timeout',
-          detail: `no complete answer within the request timeout of ${Math.round(timeout)} ms`,
-          cause: error,
-        });
-      }
-      const detail = error instanceof Error ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ''}` : String(error);
-      throw new MailroomNetworkError({ ...where, slug: 'network_error', detail, cause: error });
+      throw noAnswerError(where, error, timer.aborted, timeout);
     }
     if (status >= 200 && status < 300) return text;
     const slug = SLUG_BY_STATUS[status] ?? (status >= 500 ? 'unavailable' : `http_${status}`);

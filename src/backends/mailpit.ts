@@ -46,52 +46,31 @@ const Addresses = z
   .nullish()
   .transform((list) => (list ?? []).map((a) => a?.Address ?? '').filter(Boolean));
 
-const Summary = z
-  .object({
-    ID: z.string().min(1),
-    MessageID: z.string().nullish(),
-    From: Address,
-    To: Addresses,
-    Cc: Addresses,
-    Bcc: Addresses,
-    Subject: z.string().nullish(),
-    Created: z.string(),
-    Size: z.number().nullish(),
-    Snippet: z.string().nullish(),
-  })
-  .passthrough();
+const Parts = z
+  .array(
+    z.object({ FileName: z.string().nullish(), ContentType: z.string().nullish(), ContentID: z.string().nullish(), Size: z.number().nullish() }).passthrough(),
+  )
+  .nullish();
+
+/** The fields a search hit and a whole message share. */
+const COMMON = {
+  ID: z.string().min(1),
+  MessageID: z.string().nullish(),
+  From: Address,
+  To: Addresses,
+  Cc: Addresses,
+  Bcc: Addresses,
+  Subject: z.string().nullish(),
+  Size: z.number().nullish(),
+};
+
+const Summary = z.object({ ...COMMON, Created: z.string(), Snippet: z.string().nullish() }).passthrough();
 type Summary = z.infer<typeof Summary>;
 
 const SearchAnswer = z.object({ messages: z.array(Summary).nullish(), messages_count: z.number().nullish() }).passthrough();
 
 const Message = z
-  .object({
-    ID: z.string().min(1),
-    MessageID: z.string().nullish(),
-    From: Address,
-    To: Addresses,
-    Cc: Addresses,
-    Bcc: Addresses,
-    Subject: z.string().nullish(),
-    Date: z.string().nullish(),
-    Text: z.string().nullish(),
-    HTML: z.string().nullish(),
-    Size: z.number().nullish(),
-    Attachments: z
-      .array(
-        z
-          .object({ FileName: z.string().nullish(), ContentType: z.string().nullish(), ContentID: z.string().nullish(), Size: z.number().nullish() })
-          .passthrough(),
-      )
-      .nullish(),
-    Inline: z
-      .array(
-        z
-          .object({ FileName: z.string().nullish(), ContentType: z.string().nullish(), ContentID: z.string().nullish(), Size: z.number().nullish() })
-          .passthrough(),
-      )
-      .nullish(),
-  })
+  .object({ ...COMMON, Date: z.string().nullish(), Text: z.string().nullish(), HTML: z.string().nullish(), Attachments: Parts, Inline: Parts })
   .passthrough();
 type Message = z.infer<typeof Message>;
 

@@ -12,7 +12,7 @@ import { API_BASE, HEALTH_PATH, PAGING_PARAM } from '../contract/routes.js';
 import { assertMs, expectedError } from '../contract/validation.js';
 import type { WireSmtpRuleInput } from '../contract/wire.js';
 import type { WireWebhookInput } from '../contract/webhook-wire.js';
-import { MailroomApiError, MailroomError, MailroomNetworkError, isTransient } from './errors.js';
+import { MailroomApiError, MailroomError, isTransient, noAnswerError } from './errors.js';
 import type { MailSummary, MessageDetail, ServiceFeatures } from './messages.js';
 import type { SmtpAttempt, SmtpRule } from './smtp-lab.js';
 import {
@@ -340,15 +340,7 @@ export class MailroomClient {
       text = await response.body.text();
     } catch (error) {
       options.signal?.throwIfAborted();
-      if (timer.aborted) {
-        throw new MailroomNetworkError({
-          ...where,
-          slug: 'request_timeout',
-          detail: `no complete answer within the request timeout of ${Math.round(timeout)} ms`,
-          cause: error,
-        });
-      }
-      throw new MailroomNetworkError({ ...where, slug: 'network_error', detail: describeNetworkError(error), cause: error });
+      throw noAnswerError(where, error, timer.aborted, timeout);
     }
 
     if (status >= 200 && status < 300) return { ...where, status, text };
@@ -400,11 +392,4 @@ export function normalizeApiURL(value: unknown): string {
   const trimmed = url.pathname.replace(/\/+$/, '');
   const path = trimmed.endsWith(API_BASE) ? trimmed.slice(0, -API_BASE.length) : trimmed;
   return `${url.origin}${path}`;
-}
-
-function describeNetworkError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const code = (error as { code?: unknown }).code;
-  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-  return `${error.message}${cause}${typeof code === 'string' && !error.message.includes(code) ? ` (${code})` : ''}`;
 }

@@ -90,6 +90,36 @@ export class MailroomNetworkError extends MailroomError {
 }
 
 /**
+ * The error for a request that got no answer: its own timeout of
+ * `timeoutMs` ran out (`timedOut`), or the network failed it. The embedded
+ * server's client and the catchers' drivers say it in the same words.
+ */
+export function noAnswerError(
+  where: { readonly method: string; readonly url: string; readonly address?: string | undefined },
+  error: unknown,
+  timedOut: boolean,
+  timeoutMs: number,
+): MailroomNetworkError {
+  if (timedOut) {
+    return new MailroomNetworkError({
+      ...where,
+      slug: 'request_timeout',
+      detail: `no complete answer within the request timeout of ${Math.round(timeoutMs)} ms`,
+      cause: error,
+    });
+  }
+  return new MailroomNetworkError({ ...where, slug: 'network_error', detail: describeNetworkError(error), cause: error });
+}
+
+/** The error's message, its cause's, and its code when the message does not say it. */
+function describeNetworkError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return `${error.message}${cause}${typeof code === 'string' && !error.message.includes(code) ? ` (${code})` : ''}`;
+}
+
+/**
  * True for failures that waiting may cure: 429, 5xx, network trouble, and a
  * request that timed out - or had no time left to start (`request_timeout`).
  * Every other refusal means stop: waiting cannot change the answer.
