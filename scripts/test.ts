@@ -41,7 +41,7 @@ const STAGES: readonly Stage[] = [
   { name: 'layers', command: ['npm', 'run', 'lint:layers'], after: ['build'] },
   { name: 'vitest', command: ['npx', 'vitest', 'run', '--project', 'suite', '--project', 'redis', ...VITEST_TIMES], after: ['build'], live: true },
   { name: 'pack check', command: ['npx', 'tsx', 'scripts/pack-check.ts'], after: ['build'] },
-  { name: 'playwright', command: ['npx', 'playwright', 'test'], after: ['pack check'] },
+  { name: 'playwright', command: ['npx', 'playwright', 'test'], after: ['build'] },
   {
     name: 'vitest timing',
     command: ['npx', 'vitest', 'run', '--project', 'timing', ...VITEST_TIMES],
