@@ -63,11 +63,10 @@ function event(): WebhookEvent {
   };
 }
 
-async function setUp(input: Record<string, unknown>, draws: number[] = []) {
+async function setUp(input: Record<string, unknown>, draws: number[] = [], sender = new WebhookSender()) {
   const receiver = await startReceiver();
   const timers = new ManualTimers();
   const store = new MemoryWebhookStore();
-  const sender = new WebhookSender();
   const dispatcher = new WebhookDispatcher({ store, sender, timers, random: () => draws.shift() ?? 0, metrics: new WebhookMetrics(() => 0), logger: quiet });
   const webhook = parseWebhookInput({ url: receiver.url, ...input }, { id: 'wh_test', now: timers.now(), mailboxKey: (a) => a });
   await dispatcher.add(webhook);
@@ -123,6 +122,41 @@ describe('the dispatcher on an injected clock', () => {
     await settle(3);
     expect(store.deliveries(webhook.id).map((d) => d.state)).toEqual(['delivered', 'delivered']);
     expect(receiver.received.map((r) => JSON.parse(r.body).n)).toEqual([n - 1, n - 1, n]);
+    await close();
+  });
+
+  it('in order, a backlog goes to the sender as one run: one POST at a time, and the first that fails ends the run before the rest', async () => {
+    // The runs handed over, by length: the delivery thread gets one message per run, not one per event.
+    const runs: number[] = [];
+    const sender = new WebhookSender();
+    const postRun = sender.postRun.bind(sender);
+    sender.postRun = (jobs, signal) => (runs.push(jobs.length), postRun(jobs, signal));
+    const { receiver, timers, store, webhook, dispatcher, settle, close } = await setUp({ retry: { initial_delay_ms: 1_000 } }, [], sender);
+    receiver.script.push({ status: 204 }, { status: 204 }, { status: 503 });
+    for (let i = 0; i < 5; i++) dispatcher.enqueue(webhook, event());
+    timers.advance(0);
+    await settle(3);
+    // The third failed: the run stopped there, and the two behind it were not sent.
+    expect(runs).toEqual([5]);
+    expect(store.deliveries(webhook.id).map((d) => [d.state, d.attempts.length])).toEqual([
+      ['delivered', 1],
+      ['delivered', 1],
+      ['pending', 1],
+      ['pending', 0],
+      ['pending', 0],
+    ]);
+    expect(timers.nextDueIn()).toBe(1_000);
+    timers.advance(1_000);
+    await settle(6);
+    // The retried one heads the next run, and the order of the POSTs is the order of the events.
+    expect(runs).toEqual([5, 3]);
+    const ns = receiver.received.map((r) => JSON.parse(r.body).n as number);
+    expect(ns).toEqual([n - 4, n - 3, n - 2, n - 2, n - 1, n]);
+    expect(store.deliveries(webhook.id).every((d) => d.state === 'delivered')).toBe(true);
+    // Each attempt is recorded when it went out, and signed with that moment.
+    const [first, second] = store.deliveries(webhook.id);
+    expect(second!.attempts[0]!.at - first!.attempts[0]!.at).toBeGreaterThan(0);
+    expect(receiver.received[1]!.headers['mailroom-signature']).toContain(`t=${Math.floor(second!.attempts[0]!.at / 1000)}`);
     await close();
   });
 

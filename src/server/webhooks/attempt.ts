@@ -40,7 +40,7 @@ export function attemptJob(webhook: Webhook, delivery: Delivery, attempt: number
       [WEBHOOK_HEADERS.attempt]: String(attempt),
     },
     secret: webhook.secret,
-    timestampSeconds: Math.floor(at / 1000),
+    at,
     timeoutMs: webhook.timeoutMs,
   };
 }

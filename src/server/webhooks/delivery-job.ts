@@ -40,7 +40,12 @@ export interface DeliveryJob {
   /** Every header but the signature, which is made where the body is. */
   readonly headers: Readonly<Record<string, string>>;
   readonly secret: string;
-  readonly timestampSeconds: number;
+  /**
+   * Wall-clock ms (the server's clock) when the job was handed over: when
+   * it goes, or, later in a run, when the run began (the outcome says how
+   * long after that it went, and the signature's timestamp is that moment).
+   */
+  readonly at: number;
   readonly timeoutMs: number;
 }
 
@@ -50,11 +55,27 @@ export interface DeliveryOutcome {
   readonly latencyMs: number;
   /** The start of the body that was sent, for an attempt that did not deliver (a dead letter keeps it); empty otherwise. */
   readonly excerpt: string;
+  /** In a run (`postRun`): how long after the run began this attempt went out, ms (0, or absent, for the first). */
+  readonly startedAfterMs?: number;
+}
+
+/** A 2xx answer: the only outcome after which a run goes on to its next job (classify.ts says the same). */
+export function delivered(outcome: Pick<DeliveryOutcome, 'result'>): boolean {
+  return outcome.result.kind === 'answer' && outcome.result.status >= 200 && outcome.result.status < 300;
 }
 
 /** Where the dispatcher sends attempts: in this thread (tests) or in the delivery thread (the server). */
 export interface DeliverySender {
   post(job: DeliveryJob, signal: AbortSignal): Promise<DeliveryOutcome>;
+  /**
+   * An ordered endpoint's next due events as one run: the jobs go one at a
+   * time, in order, exactly as one `post` after another would, and the run
+   * stops after the first attempt that did not deliver (a failing event
+   * holds back the ones after it). The outcomes of the jobs attempted, in
+   * order; those after them were not sent. One hand-over and one answer for
+   * the run, not one per event: the SMTP thread's cost of a backlog.
+   */
+  postRun?(jobs: readonly DeliveryJob[], signal: AbortSignal): Promise<readonly DeliveryOutcome[]>;
   /** Gets ready for a first attempt (the delivery thread: started and warmed up), when a webhook is registered. */
   warm?(): void;
   close(): Promise<void>;

@@ -24,8 +24,9 @@ export interface ThreadData {
   readonly webhookAllow: readonly string[];
 }
 
-export type ToThread = { readonly type: 'post'; readonly id: number; readonly job: DeliveryJob } | { readonly type: 'cancel'; readonly id: number };
-export type FromThread = { readonly type: 'done'; readonly id: number; readonly outcome: DeliveryOutcome };
+/** A run of jobs (one, or an ordered endpoint's backlog: `DeliverySender.postRun`) in, the outcomes of those attempted back. */
+export type ToThread = { readonly type: 'run'; readonly id: number; readonly jobs: readonly DeliveryJob[] } | { readonly type: 'cancel'; readonly id: number };
+export type FromThread = { readonly type: 'done'; readonly id: number; readonly outcomes: readonly DeliveryOutcome[] };
 
 /** The thread's own id (a Linux task), from /proc/thread-self -> `<pid>/task/<tid>`. */
 function lowerThisThreadsPriority(): void {
@@ -84,16 +85,14 @@ if (parentPort) {
     const abort = new AbortController();
     inFlight.set(message.id, abort);
     void sender
-      .post(message.job, abort.signal)
-      .catch((error: unknown): DeliveryOutcome => ({
+      .postRun(message.jobs, abort.signal)
+      .catch((error: unknown): DeliveryOutcome[] => [
         // A bug in building or sending: the attempt fails like a network failure instead of ending the thread.
-        result: { kind: 'failure', reason: 'network', detail: `the delivery thread failed: ${String(error)}` },
-        latencyMs: 0,
-        excerpt: '',
-      }))
-      .then((outcome) => {
+        { result: { kind: 'failure', reason: 'network', detail: `the delivery thread failed: ${String(error)}` }, latencyMs: 0, excerpt: '' },
+      ])
+      .then((outcomes) => {
         inFlight.delete(message.id);
-        port.postMessage({ type: 'done', id: message.id, outcome } satisfies FromThread);
+        port.postMessage({ type: 'done', id: message.id, outcomes } satisfies FromThread);
       })
       .catch(() => inFlight.delete(message.id));
   });

@@ -8,6 +8,9 @@
 //   that keeps order must; `ordered: false` sends each on its own;
 // - every attempt signed (contract/webhook-signature.ts), built and sent by
 //   a `DeliverySender`: in the server, the delivery thread (threaded-sender.ts);
+//   an ordered endpoint's backlog is handed over as runs (`#runOf`), one
+//   message to the thread and one back per run rather than per event, which
+//   is most of what a webhook costs the SMTP thread while mail pours in;
 // - the test controls: `duplicates`, `out_of_order`, `first_attempt_delay_ms`.
 //
 // Time and randomness are injected (`DispatchTimers`, `RandomSource`), so
@@ -21,7 +24,7 @@ import { attemptJob, nextAttemptNumber, replayRefusal, settle, unavailable } fro
 import type { WebhookEvent } from './events.js';
 import type { WebhookMetrics } from './metrics.js';
 import type { Webhook } from './registration.js';
-import type { DeliverySender } from './delivery-job.js';
+import type { DeliveryJob, DeliveryOutcome, DeliverySender, EventPayload } from './delivery-job.js';
 import type { Awaitable } from '../base/awaitable.js';
 import type { Delivery, WebhookStore } from './webhook-store.js';
 
@@ -49,6 +52,11 @@ export const systemTimers = (now: () => number): DispatchTimers => ({
   },
   soon: (run) => void setImmediate(run),
 });
+
+/** An ordered lane's run (`#runOf`): at most this many events in one hand-over to the sender... */
+const MAX_RUN = 64;
+/** ...and the sources of at most about this many bytes (copies made for the hand-over). */
+const MAX_RUN_BYTES = 1024 * 1024;
 
 /** How long `out_of_order` holds an event for a second one to swap it with. */
 export const OUT_OF_ORDER_HOLD_MS = 1_000;
@@ -236,10 +244,11 @@ export class WebhookDispatcher {
     const go = () => {
       lane.timers.delete(key);
       void this.#attempt(lane, delivery)
-        .then(() => {
+        .then((attempted) => {
           if (lane.removed) return;
-          if (delivery.state !== 'pending') {
-            const at = lane.queue.indexOf(delivery);
+          for (const done of attempted) {
+            if (done.state === 'pending') continue;
+            const at = lane.queue.indexOf(done);
             if (at !== -1) lane.queue.splice(at, 1);
           }
           if (lane.webhook.ordered) this.#pump(lane);
@@ -256,30 +265,70 @@ export class WebhookDispatcher {
     lane.timers.set(key, this.#o.timers.after(wait, go));
   }
 
-  async #attempt(lane: Lane, delivery: Delivery): Promise<void> {
+  /**
+   * An ordered lane's head and the due events behind it, sent as one run
+   * (`DeliverySender.postRun`) when the sender takes runs: one hand-over to
+   * the delivery thread for a backlog instead of one per event. Only while
+   * nothing changes the order of attempts: one copy of each event
+   * (`duplicates` sends the next copy of the head first), and at most
+   * `MAX_RUN` events or `MAX_RUN_BYTES` of sources.
+   */
+  #runOf(lane: Lane, head: Delivery): Delivery[] {
+    const run = [head];
+    if (!lane.webhook.ordered || lane.webhook.duplicates > 1 || !this.#o.sender.postRun || lane.queue[0] !== head) return run;
+    const now = this.#o.timers.now();
+    for (let i = 1; i < lane.queue.length && run.length < MAX_RUN; i++) {
+      const next = lane.queue[i]!;
+      if (next.state !== 'pending' || (next.nextAttemptAt ?? 0) > now) break;
+      run.push(next);
+    }
+    return run;
+  }
+
+  /** Attempts `delivery` (with the run behind it, `#runOf`) and records what came back; the deliveries attempted. */
+  async #attempt(lane: Lane, delivery: Delivery): Promise<readonly Delivery[]> {
     const { webhook } = lane;
     const { timers, sender, store, metrics, random } = this.#o;
-    lane.inFlight.add(delivery);
+    const run = this.#runOf(lane, delivery);
+    for (const member of run) lane.inFlight.add(member);
     try {
-      const attempt = nextAttemptNumber(delivery);
       const at = timers.now();
-      const posted = await delivery.event.payload().then(
-        (payload) => sender.post(attemptJob(webhook, delivery, attempt, at, payload), lane.abort.signal),
-        // The message lives in a shared store that did not answer: nothing went out, and the attempt is retried like a network failure.
-        unavailable,
-      );
-      if (lane.removed) return;
-      const finished = settle(delivery, webhook, { number: attempt, at }, posted, timers.now(), random);
-      try {
-        await store.saved(delivery);
-      } catch (error) {
-        // The dispatcher goes on from what it holds; a durable store is behind until the next write.
-        this.#o.logger.error(`mailroom: webhook ${webhook.id} could not save ${delivery.event.id}'s attempt ${attempt}: ${String(error)}`);
+      const jobs: DeliveryJob[] = [];
+      let posted: readonly DeliveryOutcome[] | undefined;
+      let bytes = 0;
+      for (const member of run) {
+        let payload: EventPayload;
+        try {
+          payload = await member.event.payload();
+        } catch (error) {
+          // The head's message could not be read: nothing goes, and that is its outcome. A later one's: the run ends before it.
+          if (jobs.length === 0) posted = [unavailable(error)];
+          break;
+        }
+        jobs.push(attemptJob(webhook, member, nextAttemptNumber(member), at, payload));
+        bytes += payload.kind === 'message' ? payload.message.source.length : payload.body.length;
+        if (bytes >= MAX_RUN_BYTES) break;
       }
-      metrics.attempted(delivery, finished);
-      if (delivery.state !== 'pending') metrics.settled(delivery);
+      posted ??= jobs.length > 1 && sender.postRun ? await sender.postRun(jobs, lane.abort.signal) : [await sender.post(jobs[0]!, lane.abort.signal)];
+      if (lane.removed) return [];
+      const attempted = run.slice(0, posted.length);
+      const now = timers.now();
+      for (const [i, member] of attempted.entries()) {
+        const outcome = posted[i]!;
+        const attempt = nextAttemptNumber(member);
+        const finished = settle(member, webhook, { number: attempt, at: at + (outcome.startedAfterMs ?? 0) }, outcome, now, random);
+        try {
+          await store.saved(member);
+        } catch (error) {
+          // The dispatcher goes on from what it holds; a durable store is behind until the next write.
+          this.#o.logger.error(`mailroom: webhook ${webhook.id} could not save ${member.event.id}'s attempt ${attempt}: ${String(error)}`);
+        }
+        metrics.attempted(member, finished);
+        if (member.state !== 'pending') metrics.settled(member);
+      }
+      return attempted;
     } finally {
-      lane.inFlight.delete(delivery);
+      for (const member of run) lane.inFlight.delete(member);
     }
   }
 }

@@ -8,7 +8,7 @@ import type { LookupFunction } from 'node:net';
 import { Pool } from 'undici';
 import { signatureHeader, WEBHOOK_HEADERS } from '../../contract/webhook-signature.js';
 import type { AttemptResult } from './classify.js';
-import { EXCERPT_CHARS, type DeliveryJob, type DeliveryOutcome, type DeliverySender } from './delivery-job.js';
+import { delivered, EXCERPT_CHARS, type DeliveryJob, type DeliveryOutcome, type DeliverySender } from './delivery-job.js';
 import { BodyCache } from './event-body.js';
 import { checkedLookup, DESTINATION_REFUSED, destinationPolicy } from './destination-policy.js';
 
@@ -69,18 +69,35 @@ export class WebhookSender implements DeliverySender {
   }
 
   /** Builds (or reuses) the event's body, signs it with the job's timestamp, and posts it. */
-  async post(job: DeliveryJob, signal: AbortSignal): Promise<DeliveryOutcome> {
+  post(job: DeliveryJob, signal: AbortSignal): Promise<DeliveryOutcome> {
+    return this.#post(job, signal, 0);
+  }
+
+  /** The jobs one after another, in order, until one does not deliver (delivery-job.ts, `postRun`). */
+  async postRun(jobs: readonly DeliveryJob[], signal: AbortSignal): Promise<DeliveryOutcome[]> {
+    const began = this.#now();
+    const outcomes: DeliveryOutcome[] = [];
+    for (const job of jobs) {
+      const startedAfterMs = outcomes.length === 0 ? 0 : this.#now() - began;
+      const outcome = { ...(await this.#post(job, signal, startedAfterMs)), startedAfterMs };
+      outcomes.push(outcome);
+      if (!delivered(outcome)) break;
+    }
+    return outcomes;
+  }
+
+  async #post(job: DeliveryJob, signal: AbortSignal, startedAfterMs: number): Promise<DeliveryOutcome> {
     let body: string;
     try {
       body = await this.#bodies.get(job.eventId, job.payload);
     } catch (error) {
       return { result: { kind: 'failure', reason: 'network', detail: `could not build the event's body: ${String(error)}` }, latencyMs: 0, excerpt: '' };
     }
-    const headers = { ...job.headers, [WEBHOOK_HEADERS.signature]: signatureHeader(job.secret, job.timestampSeconds, body) };
+    const timestampSeconds = Math.floor((job.at + startedAfterMs) / 1000);
+    const headers = { ...job.headers, [WEBHOOK_HEADERS.signature]: signatureHeader(job.secret, timestampSeconds, body) };
     const posted = await this.send({ url: job.url, body, headers, timeoutMs: job.timeoutMs, signal });
     // Only an attempt that did not deliver can end in a dead letter: a delivered one carries no excerpt back.
-    const delivered = posted.result.kind === 'answer' && posted.result.status >= 200 && posted.result.status < 300;
-    return { ...posted, excerpt: delivered ? '' : body.slice(0, EXCERPT_CHARS) };
+    return { ...posted, excerpt: delivered(posted) ? '' : body.slice(0, EXCERPT_CHARS) };
   }
 
   /** Closes the pools no attempt used for IDLE_POOL_MS; asked on each attempt, costs a look at each open pool. */

@@ -5,8 +5,9 @@
 // 0.9 ms against 0.3 ms here), and in the intake's thread it halved the SMTP
 // ingest rate with one webhook registered (bench/webhooks.ts).
 //
-// `ThreadedSender` is the intake side: it hands each attempt over as plain
-// data (delivery-job.ts) and gets its outcome back; the thread
+// `ThreadedSender` is the intake side: it hands each attempt, or an ordered
+// endpoint's run of them, over as plain data (delivery-job.ts) in one
+// message, and gets their outcomes back in one; the thread
 // (delivery-thread.ts) runs `WebhookSender` (sender.ts). The thread starts
 // with the first registration (or, failing that, the first attempt), so a
 // server without webhooks runs none, and a first event does not wait for
@@ -33,25 +34,30 @@ function startThread(workerData: ThreadData): Worker {
 export class ThreadedSender implements DeliverySender {
   #thread: Worker | undefined;
   #next = 0;
-  readonly #waiting = new Map<number, (outcome: DeliveryOutcome) => void>();
+  readonly #waiting = new Map<number, (outcomes: readonly DeliveryOutcome[]) => void>();
   readonly #data: ThreadData;
 
   constructor(options: { readonly webhookAllow?: readonly string[] } = {}) {
     this.#data = { webhookAllow: [...(options.webhookAllow ?? [])] };
   }
 
-  post(job: DeliveryJob, signal: AbortSignal): Promise<DeliveryOutcome> {
+  async post(job: DeliveryJob, signal: AbortSignal): Promise<DeliveryOutcome> {
+    return (await this.postRun([job], signal))[0]!;
+  }
+
+  /** One message to the thread for the whole run, and one back (delivery-job.ts). */
+  postRun(jobs: readonly DeliveryJob[], signal: AbortSignal): Promise<readonly DeliveryOutcome[]> {
     const thread = this.#threadNow();
     const id = ++this.#next;
     return new Promise((resolve) => {
-      if (signal.aborted) return resolve({ result: { kind: 'failure', reason: 'cancelled', detail: 'cancelled before it went' }, latencyMs: 0, excerpt: '' });
+      if (signal.aborted) return resolve([{ result: { kind: 'failure', reason: 'cancelled', detail: 'cancelled before it went' }, latencyMs: 0, excerpt: '' }]);
       const cancel = () => thread.postMessage({ type: 'cancel', id } satisfies ToThread);
       signal.addEventListener('abort', cancel, { once: true });
-      this.#waiting.set(id, (outcome) => {
+      this.#waiting.set(id, (outcomes) => {
         signal.removeEventListener('abort', cancel);
-        resolve(outcome);
+        resolve(outcomes);
       });
-      thread.postMessage({ type: 'post', id, job } satisfies ToThread);
+      thread.postMessage({ type: 'run', id, jobs } satisfies ToThread);
     });
   }
 
@@ -74,7 +80,7 @@ export class ThreadedSender implements DeliverySender {
     thread.on('message', (message: FromThread) => {
       const settle = this.#waiting.get(message.id);
       this.#waiting.delete(message.id);
-      settle?.(message.outcome);
+      settle?.(message.outcomes);
     });
     const lost = (why: string) => {
       if (this.#thread !== thread) return;
@@ -89,7 +95,7 @@ export class ThreadedSender implements DeliverySender {
 
   /** Attempts in flight when the thread went away fail as network trouble: retried on the next thread. */
   #failAll(detail: string): void {
-    for (const settle of this.#waiting.values()) settle({ result: { kind: 'failure', reason: 'network', detail }, latencyMs: 0, excerpt: '' });
+    for (const settle of this.#waiting.values()) settle([{ result: { kind: 'failure', reason: 'network', detail }, latencyMs: 0, excerpt: '' }]);
     this.#waiting.clear();
   }
 }
