@@ -118,9 +118,10 @@ async function redisCommands(redis: RedisServer): Promise<{ all: number; scripts
   }
 }
 
-/** What the ingest cost per message: the server processes' CPU and redis-server's (µs), and the commands Redis ran. */
+/** What the ingest cost per message: the server processes' CPU and redis-server's (µs), the senders' (this process), and the commands Redis ran. */
 interface IngestCost {
   readonly serverUs: number;
+  readonly senderUs: number;
   readonly redisUs: number | undefined;
   readonly redisCommands: number | undefined;
   readonly redisScripts: number | undefined;
@@ -132,7 +133,9 @@ async function measured<T>(config: Config, messages: number, run: () => Promise<
   const cpu = () => ({ server: pids.reduce<number>((sum, pid) => sum + (cpuNs(pid) ?? Number.NaN), 0), redis: config.redis && cpuNs(config.redis.pid) });
   const commandsBefore = config.redis && (await redisCommands(config.redis));
   const before = cpu();
+  const sender = process.cpuUsage();
   const result = await run();
+  const senderUsed = process.cpuUsage(sender);
   const after = cpu();
   const commandsAfter = config.redis && (await redisCommands(config.redis));
   const per = (ns: number) => ns / 1000 / messages;
@@ -140,6 +143,7 @@ async function measured<T>(config: Config, messages: number, run: () => Promise<
     ...result,
     cost: {
       serverUs: per(after.server - before.server),
+      senderUs: (senderUsed.user + senderUsed.system) / messages,
       redisUs: after.redis === undefined || before.redis === undefined ? undefined : per(after.redis - before.redis),
       // the first INFO calls are counted in the second's total: they are not the mail's
       redisCommands: commandsBefore === undefined || commandsAfter === undefined ? undefined : (commandsAfter.all - commandsBefore.all - 2) / messages,
@@ -287,7 +291,7 @@ export const storeBench: BenchSection = {
     const ms = formatMs(2);
     const us = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? '-' : value.toFixed(0));
     console.log(
-      '\n  | configuration | ingest msgs/s | ingest p50 / p99 | CPU µs/msg: server / redis-server | Redis per msg: script runs / EXISTS / all commands | list p50 / p99 | wake-up p50 / p99 (its SMTP send p50) |',
+      '\n  | configuration | ingest msgs/s | ingest p50 / p99 | CPU µs/msg: server / redis-server / senders | Redis per msg: script runs / EXISTS / all commands | list p50 / p99 | wake-up p50 / p99 (its SMTP send p50) |',
     );
     console.log('  | --- | --- | --- | --- | --- | --- | --- |');
     for (const [name, r] of results) {
@@ -297,7 +301,7 @@ export const storeBench: BenchSection = {
           ? '-'
           : `${r.cost.redisScripts?.toFixed(2)} / ${r.cost.redisExists?.toFixed(2)} / ${r.cost.redisCommands.toFixed(1)}`;
       console.log(
-        `  | ${name} | ${r.rate.toFixed(0)} | ${ms(percentile(r.ingest, 50))} / ${ms(percentile(r.ingest, 99))} | ${us(r.cost.serverUs)} / ${us(r.cost.redisUs)} | ${commands} | ${ms(percentile(r.list, 50))} / ${ms(percentile(r.list, 99))}${refused} | ${ms(percentile(r.wake, 50))} / ${ms(percentile(r.wake, 99))} (${ms(percentile(r.wakeSmtp, 50))}) |`,
+        `  | ${name} | ${r.rate.toFixed(0)} | ${ms(percentile(r.ingest, 50))} / ${ms(percentile(r.ingest, 99))} | ${us(r.cost.serverUs)} / ${us(r.cost.redisUs)} / ${us(r.cost.senderUs)} | ${commands} | ${ms(percentile(r.list, 50))} / ${ms(percentile(r.list, 99))}${refused} | ${ms(percentile(r.wake, 50))} / ${ms(percentile(r.wake, 99))} (${ms(percentile(r.wakeSmtp, 50))}) |`,
       );
     }
     const memory = results.get('memory')!;
