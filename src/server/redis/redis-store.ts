@@ -48,6 +48,8 @@ export interface RedisStoreOptions {
   readonly onEvict?: ((message: StoredMessage) => void) | undefined;
   readonly onListenerError?: ((error: unknown) => void) | undefined;
   readonly connectTimeoutMs?: number | undefined;
+  /** How long a command may go unanswered (redis-connection.ts); tests shorten it. */
+  readonly commandTimeoutMs?: number | undefined;
   /** How many mailboxes a `contains` search of the index looks at per call (tests move it). Default INDEX_SEARCH_WINDOW. */
   readonly indexSearchWindow?: number | undefined;
 }
@@ -121,7 +123,7 @@ export class RedisMailStore implements MailStore {
   }
 
   static async open(options: RedisStoreOptions): Promise<RedisMailStore> {
-    const connection = await RedisConnection.open(options.url, options.logger, options.connectTimeoutMs);
+    const connection = await RedisConnection.open(options.url, options.logger, options.connectTimeoutMs, options.commandTimeoutMs);
     // After a break the client renews the subscription; what was published
     // meanwhile is lost, so every held wait looks again.
     const opened: { store?: RedisMailStore } = {};
