@@ -116,7 +116,8 @@ export class DataIntake {
     };
     if (!rules) return deliver();
     const outcome: DataOutcome = { deliver, refuseAll, identify };
-    if (!delivery) return rules.data(session, mailboxes, outcome);
+    // A recipient with rules at RCPT TO very likely has them still: the lab's steps first, sparing the try.
+    if (!delivery || this.#o.conversations.isRuled(session)) return rules.data(session, mailboxes, outcome);
     // One round trip: stored and its attempts logged unless a recipient has
     // rules; then the lab's steps decide first. The attempts are made once
     // for the log (with their ids left as holes) and once for the feed, at one time.

@@ -121,6 +121,7 @@ export class RuleSteps {
       stepped,
       (step) => {
         if (!step) return callback();
+        conversations.ruled(session);
         if (step.holdMs === 0) return answer(step.decision);
         const heldMs = step.holdMs;
         if (conversation) conversation.closing = { text: heldText(heldMs, to), rule: 'slow' };
