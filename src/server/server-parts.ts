@@ -50,8 +50,10 @@ export function coreParts(config: ResolvedServerOptions, opened: OpenedStore): C
   const smtpLab = lab && { lab, calls: createLabCalls({ lab, storedIdentity: storedIdentityIn(store), reader, messageBudget }) };
   if (smtpLab) {
     attempts.subscribe(
-      (attempt) =>
-        void Promise.resolve(smtpLab.lab.record(attempt)).catch((error: unknown) => logger.error(`mailroom: could not log an SMTP attempt: ${String(error)}`)),
+      (attempt, message) =>
+        void Promise.resolve(smtpLab.lab.record(attempt, message)).catch((error: unknown) =>
+          logger.error(`mailroom: could not log an SMTP attempt: ${String(error)}`),
+        ),
     );
   }
   return {

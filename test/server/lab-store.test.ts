@@ -5,11 +5,13 @@
 // rules, SMTP steps and attempts: every answer must be the same. Part of the
 // server contract suite (vitest.config.ts), so each test runs on both labs.
 import { describe, expect, inject, it } from 'vitest';
-import type { LabSender, LabStore } from '../../src/server/rules/lab-store.js';
+import type { DeliveredCopy, LabSender, LabStore } from '../../src/server/rules/lab-store.js';
+import { RedisMailStore } from '../../src/server/redis/redis-store.js';
+import { MessageStore } from '../../src/server/store/message-store.js';
 import { MemoryLabStore } from '../../src/server/rules/memory-lab.js';
 import { parseRuleInput } from '../../src/server/rules/rule-input.js';
 import type { SmtpAttempt } from '../../src/server/base/smtp-attempts.js';
-import { fakeClock, openTestLab } from './helpers.js';
+import { fakeClock, openTestLab, openTestStore } from './helpers.js';
 
 const SENDER: LabSender = { clientIp: '127.0.0.1', from: 'app@example.com' };
 
@@ -173,6 +175,49 @@ describe.runIf(inject('redisURL'))('the Redis lab', () => {
     await flushed;
     expect(await texts(elsewhere, 'flushed@x.test')).toHaveLength(50);
     expect(lab.flushed()).toBeUndefined();
+  });
+
+  it('stores mail to addresses without rules and logs its accepted attempts in one go, and leaves mail to a ruled address to the steps', async () => {
+    const clock = fakeClock();
+    const { store } = await openTestStore({ clock, retention: 1e9, maxMessages: Infinity });
+    const lab = (store as RedisMailStore).lab();
+    expect(lab.deliveryBeside(new MessageStore({ clock, retention: 1e9, maxMessages: Infinity }))).toBeUndefined();
+    const delivery = lab.deliveryBeside(store)!;
+    const raw = Buffer.from('Subject: one go\r\n\r\nhello\r\n');
+    // what the intake logs for a stored mail, its id in its text when it has one copy (data-intake.ts)
+    const accepted = (copies: readonly DeliveredCopy[]) =>
+      copies.map((copy) => ({
+        ...attempt(
+          copy.mailbox,
+          clock.now(),
+          copies.length === 1 ? `Stored as ${copy.id} for ${copy.mailbox} "quoted"` : `Stored for ${copies.length} mailboxes`,
+        ),
+        messageId: copy.id,
+        beganAt: clock.now() - 5,
+      }));
+
+    const both = (await delivery.deliverUnlessRuled(['a@x.test', 'b@x.test', 'a@x.test'], raw, 'app@example.com', accepted))!;
+    expect(both.map((copy) => copy.mailbox)).toEqual(['a@x.test', 'b@x.test']);
+    expect((await store.list('b@x.test', 10)).map((message) => message.id)).toEqual([both[1]!.id]);
+    const [toA, toB] = accepted(both);
+    expect(await lab.attempts('a@x.test')).toEqual([toA]);
+    expect(await lab.attempts('b@x.test')).toEqual([toB]);
+    // the feed hands the stored copy to `record` beside its attempt: logged once, not twice
+    await lab.record(toA!, both[0]);
+    expect(await lab.attempts('a@x.test')).toHaveLength(1);
+
+    const [one] = (await delivery.deliverUnlessRuled(['c@x.test'], raw, 'app@example.com', accepted))!;
+    expect(await lab.attempts('c@x.test')).toEqual(accepted([one!]));
+    expect((await lab.attempts('c@x.test'))[0]!.text).toBe(`Stored as ${one!.id} for c@x.test "quoted"`);
+
+    // one recipient with rules: nothing stored or logged for any of them
+    await lab.addRule('ruled@x.test', parseRuleInput({ kind: 'defer', stage: 'data' }));
+    expect(await delivery.deliverUnlessRuled(['d@x.test', 'ruled@x.test'], raw, 'app@example.com', accepted)).toBeUndefined();
+    // a NUL of the sender's own would read as a hole for the id: such mail takes the steps' way too
+    const withNul = (copies: readonly DeliveredCopy[]) => accepted(copies).map((entry) => ({ ...entry, from: 'odd\u0000@example.com' }));
+    expect(await delivery.deliverUnlessRuled(['d@x.test'], raw, 'odd\u0000@example.com', withNul)).toBeUndefined();
+    expect(await store.list('d@x.test', 10)).toEqual([]);
+    expect(await lab.attempts('d@x.test')).toEqual([]);
   });
 
   it('answers as the memory lab does through random rules, SMTP steps, attempts, clears and forgets', async () => {

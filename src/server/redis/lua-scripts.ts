@@ -5,10 +5,18 @@
 // dist/ beside this module (package.json `build`); a module that runs one
 // reads it once, when it is loaded, and the connection sends it by its SHA
 // (redis-connection.ts `script`).
+//
+// A part two scripts share (the attempt log's writes, which the lab's script
+// and the store's both make) is a file of its own, put in place of a line
+// `-- include: <file>.lua` (a script cannot call another inside Redis).
 import { readFileSync } from 'node:fs';
 
 export type LuaScriptName = 'store' | 'budget' | 'lab' | 'webhook';
 
+const INCLUDE = /^-- include: ([a-z-]+\.lua)$/gm;
+
+const read = (file: string) => readFileSync(new URL(`./scripts/${file}`, import.meta.url), 'utf8');
+
 export function luaScript(name: LuaScriptName): string {
-  return readFileSync(new URL(`./scripts/${name}.lua`, import.meta.url), 'utf8');
+  return read(`${name}.lua`).replace(INCLUDE, (_, file: string) => read(file).trimEnd());
 }

@@ -10,24 +10,47 @@
 // through any server after the reply shows it. A write that fails (Redis
 // out of reach) loses that entry: the loss is logged, once per run of
 // failures, and the SMTP reply is what it would have been.
+//
+// Mail to addresses without rules costs one round trip at the end of DATA
+// (`deliveryBeside`): the store's script looks for rules, stores the mail
+// and logs its accepted attempts in one run (redis-store.ts deliverLogged),
+// where it would otherwise cost a look-up, the delivery and a log write.
 import type { SmtpRuleStage } from '../../contract/smtp-lab.js';
 import type { Logger } from '../base/log.js';
 import type { LoggedAttempt } from '../rules/attempt-log.js';
 import { DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_ATTEMPTS_PER_ADDRESS } from '../rules/attempt-log.js';
 import { MAX_TRIPLES_PER_ADDRESS, tripleKey } from '../rules/greylist.js';
-import type { AddedRule, LabSender, LabStore, RuleStep } from '../rules/lab-store.js';
+import type { AddedRule, DeliveredCopy, LabDelivery, LabSender, LabStore, RuleStep } from '../rules/lab-store.js';
 import { decisionOf, TooManyRulesError, type RuleDecision, type RuleVerdict } from '../rules/rule-book.js';
 import type { RuleRecord, RuleSpec } from '../rules/rules.js';
 import { SMTP_RULE_LIMITS } from '../../contract/smtp-lab.js';
 import type { WallClock } from '../base/clock.js';
 import type { SmtpAttempt } from '../base/smtp-attempts.js';
+import type { StoredMessage } from '../base/stored-message.js';
+import type { MailStore } from '../store/mail-store.js';
 import type { RedisConnection, RedisReply } from './redis-connection.js';
 import { luaScript } from './lua-scripts.js';
 
 const LAB_SCRIPT = luaScript('lab');
 
+/** The attempt log's entries a delivery writes with it (`deliverLogged`), made here. */
+export interface DeliveryLog {
+  /** One per mailbox, in their order: the attempt's time, and the attempt as JSON with a NUL byte wherever the copy's id goes. */
+  readonly entries: readonly { readonly at: number; readonly json: string }[];
+  readonly maxPerAddress: number;
+  readonly maxAttempts: number;
+}
+
+/** The Redis mail store as the lab sees it (redis-store.ts): a delivery with the lab's look-up and its log in the same script run. */
+export interface StoreBesideLab extends MailStore {
+  /** Stores the mail unless one of `mailboxes` (distinct) has rules, writing `log` with it; undefined when one has rules. */
+  deliverLogged(mailboxes: readonly string[], raw: Buffer, envelopeFrom: string, log: DeliveryLog): Promise<StoredMessage[] | undefined>;
+}
+
 export interface RedisLabOptions {
   readonly connection: RedisConnection;
+  /** The mail store in the same Redis, whose script stores mail with the lab's look-up and log (`deliveryBeside`). */
+  readonly store?: StoreBesideLab | undefined;
   readonly prefix: string;
   readonly clock: WallClock;
   /** How long attempts are kept, in ms (the server's retention); keys expire a margin after it. */
@@ -62,6 +85,36 @@ function verdictAt(reply: readonly RedisReply[], at: number): { verdict: RuleVer
   }
 }
 
+/**
+ * Where a copy's id goes in a log entry the store's script writes: a NUL
+ * byte, which JSON.stringify never writes raw (it escapes every control
+ * character), so the script finds only the holes made here.
+ */
+const ID_HOLE = '\u0000';
+
+/**
+ * The attempt as JSON.stringify writes it, with a raw ID_HOLE wherever a
+ * string of it held one: the script fills in the id (ids are base-36 digits,
+ * written as they are). An attempt is flat: strings, numbers, undefined.
+ */
+function entryWithHoles(attempt: SmtpAttempt): string {
+  const fields: string[] = [];
+  for (const [key, value] of Object.entries(attempt)) {
+    if (value === undefined) continue;
+    const json =
+      typeof value === 'string'
+        ? `"${value
+            .split(ID_HOLE)
+            .map((piece) => JSON.stringify(piece).slice(1, -1))
+            .join(ID_HOLE)}"`
+        : JSON.stringify(value);
+    fields.push(`${JSON.stringify(key)}:${json}`);
+  }
+  return `{${fields.join(',')}}`;
+}
+
+const holdsHole = (attempt: SmtpAttempt) => Object.values(attempt).some((value) => typeof value === 'string' && value.includes(ID_HOLE));
+
 function decisionAt(reply: readonly RedisReply[], at: number): RuleDecision | undefined {
   const found = verdictAt(reply, at);
   return found && decisionOf(found.verdict, found.to);
@@ -78,6 +131,9 @@ export class RedisLabStore implements LabStore {
   #writing = 0;
   /** Attempts lost since the last write that went through. */
   #lost = 0;
+  /** Copies whose accepted attempt the store's script logged as it stored them: `record` passes over it. */
+  readonly #loggedWithDelivery = new WeakSet<StoredMessage>();
+  readonly #delivery: LabDelivery | undefined;
 
   constructor(options: RedisLabOptions) {
     this.#connection = options.connection;
@@ -85,6 +141,28 @@ export class RedisLabStore implements LabStore {
     this.description = options.connection.description;
     this.#maxPerAddress = options.maxAttemptsPerAddress ?? DEFAULT_MAX_ATTEMPTS_PER_ADDRESS;
     this.#maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    const store = options.store;
+    this.#delivery = store && { deliverUnlessRuled: (...args) => this.#deliverUnlessRuled(store, ...args) };
+  }
+
+  deliveryBeside(store: MailStore): LabDelivery | undefined {
+    return store === this.#options.store ? this.#delivery : undefined;
+  }
+
+  async #deliverUnlessRuled(
+    store: StoreBesideLab,
+    mailboxes: readonly string[],
+    raw: Buffer,
+    envelopeFrom: string,
+    accepted: (copies: readonly DeliveredCopy[]) => readonly SmtpAttempt[],
+  ): Promise<readonly StoredMessage[] | undefined> {
+    const unique = [...new Set(mailboxes)];
+    // A NUL of the sender's own (in MAIL FROM, say) would read as a hole: such mail takes the usual way, where the log is written as it is.
+    if (accepted(unique.map((mailbox) => ({ id: '0', mailbox }))).some(holdsHole)) return undefined;
+    const entries = accepted(unique.map((mailbox) => ({ id: ID_HOLE, mailbox }))).map((attempt) => ({ at: attempt.at, json: entryWithHoles(attempt) }));
+    const stored = await store.deliverLogged(unique, raw, envelopeFrom, { entries, maxPerAddress: this.#maxPerAddress, maxAttempts: this.#maxAttempts });
+    for (const message of stored ?? []) this.#loggedWithDelivery.add(message);
+    return stored;
   }
 
   async step(stage: SmtpRuleStage, recipients: readonly string[], sender: LabSender): Promise<RuleStep | undefined> {
@@ -119,7 +197,8 @@ export class RedisLabStore implements LabStore {
     return Number(await this.#call('clear', [address]));
   }
 
-  record(attempt: SmtpAttempt): Promise<void> {
+  record(attempt: SmtpAttempt, message?: StoredMessage): Promise<void> {
+    if (message && this.#loggedWithDelivery.has(message)) return Promise.resolve();
     this.#writing++;
     const written = this.#call('record', [
       attempt.to,

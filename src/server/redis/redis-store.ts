@@ -27,7 +27,7 @@ import { MessageContent, ParseCache } from '../store/message-content.js';
 import type { ParsedMail, ParsedSummary } from '../base/parsed-mail.js';
 import type { RequestBudget } from '../budgets/budget.js';
 import { RedisBudget } from './redis-budget.js';
-import { RedisLabStore } from './redis-lab.js';
+import { RedisLabStore, type DeliveryLog } from './redis-lab.js';
 import { RedisConnection, type RedisReply } from './redis-connection.js';
 import { luaScript } from './lua-scripts.js';
 import { addKeyedListener } from '../store/keyed-listeners.js';
@@ -48,6 +48,8 @@ export interface RedisStoreOptions {
   readonly onEvict?: ((message: StoredMessage) => void) | undefined;
   readonly onListenerError?: ((error: unknown) => void) | undefined;
   readonly connectTimeoutMs?: number | undefined;
+  /** How long a command may go unanswered (redis-connection.ts); tests shorten it. */
+  readonly commandTimeoutMs?: number | undefined;
   /** How many mailboxes a `contains` search of the index looks at per call (tests move it). Default INDEX_SEARCH_WINDOW. */
   readonly indexSearchWindow?: number | undefined;
 }
@@ -121,7 +123,7 @@ export class RedisMailStore implements MailStore {
   }
 
   static async open(options: RedisStoreOptions): Promise<RedisMailStore> {
-    const connection = await RedisConnection.open(options.url, options.logger, options.connectTimeoutMs);
+    const connection = await RedisConnection.open(options.url, options.logger, options.connectTimeoutMs, options.commandTimeoutMs);
     // After a break the client renews the subscription; what was published
     // meanwhile is lost, so every held wait looks again.
     const opened: { store?: RedisMailStore } = {};
@@ -143,14 +145,29 @@ export class RedisMailStore implements MailStore {
 
   async deliver(mailboxes: readonly string[], raw: Buffer, envelopeFrom = ''): Promise<StoredMessage[]> {
     const unique = [...new Set(mailboxes)];
+    return (await this.#deliver('deliver', unique, raw, envelopeFrom, unique))!;
+  }
+
+  /**
+   * `deliver` for the deferral lab kept in this Redis (redis-lab.ts), with
+   * its look-up and its log in the same script run: unless one of
+   * `mailboxes` (distinct) has rules, the mail is stored and `log` (one
+   * accepted attempt per mailbox, in their order) written to the attempt
+   * log; undefined when one has rules, and nothing is done.
+   */
+  async deliverLogged(mailboxes: readonly string[], raw: Buffer, envelopeFrom: string, log: DeliveryLog): Promise<StoredMessage[] | undefined> {
+    const entries = log.entries.flatMap((entry, n) => [mailboxes[n]!, String(entry.at), entry.json]);
+    return this.#deliver('deliverLogged', mailboxes, raw, envelopeFrom, [String(log.maxPerAddress), String(log.maxAttempts), ...entries]);
+  }
+
+  /** Runs a delivery to `unique` (`op` `deliver` or `deliverLogged`, `tail` the script's arguments after the summary); undefined when the script answers `ruled`. */
+  async #deliver(op: string, unique: readonly string[], raw: Buffer, envelopeFrom: string, tail: readonly string[]): Promise<StoredMessage[] | undefined> {
     const content = new MessageContent(raw, envelopeFrom, this.#parses);
     const summary = await content.summary();
     const receivedAt = this.#now();
-    const reply = (await this.#call(
-      'deliver',
-      [String(this.#options.maxMessages === Infinity ? -1 : this.#options.maxMessages), this.#replica, envelopeFrom, raw, JSON.stringify(summary), ...unique],
-      receivedAt,
-    )) as RedisReply[];
+    const max = String(this.#options.maxMessages === Infinity ? -1 : this.#options.maxMessages);
+    const reply = (await this.#call(op, [max, this.#replica, envelopeFrom, raw, JSON.stringify(summary), ...tail], receivedAt)) as RedisReply[];
+    if (reply.length === 1 && text(reply[0]) === 'ruled') return undefined;
     const bodyId = text(reply[0]);
     this.#remember(bodyId, content);
     const body = new SharedBody(envelopeFrom, summary, () => Promise.resolve(content));
@@ -242,7 +259,16 @@ export class RedisMailStore implements MailStore {
    */
   lab(caps: { readonly maxAttemptsPerAddress?: number; readonly maxAttempts?: number } = {}): RedisLabStore {
     const { clock, retention, logger } = this.#options;
-    return new RedisLabStore({ connection: this.#connection, prefix: this.#prefix, clock, retention, expiryMarginMs: EXPIRY_MARGIN_MS, logger, ...caps });
+    return new RedisLabStore({
+      connection: this.#connection,
+      store: this,
+      prefix: this.#prefix,
+      clock,
+      retention,
+      expiryMarginMs: EXPIRY_MARGIN_MS,
+      logger,
+      ...caps,
+    });
   }
 
   /**

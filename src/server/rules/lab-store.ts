@@ -17,9 +17,17 @@
 // has rules, else the hold of their `slow` rules (spent as it is asked) and,
 // when there is no hold, the decision as well (one round trip). After a
 // hold, `decide` is asked.
+//
+// A lab kept beside the mail store (Redis) also offers the end of DATA in
+// one round trip (`deliveryBeside`): the look-up for rules, the delivery and
+// the log of its accepted attempts in one go, for mail to addresses without
+// rules; the intake takes the two questions' way only for mail to an address
+// with rules.
 import type { SmtpRuleStage } from '../../contract/smtp-lab.js';
 import type { SmtpAttempt } from '../base/smtp-attempts.js';
 import type { Awaitable } from '../base/awaitable.js';
+import type { StoredMessage } from '../base/stored-message.js';
+import type { MailStore } from '../store/mail-store.js';
 import type { LoggedAttempt } from './attempt-log.js';
 import type { RuleDecision } from './rule-book.js';
 import type { RuleRecord, RuleSpec } from './rules.js';
@@ -47,6 +55,31 @@ export interface AddedRule {
   readonly rules: readonly RuleRecord[];
 }
 
+/** A stored copy as its accepted attempt names it. */
+export interface DeliveredCopy {
+  readonly id: string;
+  readonly mailbox: string;
+}
+
+/** The end of DATA in one round trip, from a lab kept beside the mail store (`LabStore.deliveryBeside`). */
+export interface LabDelivery {
+  /**
+   * Unless one of `mailboxes` has rules: stores the mail as the store's
+   * `deliver` does and, with it, logs `accepted(copies)` (one attempt per
+   * copy, in the copies' order; it is called again with the stored copies,
+   * and must answer the same for them), so that `record` need not log those
+   * attempts again (the copies are handed to it beside them). Undefined when
+   * one of them has rules (or the attempts cannot be logged this way):
+   * nothing is stored or logged, and the intake asks `step` as at any stage.
+   */
+  deliverUnlessRuled(
+    mailboxes: readonly string[],
+    raw: Buffer,
+    envelopeFrom: string,
+    accepted: (copies: readonly DeliveredCopy[]) => readonly SmtpAttempt[],
+  ): Promise<readonly StoredMessage[] | undefined>;
+}
+
 export interface LabStore {
   /** `memory`, or where the shared lab lives (the Redis URL without its password). */
   readonly description: string;
@@ -70,8 +103,13 @@ export interface LabStore {
   /** Forgets the address's rules and what they remembered; returns how many rules there were. The log stays. */
   clearRules(address: string): Awaitable<number>;
 
-  /** Logs an attempt (the attempt feed's listener). Never rejects: a failure is the lab's to report. */
-  record(attempt: SmtpAttempt): Awaitable<void>;
+  /**
+   * Logs an attempt (the attempt feed's listener; `message`: the stored copy
+   * beside an accepted attempt, by which one already logged by
+   * `deliverUnlessRuled` is known). Never rejects: a failure is the lab's to
+   * report.
+   */
+  record(attempt: SmtpAttempt, message?: StoredMessage): Awaitable<void>;
   /**
    * Resolves once every attempt recorded so far can be read through any
    * server; undefined when nothing is on its way (always, in memory). The
@@ -83,4 +121,7 @@ export interface LabStore {
 
   /** Forgets everything about the address (its rules, their memory and its log), with its mailbox. */
   forget(address: string): Awaitable<void>;
+
+  /** The end of DATA in one round trip, when this lab is kept beside `store` (Redis); undefined otherwise. */
+  deliveryBeside?(store: MailStore): LabDelivery | undefined;
 }

@@ -4,7 +4,7 @@
 // it (`afterLog`), so a test that reads the log after its send sees it.
 import type { SMTPServerSession } from 'smtp-server';
 import type { SmtpRuleKind } from '../../contract/smtp-lab.js';
-import { outcomeOfCode, splitEnhanced, type AttemptFeed, type AttemptOutcome, type AttemptStage } from '../base/smtp-attempts.js';
+import { outcomeOfCode, splitEnhanced, type AttemptFeed, type AttemptOutcome, type AttemptStage, type SmtpAttempt } from '../base/smtp-attempts.js';
 import type { StoredMessage } from '../base/stored-message.js';
 import type { Logger } from '../base/log.js';
 import type { LabStore } from '../rules/lab-store.js';
@@ -46,26 +46,41 @@ export class AttemptReporter {
 
   /** Publishes the reply `code` + `reply` ("x.y.z text") given to `to` at `stage`; no code: the connection dropped. */
   attempted(session: SMTPServerSession, to: string, stage: AttemptStage, code: number | undefined, reply: string, extras: AttemptExtras = {}): void {
-    const { attempts, now, lab, conversations } = this.#options;
+    this.#options.attempts.publish(this.attemptOf(session, to, stage, code, reply, extras), extras.message);
+  }
+
+  /** The attempt `attempted` publishes, made at `at` (now by default), without publishing it. */
+  attemptOf(
+    session: SMTPServerSession,
+    to: string,
+    stage: AttemptStage,
+    code: number | undefined,
+    reply: string,
+    extras: AttemptExtras = {},
+    at = this.#options.now(),
+  ): SmtpAttempt {
+    const { lab, conversations } = this.#options;
     const conversation = lab ? conversations.get(session) : undefined;
-    attempts.publish(
-      {
-        at: now(),
-        clientIp: session.remoteAddress,
-        from: senderOf(session),
-        to,
-        stage,
-        code,
-        ...(code === undefined ? { enhancedCode: undefined, text: reply } : splitEnhanced(reply)),
-        outcome: code === undefined ? ('dropped' satisfies AttemptOutcome) : outcomeOfCode(code),
-        messageId: extras.messageId,
-        beganAt: conversation?.beganAt,
-        rule: extras.rule,
-        headerMessageId: extras.headerMessageId,
-        headerSubject: extras.headerSubject,
-      },
-      extras.message,
-    );
+    return {
+      at,
+      clientIp: session.remoteAddress,
+      from: senderOf(session),
+      to,
+      stage,
+      code,
+      ...(code === undefined ? { enhancedCode: undefined, text: reply } : splitEnhanced(reply)),
+      outcome: code === undefined ? ('dropped' satisfies AttemptOutcome) : outcomeOfCode(code),
+      messageId: extras.messageId,
+      beganAt: conversation?.beganAt,
+      rule: extras.rule,
+      headerMessageId: extras.headerMessageId,
+      headerSubject: extras.headerSubject,
+    };
+  }
+
+  /** Publishes an attempt made by `attemptOf`, `message` beside it (an accepted attempt's stored copy). */
+  publish(attempt: SmtpAttempt, message: StoredMessage): void {
+    this.#options.attempts.publish(attempt, message);
   }
 
   /** Publishes the refusal and returns it as the error smtp-server answers with. */

@@ -19,6 +19,8 @@ export interface Conversation {
   dataOf: number;
   /** The transaction whose recipients have been told their fate already (a rule answered or dropped them all). */
   settledOf: number;
+  /** The transaction a recipient of which had rules at RCPT TO: its end of DATA asks the lab first (data-intake.ts). */
+  ruledOf: number;
   /** Why the connection is going away, when the intake knows better than "the client closed it". */
   closing?: { readonly text: string; readonly rule: SmtpRuleKind } | undefined;
   closed: boolean;
@@ -48,7 +50,7 @@ export class Conversations {
 
   opened(session: SMTPServerSession, at: number): void {
     const recipients = new RecipientCap(this.#maxRecipients);
-    this.#bySession.set(session, { connectedAt: at, transactions: 0, beganAt: at, dataOf: 0, settledOf: 0, closed: false, recipients });
+    this.#bySession.set(session, { connectedAt: at, transactions: 0, beganAt: at, dataOf: 0, settledOf: 0, ruledOf: 0, closed: false, recipients });
   }
 
   /** MAIL FROM: the first transaction began when the client connected; a later one on the same connection now. */
@@ -58,6 +60,18 @@ export class Conversations {
     conversation.transactions++;
     conversation.beganAt = conversation.transactions === 1 ? conversation.connectedAt : now();
     conversation.recipients.reset();
+  }
+
+  /** A recipient of the transaction in progress has rules. */
+  ruled(session: SMTPServerSession): void {
+    const conversation = this.#bySession.get(session);
+    if (conversation) conversation.ruledOf = conversation.transactions;
+  }
+
+  /** Whether a recipient of the transaction in progress had rules at RCPT TO. */
+  isRuled(session: SMTPServerSession): boolean {
+    const conversation = this.#bySession.get(session);
+    return conversation !== undefined && conversation.ruledOf === conversation.transactions && conversation.transactions > 0;
   }
 
   dataBegan(session: SMTPServerSession): void {

@@ -3,6 +3,11 @@
 // recipient, answered `250` only once it is visible - or refused for all of
 // them, each refusal published as an attempt.
 //
+// With a lab kept beside the store (Redis), the lab's look-up, the delivery
+// and the log of the accepted attempts are one round trip for mail to
+// addresses without rules (rules/lab-store.ts LabDelivery); mail to an
+// address with rules takes the usual way.
+//
 // What intake must know is only the envelope, the size and the bytes. Parsing
 // the MIME structure waits for the first read (store/mime-parse.ts), which is
 // what keeps intake close to the rate of a server that discards everything.
@@ -15,6 +20,13 @@ import type { MailStore } from '../store/mail-store.js';
 import { senderOf, smtpError, type AttemptExtras, type AttemptReporter } from './attempt-reporter.js';
 import type { Conversations } from './conversations.js';
 import type { DataOutcome, RuleSteps } from './rule-steps.js';
+import type { DeliveredCopy, LabDelivery } from '../rules/lab-store.js';
+
+/** The 250 at the end of DATA: it names the copy when there is one. */
+function storedReply(copies: readonly DeliveredCopy[]): string {
+  const first = copies[0];
+  return copies.length === 1 && first ? `2.6.0 Stored as ${first.id} for ${first.mailbox}` : `2.6.0 Stored for ${copies.length} mailboxes`;
+}
 
 // smtp-server adds enhanced status codes from a fixed table (550 would read
 // 5.1.1), so they are switched off there and written into our own replies.
@@ -29,8 +41,12 @@ export interface DataIntakeOptions {
   readonly conversations: Conversations;
   /** The lab's decisions, when the SMTP rules are on. */
   readonly rules: RuleSteps | undefined;
+  /** The end of DATA in one round trip, when the lab is kept beside the store (Redis). */
+  readonly delivery: LabDelivery | undefined;
   /** The mailbox key of a recipient as RCPT TO named it. */
   readonly mailboxOf: (address: string) => string;
+  /** Wall-clock ms, for the attempts' times. */
+  readonly now: () => number;
   readonly logger: Logger;
 }
 
@@ -60,7 +76,7 @@ export class DataIntake {
 
   /** Answers the transaction for all its recipients: stored, or refused (too big, a rule, a store that failed). */
   #settle(session: SMTPServerSession, raw: Buffer | undefined, bytes: number, callback: DataCallback): void {
-    const { store, maxMessageBytes, reporter, rules, mailboxOf, logger } = this.#o;
+    const { store, maxMessageBytes, reporter, rules, delivery, mailboxOf, logger } = this.#o;
     const mailboxes = session.envelope.rcptTo.map((rcpt) => mailboxOf(rcpt.address));
     // With the rules on, a mail refused or dropped at the end of DATA is
     // logged with its Message-ID and Subject (a retry of it can then be
@@ -78,8 +94,7 @@ export class DataIntake {
     };
     if (!raw) return refuseAll(552, tooBig(bytes, maxMessageBytes).message);
     const accepted = (stored: readonly StoredMessage[]) => {
-      const first = stored[0];
-      const reply = stored.length === 1 && first ? `2.6.0 Stored as ${first.id} for ${first.mailbox}` : `2.6.0 Stored for ${stored.length} mailboxes`;
+      const reply = storedReply(stored);
       for (const message of stored) reporter.attempted(session, message.mailbox, 'data', 250, reply, { messageId: message.id, message });
       reporter.afterLog(() => callback(null, reply));
     };
@@ -101,6 +116,25 @@ export class DataIntake {
     };
     if (!rules) return deliver();
     const outcome: DataOutcome = { deliver, refuseAll, identify };
-    rules.data(session, mailboxes, outcome);
+    // A recipient with rules at RCPT TO very likely has them still: the lab's steps first, sparing the try.
+    if (!delivery || this.#o.conversations.isRuled(session)) return rules.data(session, mailboxes, outcome);
+    // One round trip: stored and its attempts logged unless a recipient has
+    // rules; then the lab's steps decide first. The attempts are made once
+    // for the log (with their ids left as holes) and once for the feed, at one time.
+    const at = this.#o.now();
+    const acceptedAttempts = (copies: readonly DeliveredCopy[]) => {
+      const reply = storedReply(copies);
+      return copies.map((copy) => reporter.attemptOf(session, copy.mailbox, 'data', 250, reply, { messageId: copy.id }, at));
+    };
+    delivery.deliverUnlessRuled(mailboxes, raw, senderOf(session), acceptedAttempts).then(
+      (stored) => {
+        if (!stored) return rules.data(session, mailboxes, outcome);
+        const attempts = acceptedAttempts(stored);
+        stored.forEach((message, n) => reporter.publish(attempts[n]!, message));
+        reporter.afterLog(() => callback(null, storedReply(stored)));
+      },
+      // the rules could not be read (nor the mail stored): as when the lab's look-up fails on its own
+      (error: unknown) => refuseAll(451, rules.unreadable(error)),
+    );
   }
 }

@@ -115,7 +115,8 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
   const reporter = new AttemptReporter({ attempts, now, lab, conversations, logger });
   const servers: SMTPServer[] = [];
   const rules = lab && new RuleSteps({ lab, reporter, conversations, holds, servers: () => servers, logger });
-  const data = new DataIntake({ store, maxMessageBytes, reporter, conversations, rules, mailboxOf, logger });
+  const delivery = lab?.deliveryBeside?.(store);
+  const data = new DataIntake({ store, maxMessageBytes, reporter, conversations, rules, delivery, mailboxOf, now, logger });
 
   /** The intake's steps: every listener is made from these. */
   const steps: SMTPServerOptions = {

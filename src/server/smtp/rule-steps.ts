@@ -74,8 +74,8 @@ export class RuleSteps {
     this.#o = options;
   }
 
-  /** When the lab's state cannot be read (a shared store out of reach): the sender is told to try again. */
-  #unreadable(error: unknown): string {
+  /** When the lab's state cannot be read (a shared store out of reach): the reply (x.y.z text) that tells the sender to try again. */
+  unreadable(error: unknown): string {
     // An unreachable store is reported once by its connection; anything else is a bug worth a line.
     if (!(error instanceof Refusal && error.status === 503)) this.#o.logger.error(`mailroom: could not read the SMTP test rules: ${String(error)}`);
     return '4.3.0 Could not read the test rules for this address, try again';
@@ -116,11 +116,12 @@ export class RuleSteps {
       }
       callback(reporter.refuse(session, to, 'rcpt', decision.code, `${decision.enhancedCode} ${decision.text}`, { rule: decision.rule }));
     };
-    const unreadable = (error: unknown) => callback(reporter.refuse(session, to, 'rcpt', 451, this.#unreadable(error)));
+    const unreadable = (error: unknown) => callback(reporter.refuse(session, to, 'rcpt', 451, this.unreadable(error)));
     whenReady(
       stepped,
       (step) => {
         if (!step) return callback();
+        conversations.ruled(session);
         if (step.holdMs === 0) return answer(step.decision);
         const heldMs = step.holdMs;
         if (conversation) conversation.closing = { text: heldText(heldMs, to), rule: 'slow' };
@@ -156,7 +157,7 @@ export class RuleSteps {
       if (decision.action === 'drop') return this.#drop(session, decision, mailboxes, 'data', outcome.identify());
       outcome.refuseAll(decision.code, `${decision.enhancedCode} ${decision.text}`, decision.rule);
     };
-    const unreadable = (error: unknown) => void outcome.refuseAll(451, this.#unreadable(error));
+    const unreadable = (error: unknown) => void outcome.refuseAll(451, this.unreadable(error));
     whenReady(
       stepped,
       (step) => {

@@ -7,9 +7,8 @@
 --   P:lab:r:<mailbox>  string: the address's rules as JSON {rules: [RuleRecord…], next: n}, in the order they act
 --   P:lab:g:<mailbox>  hash: greylisted triple (tripleKey) -> "firstSeenAt passedAt order" ('-' for not passed yet)
 --   P:lab:t:<mailbox>  sorted set: the recipients accepted at RCPT (what throttles count), scored by time
---   P:lab:a:<mailbox>  sorted set: the address's attempts, "seq json", scored by seq (arrival order)
---   P:lab:attempts     sorted set: every attempt, "seq mailbox", scored by its time: retention and the cap on the whole log
---   P:lab:seq          the counter that makes members unique and orders the log
+--   and the attempt log's (lab-shared.lua, included below; the store's
+--   script writes it too, for the attempts of the mail it stores)
 --
 -- The rules here mirror rules/rule-book.ts, greylist.ts and throttle.ts (the
 -- memory lab): the same order, the same spending, the same windows; both
@@ -29,13 +28,11 @@ local now = tonumber(ARGV[3])
 local retention = tonumber(ARGV[4])
 local ttl = tonumber(ARGV[5])
 local L = P .. ':lab:'
-local ALL = L .. 'attempts'
-local SEQ = L .. 'seq'
+-- include: lab-shared.lua
 
-local function R(a) return L .. 'r:' .. a end
+local R = labRulesOf
 local function G(a) return L .. 'g:' .. a end
 local function T(a) return L .. 't:' .. a end
-local function A(a) return L .. 'a:' .. a end
 local function num(x) return string.format('%.17g', x) end
 
 local function load(a)
@@ -85,7 +82,7 @@ local function greylist(a, rule, key, maxTriples)
       end
       redis.call('HDEL', g, oldestKey)
     end
-    redis.call('HSET', g, key, ARGV[3] .. ' - ' .. redis.call('INCR', SEQ))
+    redis.call('HSET', g, key, ARGV[3] .. ' - ' .. redis.call('INCR', LAB_SEQ))
     redis.call('PEXPIRE', g, ttl)
     return {'first', num(rule.minDelayMs), '0'}
   end
@@ -149,7 +146,7 @@ local function countAccepted(a, state)
     return
   end
   redis.call('ZREMRANGEBYSCORE', t, '-inf', num(now - keep))
-  redis.call('ZADD', t, ARGV[3], redis.call('INCR', SEQ))
+  redis.call('ZADD', t, ARGV[3], redis.call('INCR', LAB_SEQ))
   redis.call('PEXPIRE', t, math.max(ttl, keep))
 end
 
@@ -165,19 +162,6 @@ local function decide(stage, recipients, states, tripleKey, maxTriples)
     end
   end
   return {}
-end
-
--- Drops attempts older than the retention and past the cap on the whole log, oldest first; at most 1000 per call.
-local function sweep(maxAll)
-  local cutoff = now - retention
-  for i = 1, 1000 do
-    local oldest = redis.call('ZRANGE', ALL, 0, 0, 'WITHSCORES')
-    if #oldest == 0 then return end
-    if tonumber(oldest[2]) > cutoff and redis.call('ZCARD', ALL) <= maxAll then return end
-    redis.call('ZREM', ALL, oldest[1])
-    local seq, a = string.match(oldest[1], '^(%d+) (.*)$')
-    redis.call('ZREMRANGEBYSCORE', A(a), seq, seq)
-  end
 end
 
 if op == 'step' or op == 'decide' then
@@ -243,39 +227,24 @@ elseif op == 'clear' then
   return #state.rules
 elseif op == 'record' then
   -- ARGV: 6 mailbox, 7 the attempt's time, 8 the attempt as JSON, 9 the cap per address, 10 the cap on the whole log
-  local a = ARGV[6]
-  local key = A(a)
-  local seq = redis.call('INCR', SEQ)
-  redis.call('ZADD', key, seq, seq .. ' ' .. ARGV[8])
-  redis.call('ZADD', ALL, ARGV[7], seq .. ' ' .. a)
-  redis.call('PEXPIRE', key, ttl)
-  redis.call('PEXPIRE', ALL, ttl)
-  local over = redis.call('ZCARD', key) - tonumber(ARGV[9])
-  if over > 0 then
-    for _, m in ipairs(redis.call('ZRANGE', key, 0, over - 1)) do
-      redis.call('ZREM', ALL, string.match(m, '^%d+') .. ' ' .. a)
-    end
-    redis.call('ZREMRANGEBYRANK', key, 0, over - 1)
-  end
-  sweep(tonumber(ARGV[10]))
-  return seq
+  return logAttempt(ARGV[6], ARGV[7], ARGV[8], tonumber(ARGV[9]), tonumber(ARGV[10]))
 elseif op == 'attempts' then
   -- ARGV: 6 mailbox, 7 the cap on the whole log; answers the address's entries, oldest first
-  sweep(tonumber(ARGV[7]))
-  return redis.call('ZRANGE', A(ARGV[6]), 0, -1)
+  sweepLog(tonumber(ARGV[7]))
+  return redis.call('ZRANGE', labLogOf(ARGV[6]), 0, -1)
 elseif op == 'forget' then
   -- ARGV: 6 mailbox; its rules, their memory and its log
   local a = ARGV[6]
-  local key = A(a)
+  local key = labLogOf(a)
   local entries = redis.call('ZRANGE', key, 0, -1)
   for _, m in ipairs(entries) do
-    redis.call('ZREM', ALL, string.match(m, '^%d+') .. ' ' .. a)
+    redis.call('ZREM', LAB_LOG, string.match(m, '^%d+') .. ' ' .. a)
   end
   redis.call('DEL', key, R(a), G(a), T(a))
   return #entries
 elseif op == 'count' then
   -- attempts held in all, for tests of the bounds
-  sweep(tonumber(ARGV[6]))
-  return redis.call('ZCARD', ALL)
+  sweepLog(tonumber(ARGV[6]))
+  return redis.call('ZCARD', LAB_LOG)
 end
 return redis.error_reply('mailroom: unknown lab operation ' .. tostring(op))

@@ -13,6 +13,7 @@
 --                    kept by every delivery and removal and read a page at a time (op `mailboxes`)
 --   channel P:arrived  one JSON message per stored copy: {r: replica, id, mb, at, size, body, from, s: summary}
 --   channel P:removed  one JSON message per removed copy (deleted, expired, evicted): {id, mb}
+--   and, for op `deliverLogged`, the lab's (lab-shared.lua, included below): whether a recipient has rules, the attempt log
 --
 -- Retention is enforced from the server's clock (ARGV `now`) on every call, as
 -- the memory store does, so an injected clock holds for Redis too; every key
@@ -28,6 +29,7 @@ local now = tonumber(ARGV[3])
 local retention = tonumber(ARGV[4])
 local ttl = tonumber(ARGV[5])
 local A = P .. ':arrivals'
+-- include: lab-shared.lua
 
 local DIGITS = '0123456789abcdefghijklmnopqrstuvwxyz'
 local function base36(n)
@@ -103,11 +105,13 @@ local function describe(ids, mailbox)
   return out
 end
 
-if op == 'deliver' then
-  -- ARGV: 6 maxMessages (-1: none), 7 replica, 8 from, 9 raw, 10 summary, 11.. mailboxes
+-- Stores raw once and a copy per mailbox (distinct), applies the global cap
+-- (max, -1 for none) and announces what stayed. Answers the body's id, the
+-- copies' ids in order, '--', then (id, mailbox, at) of each message the cap
+-- pushed out; ids holds the copies' ids.
+local function deliver(max, replica, from, raw, summary, mailboxes, ids)
   expire()
-  local max = tonumber(ARGV[6])
-  local n = #ARGV - 10
+  local n = #mailboxes
   local floor = now * 1024
   local seq = tonumber(redis.call('GET', P .. ':seq') or '0')
   if seq < floor then redis.call('SET', P .. ':seq', string.format('%.0f', floor)) end
@@ -115,13 +119,12 @@ if op == 'deliver' then
   local first = last - n + 1
   local bodyId = base36(first)
   local bkey = P .. ':b:' .. bodyId
-  redis.call('HSET', bkey, 'raw', ARGV[9], 'from', ARGV[8], 'summary', ARGV[10], 'refs', n)
+  redis.call('HSET', bkey, 'raw', raw, 'from', from, 'summary', summary, 'refs', n)
   redis.call('PEXPIRE', bkey, ttl)
-  local size = string.len(ARGV[9])
-  local ids = {}
+  local size = string.len(raw)
   for i = 1, n do
     local id = base36(first + i - 1)
-    local mailbox = ARGV[10 + i]
+    local mailbox = mailboxes[i]
     local mkey = P .. ':m:' .. id
     redis.call('HSET', mkey, 'mb', mailbox, 'at', ARGV[3], 'size', size, 'body', bodyId)
     redis.call('PEXPIRE', mkey, ttl)
@@ -156,11 +159,40 @@ if op == 'deliver' then
     local id = ids[i]
     table.insert(out, id)
     if #evicted == 0 or redis.call('EXISTS', P .. ':m:' .. id) == 1 then
-      redis.call('PUBLISH', P .. ':arrived', cjson.encode({r = ARGV[7], id = id, mb = ARGV[10 + i], at = ARGV[3], size = size, body = bodyId, from = ARGV[8], s = ARGV[10]}))
+      redis.call('PUBLISH', P .. ':arrived', cjson.encode({r = replica, id = id, mb = mailboxes[i], at = ARGV[3], size = size, body = bodyId, from = from, s = summary}))
     end
   end
   table.insert(out, '--')
   for _, v in ipairs(evicted) do table.insert(out, v) end
+  return out
+end
+
+if op == 'deliver' then
+  -- ARGV: 6 maxMessages (-1: none), 7 replica, 8 from, 9 raw, 10 summary, 11.. mailboxes (distinct)
+  local mailboxes = {}
+  for i = 11, #ARGV do table.insert(mailboxes, ARGV[i]) end
+  return deliver(tonumber(ARGV[6]), ARGV[7], ARGV[8], ARGV[9], ARGV[10], mailboxes, {})
+elseif op == 'deliverLogged' then
+  -- The end of DATA with the deferral lab on, for mail to addresses without
+  -- rules: delivered as `deliver` and each copy's accepted attempt logged, in
+  -- one run. When a recipient has rules nothing is done and the answer is
+  -- {'ruled'}: the lab's steps decide first (lab.lua), then `deliver`.
+  -- ARGV: 6 maxMessages, 7 replica, 8 from, 9 raw, 10 summary, 11 the log's cap per address, 12 its cap
+  -- in all, 13.. per mailbox (distinct): the mailbox, its attempt's time, the attempt as JSON with a NUL
+  -- byte wherever the copy's id goes (JSON never holds one raw: it escapes every control character)
+  local mailboxes, entryAt = {}, {}
+  for i = 13, #ARGV, 3 do
+    if redis.call('EXISTS', labRulesOf(ARGV[i])) == 1 then return {'ruled'} end
+    table.insert(mailboxes, ARGV[i])
+    table.insert(entryAt, i + 1)
+  end
+  local ids = {}
+  local out = deliver(tonumber(ARGV[6]), ARGV[7], ARGV[8], ARGV[9], ARGV[10], mailboxes, ids)
+  local maxPerAddress, maxAll = tonumber(ARGV[11]), tonumber(ARGV[12])
+  for i, mailbox in ipairs(mailboxes) do
+    local at = entryAt[i]
+    logAttempt(mailbox, ARGV[at], (string.gsub(ARGV[at + 1], '%z', ids[i])), maxPerAddress, maxAll)
+  end
   return out
 elseif op == 'list' then
   -- ARGV: 6 mailbox, 7 limit, 8 beforeId ('' for the newest)
