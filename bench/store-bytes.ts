@@ -15,6 +15,13 @@
 //  - with the Redis store, also redis-server's `INFO memory` used_memory and
 //    used_memory_rss.
 //
+// Then (unless BENCH_STORE_BYTES_CAPACITY=0) the capacity figure of
+// docs/server.md: a memory-store server with the default caps, sent 20% more
+// mail of each size than the caps keep, measured full.
+// BENCH_STORE_BYTES_ARGS adds `mailroom serve` arguments (`--no-smtp-rules`:
+// what the attempt log costs); BENCH_STORE_BYTES_SNAPSHOTS=dir writes a
+// heap snapshot at every measurement.
+//
 // Per message = (bytes at N - bytes at 0) / N; the verdict is that the
 // memory store's RSS per message is at most 2x the raw size (the fixed base
 // being the server at 0), and that the node process of a Redis-backed
@@ -25,6 +32,10 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import { createClient } from '@redis/client';
 import { request } from 'undici';
 import { MAX_LIST_LIMIT } from '../src/contract/limits.js';
+import { MAILBOXES_PATH } from '../src/contract/routes.js';
+import type { WireMailboxes } from '../src/contract/wire.js';
+import { DEFAULTS } from '../src/server/server-options.js';
+import { PER_MESSAGE_BYTES } from '../src/server/store/byte-budget.js';
 import { startRedisServer } from '../test/support/redis-server.js';
 import type { BenchSection } from './section.js';
 import { answersHealthz, freePort, sleep, startChild, verdict, waitFor, type Child } from './support.js';
@@ -33,6 +44,10 @@ const SIZES = (process.env.BENCH_STORE_BYTES_SIZES ?? '2048,20480').split(',').m
 const POINTS = (process.env.BENCH_STORE_BYTES_POINTS ?? '20000,100000').split(',').map(Number);
 const ADDRESSES = Number(process.env.BENCH_STORE_BYTES_ADDRESSES ?? 10_000);
 const STORES = (process.env.BENCH_STORE_BYTES_STORES ?? 'memory,redis').split(',');
+/** More `mailroom serve` arguments, e.g. `--no-smtp-rules` (what the attempt log costs). */
+const EXTRA_ARGS = (process.env.BENCH_STORE_BYTES_ARGS ?? '').split(' ').filter(Boolean);
+/** Also fill a server with the default caps to its capacity (BENCH_STORE_BYTES_CAPACITY=0 skips it). */
+const CAPACITY = process.env.BENCH_STORE_BYTES_CAPACITY !== '0';
 const SENDERS = 8;
 const WARMUP = 500;
 const PRODUCTION = { ...process.env, NODE_ENV: 'production' };
@@ -94,7 +109,10 @@ interface Server {
   readonly child: Child;
 }
 
-async function startServer(store: string): Promise<Server> {
+const UNCAPPED = ['--max-messages', 'unlimited', '--max-store-bytes', 'unlimited'];
+
+/** `caps`: the cap arguments (none: the defaults). */
+async function startServer(store: string, caps: readonly string[] = UNCAPPED): Promise<Server> {
   const [smtpPort, httpPort] = [await freePort(), await freePort()];
   const child = startChild(
     process.execPath,
@@ -108,12 +126,10 @@ async function startServer(store: string): Promise<Server> {
       String(smtpPort),
       '--http-port',
       String(httpPort),
-      '--max-messages',
-      'unlimited',
-      '--max-store-bytes',
-      'unlimited',
+      ...caps,
       '--store',
       store,
+      ...EXTRA_ARGS,
     ],
     PRODUCTION,
   );
@@ -196,10 +212,7 @@ async function measure(storeName: string, store: string, size: number, redisInfo
     return { ...node, redisUsed: redis?.used, redisRss: redis?.rss };
   };
   try {
-    // open the connections and warm the code paths, then take the mail away again
-    await fill(senders, compose, 0, WARMUP, 'warmup');
-    for (let i = 0; i < Math.min(WARMUP, ADDRESSES); i++) await deleteMailbox(server.apiURL, `warmup-${i}@mailroom.test`);
-    await sleep(200);
+    await warmUp(server, senders, compose);
     const base = await sample();
     const rows: Row[] = [];
     let sent = 0;
@@ -214,6 +227,50 @@ async function measure(storeName: string, store: string, size: number, redisInfo
       console.log(`  ${storeName}, ${size} B mails: ${count} stored (filled in ${((performance.now() - started) / 1000).toFixed(1)} s); ${describeRow(row)}`);
     }
     return rows;
+  } finally {
+    for (const t of senders) t.close();
+    await server.child.stop();
+  }
+}
+
+/** Opens the connections and warms the code paths, then takes the mail away again. */
+async function warmUp(server: Server, senders: readonly Transporter[], compose: (to: string, n: number) => Buffer): Promise<void> {
+  await fill(senders, compose, 0, WARMUP, 'warmup');
+  for (let i = 0; i < Math.min(WARMUP, ADDRESSES); i++) await deleteMailbox(server.apiURL, `warmup-${i}@mailroom.test`);
+  await sleep(200);
+}
+
+/** Every message the server holds: the counts of all its mailboxes (GET /mailboxes, page by page). */
+async function storedCount(apiURL: string): Promise<number> {
+  let total = 0;
+  let cursor: string | undefined;
+  do {
+    const query = new URLSearchParams({ limit: String(MAX_LIST_LIMIT), ...(cursor === undefined ? {} : { cursor }) });
+    const response = await request(`${apiURL}${MAILBOXES_PATH}?${query}`);
+    const body = (await response.body.json()) as WireMailboxes;
+    if (response.statusCode !== 200) throw new Error(`GET ${MAILBOXES_PATH} answered ${response.statusCode}: ${JSON.stringify(body)}`);
+    for (const entry of body.mailboxes) total += entry.count;
+    cursor = body.next_cursor;
+  } while (cursor !== undefined);
+  return total;
+}
+
+/**
+ * The capacity figure: a memory-store server with the default caps, sent
+ * 20% more mail of `size` bytes than its caps let it keep (the byte cap
+ * charges each mail its size plus PER_MESSAGE_BYTES), measured once full.
+ */
+async function capacity(size: number): Promise<{ stored: number; base: Sample; at: Sample }> {
+  const compose = composer(size);
+  const server = await startServer('memory', []);
+  const senders = transports(server.smtpPort);
+  try {
+    await warmUp(server, senders, compose);
+    const base = await probe(server);
+    const keeps = Math.min(DEFAULTS.maxMessages, Math.floor(DEFAULTS.maxStoreBytes / (size + PER_MESSAGE_BYTES)));
+    await fill(senders, compose, 0, Math.ceil(keeps * 1.2));
+    const at = await probe(server);
+    return { stored: await storedCount(server.apiURL), base, at };
   } finally {
     for (const t of senders) t.close();
     await server.child.stop();
@@ -249,7 +306,7 @@ export const storeBytesBench: BenchSection = {
   description: 'bytes per stored message (server RSS and live heap after GC, and Redis used_memory) against the raw size',
   async run() {
     console.log(
-      `mails of ${SIZES.join(' and ')} bytes, stored to ${POINTS.join(' and ')} over ${ADDRESSES} addresses, stores: ${STORES.join(', ')} (BENCH_STORE_BYTES_SIZES, BENCH_STORE_BYTES_POINTS, BENCH_STORE_BYTES_ADDRESSES, BENCH_STORE_BYTES_STORES adjust)`,
+      `mails of ${SIZES.join(' and ')} bytes, stored to ${POINTS.join(' and ')} over ${ADDRESSES} addresses, stores: ${STORES.join(', ')}${EXTRA_ARGS.length > 0 ? `, serve ${EXTRA_ARGS.join(' ')}` : ''} (BENCH_STORE_BYTES_SIZES, BENCH_STORE_BYTES_POINTS, BENCH_STORE_BYTES_ADDRESSES, BENCH_STORE_BYTES_STORES, BENCH_STORE_BYTES_ARGS adjust)`,
     );
     const rows: Row[] = [];
     for (const size of SIZES) {
@@ -296,6 +353,16 @@ export const storeBytesBench: BenchSection = {
           `  Redis store, ${row.count} mails of ${row.size} B: the server process holds ${live.toFixed(0)} B live per mail (target <= 1 KiB: ${verdict(live <= 1024)}; its RSS grew ${rss.toFixed(0)} B per mail); redis-server ${used.toFixed(0)} B per mail = ${(used / row.size).toFixed(2)}x raw (target <= 2x: ${verdict(used <= 2 * row.size)})`,
         );
       }
+    }
+    if (!CAPACITY) return;
+    console.log(
+      `\n  capacity of a default server (maxMessages ${DEFAULTS.maxMessages}, maxStoreBytes ${mib(DEFAULTS.maxStoreBytes)}, memory store), sent 20% more than its caps keep:`,
+    );
+    for (const size of SIZES) {
+      const { stored, base, at } = await capacity(size);
+      console.log(
+        `  holds ${stored} mails of ${(size / 1024).toFixed(0)} KiB in ${mib(at.rss)} of RSS (${mib(at.live)} live heap+buffers; ${mib(base.rss)} of RSS when empty)`,
+      );
     }
   },
 };
