@@ -361,7 +361,7 @@ export const storeBytesBench: BenchSection = {
     for (const size of SIZES) {
       const { stored, base, at } = await capacity(size);
       console.log(
-        `  holds ${stored} mails of ${(size / 1024).toFixed(0)} KiB in ${mib(at.rss)} of RSS (${mib(at.live)} live heap+buffers; ${mib(base.rss)} of RSS when empty)`,
+        `  holds ${stored} mails of ${size % 1024 === 0 ? `${size / 1024} KiB` : `${size} B`} in ${mib(at.rss)} of RSS (${mib(at.live)} live heap+buffers; ${mib(base.rss)} of RSS when empty)`,
       );
     }
   },
