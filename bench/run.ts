@@ -7,6 +7,7 @@ import { serverBench } from './server.js';
 import { serverWaitBench } from './server-wait.js';
 import { smtpRulesBench } from './smtp-rules.js';
 import { storeBench } from './store.js';
+import { storeBytesBench } from './store-bytes.js';
 import { suiteBench } from './suite.js';
 import type { BenchSection } from './section.js';
 import { waitBench } from './wait.js';
@@ -16,6 +17,7 @@ const sections: readonly BenchSection[] = [
   serverBench,
   smtpRulesBench,
   storeBench,
+  storeBytesBench,
   webhooksBench,
   perTestBench,
   waitBench,
@@ -31,7 +33,7 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 for (const section of sections) {
-  if (wanted.length > 0 && !wanted.includes(section.name)) continue;
+  if (wanted.length > 0 && !wanted.includes(section.name) && !(section.partOf !== undefined && wanted.includes(section.partOf))) continue;
   console.log(`\n=== ${section.name}: ${section.description} ===`);
   await section.run();
 }

@@ -4,5 +4,7 @@
 export interface BenchSection {
   readonly name: string;
   readonly description: string;
+  /** Another section's name that runs this one too (`store-bytes` is part of `store`). */
+  readonly partOf?: string;
   run(): Promise<void>;
 }

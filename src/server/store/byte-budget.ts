@@ -7,9 +7,16 @@
 /** Bookkeeping charged per stored copy: ids, queue slots, the summary once parsed. */
 export const PER_MESSAGE_BYTES = 1024;
 
+/**
+ * A shared source as the budget counts it: how many of its copies are
+ * stored is kept on the source itself, which costs a field where a map
+ * from source to count cost tens of bytes per message (bench/store-bytes.ts).
+ */
+export interface CountedSource {
+  copiesHeld: number;
+}
+
 export class ByteBudget {
-  /** Copies still stored, per shared source. */
-  readonly #copies = new Map<object, number>();
   #bytes = 0;
 
   get bytes(): number {
@@ -17,22 +24,16 @@ export class ByteBudget {
   }
 
   /** A copy of `source` (`size` bytes) is stored. */
-  add(source: object, size: number): void {
-    const copies = this.#copies.get(source) ?? 0;
-    if (copies === 0) this.#bytes += size;
-    this.#copies.set(source, copies + 1);
+  add(source: CountedSource, size: number): void {
+    if (source.copiesHeld === 0) this.#bytes += size;
+    source.copiesHeld++;
     this.#bytes += PER_MESSAGE_BYTES;
   }
 
   /** A copy of `source` is gone; the source's bytes go with its last copy. */
-  remove(source: object, size: number): void {
-    const copies = this.#copies.get(source);
-    if (copies === undefined) return;
+  remove(source: CountedSource, size: number): void {
+    if (source.copiesHeld === 0) return;
     this.#bytes -= PER_MESSAGE_BYTES;
-    if (copies > 1) this.#copies.set(source, copies - 1);
-    else {
-      this.#copies.delete(source);
-      this.#bytes -= size;
-    }
+    if (--source.copiesHeld === 0) this.#bytes -= size;
   }
 }

@@ -48,6 +48,8 @@ export class ParseCache {
 export class MessageContent implements MessageBody {
   readonly raw: Buffer;
   readonly envelopeFrom: string;
+  /** The memory store's count of the copies it holds (byte-budget.ts). */
+  copiesHeld = 0;
   readonly #cache: ParseCache;
   #summary: ParsedSummary | undefined;
   #parsing: Promise<ParsedMail> | undefined;

@@ -55,6 +55,9 @@ class MessageQueue {
   head = 0;
   live = 0;
 
+  /** `key`: the mailbox's key, which every message filed here shares (one string, not one per message). */
+  constructor(readonly key = '') {}
+
   push(message: StoredMessage): void {
     this.items.push(message);
     this.live++;
@@ -139,6 +142,8 @@ export class MessageStore implements MailStore {
   readonly #evicted = new Map<string, { count: number; newestId: string }>();
   readonly #held = new ByteBudget();
   readonly #index = new MailboxIndex();
+  /** The envelope sender of the last mail delivered (deliver). */
+  #lastSender = '';
 
   constructor(options: StoreOptions) {
     this.#options = options;
@@ -168,18 +173,21 @@ export class MessageStore implements MailStore {
    */
   deliver(mailboxes: readonly string[], raw: Buffer, envelopeFrom = ''): StoredMessage[] {
     this.expire();
+    // Mail mostly comes from one sender after another: its address is kept once, not once per message.
+    if (envelopeFrom === this.#lastSender) envelopeFrom = this.#lastSender;
+    else this.#lastSender = envelopeFrom;
     const content = new MessageContent(raw, envelopeFrom, this.#parses);
     const receivedAt = this.#options.clock.now();
     const stored: StoredMessage[] = [];
-    for (const mailbox of new Set(mailboxes)) {
-      const message: StoredMessage = { id: this.#nextId(), mailbox, receivedAt, size: raw.length, content, removed: false };
+    for (const key of new Set(mailboxes)) {
+      let queue = this.#mailboxes.get(key);
+      if (!queue) this.#mailboxes.set(key, (queue = new MessageQueue(key)));
+      const message: StoredMessage = { id: this.#nextId(), mailbox: queue.key, receivedAt, size: raw.length, content, removed: false };
       this.#byId.set(message.id, message);
       this.#held.add(content, raw.length);
       this.#arrivals.push(message);
-      let queue = this.#mailboxes.get(mailbox);
-      if (!queue) this.#mailboxes.set(mailbox, (queue = new MessageQueue()));
       queue.push(message);
-      this.#index.file(mailbox, message.id);
+      this.#index.file(message.mailbox, message.id);
       stored.push(message);
     }
     this.#enforceCap();
@@ -302,7 +310,8 @@ export class MessageStore implements MailStore {
     if (message.removed) return;
     message.removed = true;
     this.#byId.delete(message.id);
-    this.#held.remove(message.content, message.size);
+    // every message of this store carries the MessageContent its deliver made
+    this.#held.remove(message.content as MessageContent, message.size);
     this.#arrivals.forget();
     const queue = this.#mailboxes.get(message.mailbox);
     if (queue) {
