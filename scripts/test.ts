@@ -26,8 +26,9 @@ const VITEST_TIMES = ['--reporter=default', '--reporter=./test/support/vitest-ti
  * The machine CI runs on has two cores, and most of the suite waits on
  * sockets and timers, so the stages that only need the build run side by
  * side: the checks that read the code, the Vitest suite, the pack check and
- * Playwright (the pack check's own Playwright uses free ports; side by side
- * the stages took 220 s where Playwright after the pack check took 272 s).
+ * Playwright (the pack check's own Playwright uses free ports, so the two
+ * need not take turns; waiting for the pack check put its ~125 s in front
+ * of Playwright's on the longest path).
  * The files whose assertions are real-time bounds
  * (vitest.config.ts TIMING) run last, after everything else, with the
  * machine to themselves.
