@@ -144,7 +144,9 @@ async function requestOnce(url: string, method: 'HEAD' | 'GET', options: LinkChe
     return { kind: 'answered', status: response.statusCode, location: Array.isArray(location) ? location[0] : location };
   } catch (error) {
     if (outer?.aborted) throw outer.reason;
-    if (timeout.aborted) return { kind: 'no-answer', reason: 'timeout' };
+    // A socket error that came before the timer is what happened, even when
+    // a late turn of the event loop saw the timer fire too.
+    if (timeout.aborted && !hasErrorCode(error)) return { kind: 'no-answer', reason: 'timeout' };
     return { kind: 'no-answer', reason: describeNetworkError(error) };
   }
 }
@@ -179,6 +181,13 @@ function isSkipped(url: string, skip: LinkCheckOptions['skip']): boolean {
 }
 
 /** `connection refused (ECONNREFUSED)`: what a person understands, with the code to search for. */
+function hasErrorCode(error: unknown): boolean {
+  const e = error as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  const code = e?.code ?? e?.cause?.code;
+  // undici's own abort errors carry codes too; they mean the timer won.
+  return typeof code === 'string' && !code.startsWith('UND_ERR_ABORT') && code !== 'ABORT_ERR';
+}
+
 function describeNetworkError(error: unknown): string {
   const e = error as { code?: string; cause?: { code?: string }; message?: string };
   const code = e.code ?? e.cause?.code;

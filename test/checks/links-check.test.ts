@@ -68,15 +68,16 @@ describe('the links check', () => {
     ]);
   });
 
+  // Two runs: the refused link on the default timeout, because a loaded
+  // machine's late event loop once let a 150 ms timer fire before the
+  // refusal was read (CI, stop 31).
   it('says a link got no answer: connection refused, and a timeout', async () => {
     const closed = `http://127.0.0.1:${await freePort()}/gone`;
-    const report = await checkMail(mailLinking({ Gone: closed, Slow: '/hang' }), { only: ['links'], links: { timeout: 150 } });
-    expect(report.ok).toBe(false);
-    expect(report.problems.map((p) => p.message)).toEqual([
-      `The link "Gone" → ${closed} got no answer: connection refused (ECONNREFUSED).`,
-      `The link "Slow" → ${base}/hang got no answer within 150 ms.`,
-    ]);
-    expect(report.problems[0]).toMatchObject({ check: 'links', severity: 'error', url: closed, text: 'Gone' });
+    const refused = await checkMail(mailLinking({ Gone: closed }), { only: ['links'] });
+    expect(refused.ok).toBe(false);
+    expect(refused.problems.map((p) => p.message)).toEqual([`The link "Gone" → ${closed} got no answer: connection refused (ECONNREFUSED).`]);
+    expect(refused.problems[0]).toMatchObject({ check: 'links', severity: 'error', url: closed, text: 'Gone' });
+    expect(await linkProblems({ Slow: '/hang' }, { links: { timeout: 150 } })).toEqual([`The link "Slow" → ${base}/hang got no answer within 150 ms.`]);
   });
 
   it('gives up on a redirect loop after maxRedirects', async () => {

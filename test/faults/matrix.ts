@@ -61,9 +61,14 @@ export interface MatrixRun {
 
 const SUBJECTS = Object.freeze({ wanted: 'Your code 424242', decoy: 'Newsletter', unwanted: 'Unwanted offer' });
 
-/** Runs `cells` (all of them by default), at most `concurrency` at once. */
+/**
+ * Runs `cells` (all of them by default), at most `concurrency` at once. The
+ * cells mostly wait out their 3.5 s deadlines, so 46 at once (under the
+ * server's 64 wait slots, which a server-wait cell holds) took the run from
+ * 21 s at 16 to 8.5 s, with the same 6-7 CPU s.
+ */
 export async function runMatrix(options: { readonly cells?: readonly Cell[]; readonly concurrency?: number } = {}): Promise<MatrixRun> {
-  const { cells = allCells(), concurrency = 16 } = options;
+  const { cells = allCells(), concurrency = 46 } = options;
   const unhandledRejections: unknown[] = [];
   const onRejection = (reason: unknown) => void unhandledRejections.push(reason);
   process.on('unhandledRejection', onRejection);
