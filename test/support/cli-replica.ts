@@ -40,7 +40,8 @@ export async function startReplica(store: string, ...args: string[]): Promise<Re
     await exited;
   };
   const began = Date.now();
-  const deadline = began + 15_000;
+  // A hang guard, not a speed claim: at load 19-43 a start took over 15 s.
+  const deadline = began + 45_000;
   for (;;) {
     const smtp = /SMTP listening on [^:]+:(\d+)/.exec(output);
     const http = /HTTP API listening on (http:\/\/\S+)\/api\/v1/.exec(output);

@@ -171,11 +171,19 @@ describe('a failing inner Vitest run', () => {
     // ended just before the cut too. On a loaded machine a hold may also
     // time out on the client ("N checks, 1 failed"): the server saw that
     // one too, so its count lies between the answered and all of them.
+    // Loaded further (load 40), setup ate so much of the 6 s that the cut
+    // came while the first hold was still out: then the message must say
+    // so, and the server saw at most that one hold.
+    const holds = (await stats(address)).wait;
+    const firstInFlight = /\(0 checks\)\. No check got an answer before the cut \(the first was still in flight\)/.test(block);
+    if (firstInFlight) {
+      expect(holds, block).toBeLessThanOrEqual(1);
+      return;
+    }
     const counted = /\((\d+) checks?(?:, (\d+) failed)?\)\. Nothing arrived at all\./.exec(block);
     expect(counted, block).not.toBeNull();
     const [checks, failed] = [Number(counted![1]), Number(counted![2] ?? 0)];
     expect(checks, block).toBeGreaterThan(0);
-    const holds = (await stats(address)).wait;
     expect(holds, block).toBeGreaterThanOrEqual(checks);
     expect(holds, block).toBeLessThanOrEqual(checks + failed);
   });
