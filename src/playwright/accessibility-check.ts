@@ -49,8 +49,19 @@ export function accessibilityCheck(target: AccessibilityTarget | (() => Promise<
 
 type Violation = Awaited<ReturnType<InstanceType<typeof import('@axe-core/playwright').AxeBuilder>['analyze']>>['violations'][number];
 
+/**
+ * axe's help page without its `?application=` tag: the tag says which
+ * integration configured axe, and @axe-core/playwright skips that step when
+ * injecting axe takes over a second (a loaded machine), so the same problem
+ * would read `application=playwright` on one run and `axeAPI` on the next.
+ */
+function helpPage(url: string): string {
+  return url.replace(/\?application=[^&#]*$/, '');
+}
+
 function problemOf(violation: Violation): MailProblem {
   const [first] = violation.nodes;
+  const helpUrl = helpPage(violation.helpUrl);
   const more = violation.nodes.length > 1 ? ` and ${violation.nodes.length - 1} more` : '';
   const where = first ? excerpt(first.html) : '';
   return {
@@ -58,9 +69,9 @@ function problemOf(violation: Violation): MailProblem {
     severity: violation.impact === 'critical' || violation.impact === 'serious' ? 'error' : 'warning',
     message: `${violation.help} (axe ${violation.id}, ${violation.impact ?? 'no impact given'}): ${where}${more}.`,
     // axe's description says what the rule wants ("Ensure every <img> has alternative text…"); its page says how.
-    fix: `${violation.description.replace(/\.$/, '')}; see ${violation.helpUrl}.`,
+    fix: `${violation.description.replace(/\.$/, '')}; see ${helpUrl}.`,
     rule: violation.id,
-    helpUrl: violation.helpUrl,
+    helpUrl,
     where,
   };
 }
