@@ -29,5 +29,6 @@ export async function startMaildevProcess(): Promise<ServerProcess> {
     smtpPort,
     stats: () => Promise.reject(new Error('maildev keeps no per-address request counts')),
     stop: () => child.stop(),
+    child,
   };
 }

@@ -38,7 +38,7 @@ import { DEFAULTS } from '../src/server/server-options.js';
 import { PER_MESSAGE_BYTES } from '../src/server/store/byte-budget.js';
 import { startRedisServer } from '../test/support/redis-server.js';
 import type { BenchSection } from './section.js';
-import { answersHealthz, freePort, sleep, startChild, verdict, waitFor, type Child } from './support.js';
+import { sleep, startServerProcess, verdict, waitFor, type Child } from './support.js';
 
 const SIZES = (process.env.BENCH_STORE_BYTES_SIZES ?? '2048,20480').split(',').map(Number);
 const POINTS = (process.env.BENCH_STORE_BYTES_POINTS ?? '20000,100000').split(',').map(Number);
@@ -113,28 +113,11 @@ const UNCAPPED = ['--max-messages', 'unlimited', '--max-store-bytes', 'unlimited
 
 /** `caps`: the cap arguments (none: the defaults). */
 async function startServer(store: string, caps: readonly string[] = UNCAPPED): Promise<Server> {
-  const [smtpPort, httpPort] = [await freePort(), await freePort()];
-  const child = startChild(
-    process.execPath,
-    [
-      '--expose-gc',
-      '--import',
-      PROBE,
-      'dist/cli/index.js',
-      'serve',
-      '--smtp-port',
-      String(smtpPort),
-      '--http-port',
-      String(httpPort),
-      ...caps,
-      '--store',
-      store,
-      ...EXTRA_ARGS,
-    ],
-    PRODUCTION,
-  );
-  const apiURL = `http://127.0.0.1:${httpPort}`;
-  await waitFor('mailroom serve', child, () => answersHealthz(apiURL), 30_000);
+  const { smtpPort, apiURL, child } = await startServerProcess({
+    nodeFlags: ['--expose-gc', '--import', PROBE],
+    args: [...caps, '--store', store, ...EXTRA_ARGS],
+    env: PRODUCTION,
+  });
   return { smtpPort, apiURL, child };
 }
 

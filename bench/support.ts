@@ -74,25 +74,27 @@ export interface ServerProcess {
   /** The server's request counts for one address (`/_mailroom/stats`, needs `--enable-faults`). */
   stats(address: string): Promise<{ list: number; wait?: number; message: number; rateLimited: number }>;
   readonly stop: () => Promise<void>;
+  /** The process itself (its output, its pid for signals and /proc). */
+  readonly child: Child;
 }
 
 export interface ServerProcessOptions {
   /** More `mailroom serve` arguments, e.g. `['--enable-faults']`. */
   readonly args?: readonly string[];
+  /** Node's own flags, before the script, e.g. `['--expose-gc']`. */
+  readonly nodeFlags?: readonly string[];
+  /** The process's environment (default: this one's). */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 /** `mailroom serve` (dist/cli/index.js) in its own process on free ports, once /healthz answers 200. */
 export async function startServerProcess(options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const [smtpPort, httpPort] = [await freePort(), await freePort()];
-  const child = startChild(process.execPath, [
-    'dist/cli/index.js',
-    'serve',
-    '--smtp-port',
-    String(smtpPort),
-    '--http-port',
-    String(httpPort),
-    ...(options.args ?? []),
-  ]);
+  const child = startChild(
+    process.execPath,
+    [...(options.nodeFlags ?? []), 'dist/cli/index.js', 'serve', '--smtp-port', String(smtpPort), '--http-port', String(httpPort), ...(options.args ?? [])],
+    options.env,
+  );
   const apiURL = `http://127.0.0.1:${httpPort}`;
   try {
     await waitFor('mailroom serve', child, () => answersHealthz(apiURL), 30_000);
@@ -108,6 +110,7 @@ export async function startServerProcess(options: ServerProcessOptions = {}): Pr
       return (await response.body.json()) as { list: number; wait?: number; message: number; rateLimited: number };
     },
     stop: () => child.stop(),
+    child,
   };
 }
 
