@@ -14,7 +14,7 @@ const results = new Map<string, CellResult>();
 beforeAll(async () => {
   run = await runMatrix({ cells: all });
   for (const result of run.results) results.set(result.cell.name, result);
-  // About 9 s on two idle cores (cells run 46 at a time); the hook's own timeout is a hang guard.
+  // About 20 s on two idle cores (cells run 16 at a time); the hook's own timeout is a hang guard.
 }, 120_000);
 
 describe('the fault matrix', () => {
