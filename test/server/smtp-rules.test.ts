@@ -259,13 +259,20 @@ describe('slow', () => {
     // other timers by its delay: on Redis each command's deadline is a
     // timer too, and counting timers once let the client leave before the
     // hold began (a loaded run: the attempt logged with no rule).
+    const realSetTimeout = globalThis.setTimeout;
     vi.useFakeTimers({ toFake: ['setTimeout'] });
-    const timers = vi.spyOn(globalThis, 'setTimeout');
+    // A plain wrapper that notes each delay, put back before the real timers
+    // are: a vi.spyOn of the faked global left it faked for the rest of the
+    // worker (every later file's timers froze; isolate: false).
+    const fakeSetTimeout = globalThis.setTimeout;
+    const delays: unknown[] = [];
+    globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
+      delays.push(args[1]);
+      return fakeSetTimeout(...args);
+    }) as typeof setTimeout;
     try {
       dialogue.write(`${source('x', '<held@app.example>')}.\r\n`);
-      await expect
-        .poll(() => timers.mock.calls.some(([, ms]) => ms === 400), { message: 'the reply to DATA is held (its 400 ms timer set)', timeout: 30_000 })
-        .toBe(true);
+      await expect.poll(() => delays.includes(400), { message: 'the reply to DATA is held (its 400 ms timer set)', timeout: 30_000 }).toBe(true);
       dialogue.close();
       await expect.poll(() => attemptsOf(server, to)).toHaveLength(1);
       const [attempt] = await attemptsOf(server, to);
@@ -274,9 +281,10 @@ describe('slow', () => {
       // Past the hold, still nothing: the decision was never made.
       await vi.advanceTimersByTimeAsync(400);
     } finally {
-      timers.mockRestore();
+      globalThis.setTimeout = fakeSetTimeout;
       vi.useRealTimers();
     }
+    expect(globalThis.setTimeout, 'the real setTimeout is back').toBe(realSetTimeout);
     expect(await stored(server, to)).toBe(0);
     expect(await attemptsOf(server, to)).toHaveLength(1);
   });
