@@ -17,7 +17,6 @@
 // the project is kept for a post-mortem then.
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -32,6 +31,7 @@ import {
   updateExportsFile,
   writeRuntimeProbe,
 } from './pack-exports.js';
+import { freePort } from '../test/support/free-port.js';
 import { exampleFiles, movePorts, type ReadmeFile } from './readme-examples.js';
 import {
   RESOLUTIONS,
@@ -95,21 +95,10 @@ function parseArguments(args: readonly string[]): { readonly updateExports: bool
   return { updateExports: args.includes('--update-exports') };
 }
 
-/** `count` distinct free ports: all are held open until each has been picked. */
+/** `count` distinct free ports, below the ephemeral range (test/support/free-port.ts says why). */
 async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<Server>((resolve, reject) => {
-          const server = createServer();
-          server.once('error', reject);
-          server.listen(0, '127.0.0.1', () => resolve(server));
-        }),
-    ),
-  );
-  const ports = servers.map((server) => (server.address() as { port: number }).port);
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  const ports: number[] = [];
+  for (let i = 0; i < count; i++) ports.push(await freePort());
   return ports;
 }
 
