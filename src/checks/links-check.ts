@@ -146,7 +146,7 @@ async function requestOnce(url: string, method: 'HEAD' | 'GET', options: LinkChe
     if (outer?.aborted) throw outer.reason;
     // A socket error that came before the timer is what happened, even when
     // a late turn of the event loop saw the timer fire too.
-    if (timeout.aborted && !hasErrorCode(error)) return { kind: 'no-answer', reason: 'timeout' };
+    if (timeout.aborted && !isSocketError(error)) return { kind: 'no-answer', reason: 'timeout' };
     return { kind: 'no-answer', reason: describeNetworkError(error) };
   }
 }
@@ -180,17 +180,23 @@ function isSkipped(url: string, skip: LinkCheckOptions['skip']): boolean {
   );
 }
 
-/** `connection refused (ECONNREFUSED)`: what a person understands, with the code to search for. */
-function hasErrorCode(error: unknown): boolean {
+/** A network error's code (`ECONNREFUSED`), on the error or on its cause. */
+function errorCode(error: unknown): string | undefined {
   const e = error as { code?: unknown; cause?: { code?: unknown } } | undefined;
   const code = e?.code ?? e?.cause?.code;
-  // undici's own abort errors carry codes too; they mean the timer won.
-  return typeof code === 'string' && !code.startsWith('UND_ERR_ABORT') && code !== 'ABORT_ERR';
+  return typeof code === 'string' ? code : undefined;
 }
 
+/** True for a socket's own error; undici's abort errors carry codes too, and they mean the timer won. */
+function isSocketError(error: unknown): boolean {
+  const code = errorCode(error);
+  return code !== undefined && !code.startsWith('UND_ERR_ABORT') && code !== 'ABORT_ERR';
+}
+
+/** `connection refused (ECONNREFUSED)`: what a person understands, with the code to search for. */
 function describeNetworkError(error: unknown): string {
-  const e = error as { code?: string; cause?: { code?: string }; message?: string };
-  const code = e.code ?? e.cause?.code;
+  const code = errorCode(error);
+  const message = (error as { message?: string } | undefined)?.message;
   const words: Record<string, string> = {
     ECONNREFUSED: 'connection refused',
     ENOTFOUND: 'no such host',
@@ -200,7 +206,7 @@ function describeNetworkError(error: unknown): string {
     CERT_HAS_EXPIRED: 'its TLS certificate has expired',
   };
   if (code && words[code]) return `${words[code]} (${code})`;
-  return code ? `${e.message ?? 'failed'} (${code})` : (e.message ?? String(error));
+  return code ? `${message ?? 'failed'} (${code})` : (message ?? String(error));
 }
 
 /** `"Confirm my email"`, `"Confirm" (also in the text part)`, `in the text part`. */
