@@ -73,6 +73,12 @@ export interface FaultCase {
   readonly arm: (ctx: ArmContext) => void;
   /** The outcome when it differs from the call's outcome without faults. */
   readonly expect?: (call: Call, strategy: Strategy) => Outcome | undefined;
+  /**
+   * The honest outcome a call may come to instead when the server refused
+   * one of its checks with 429: a whole second of Retry-After out of a
+   * 3.5 s budget can leave no room for the closing check.
+   */
+  readonly after429?: (call: Call, strategy: Strategy) => Outcome | undefined;
 }
 
 /** What each call comes to with no fault: a fault that cannot be ridden out says otherwise. */
@@ -111,6 +117,13 @@ export const FAULTS: readonly FaultCase[] = Object.freeze([
     name: 'reset after the request x2',
     where: 'proxy',
     arm: ({ proxy }) => proxy.arm({ route: 'api', times: TWICE, fault: { kind: 'reset-after-request' } }),
+    // The proxy resets the client once it has passed the request on, so the
+    // client's failure can come before the server stamps the call. The
+    // pacer's floor runs from the failure (src/wait/pacer.ts), and when the
+    // stamp came more than its 5 ms guard later - the server's process
+    // behind on a loaded machine (stress-ng: 2 cells of 138 in 4 runs) -
+    // the next check is refused with 429.
+    after429: (call) => (call === 'expectNoMail' || call === 'expectNoMail (caught)' ? GAVE_UP[call] : undefined),
   },
   {
     name: 'reset after the response x2',
@@ -214,6 +227,8 @@ export interface Cell {
   readonly strategy: Strategy;
   readonly call: Call;
   readonly expected: Outcome;
+  /** Also honest once a check was refused with 429 (FaultCase.after429). */
+  readonly after429?: Outcome | undefined;
   /** `fault × strategy × call`, as the table and the test name it. */
   readonly name: string;
 }
@@ -226,6 +241,7 @@ export function cells(faults: readonly FaultCase[] = FAULTS): Cell[] {
         strategy,
         call,
         expected: fault.expect?.(call, strategy) ?? CLEAN_OUTCOME[call],
+        after429: fault.after429?.(call, strategy),
         name: `${fault.name} × ${strategy} × ${call}`,
       })),
     ),

@@ -5,7 +5,7 @@
 // `npm run faults` prints the same run as a table.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cells, FAULTS } from './cells.js';
-import { inTime, pastDeadline, runMatrix, SCHEDULING_SLACK_MS, type CellResult, type MatrixRun } from './matrix.js';
+import { cameAsExpected, inTime, pastDeadline, runMatrix, SCHEDULING_SLACK_MS, type CellResult, type MatrixRun } from './matrix.js';
 
 const all = cells();
 let run: MatrixRun;
@@ -29,7 +29,9 @@ describe('the fault matrix', () => {
 
   it.each(all.map((cell) => [cell.name, cell] as const))('%s', (name, cell) => {
     const result = results.get(name)!;
-    expect({ outcome: result.outcome, detail: result.detail }).toMatchObject({ outcome: cell.expected });
+    const checks = `checks ok/failed/429 ${result.checks.ok}/${result.checks.failed}/${result.checks.refused}`;
+    const also = cell.after429 ? ` (or "${cell.after429}" after a 429)` : '';
+    expect(cameAsExpected(result), `came to "${result.outcome}", expected "${cell.expected}"${also}; ${checks}: ${result.detail}`).toBe(true);
     // Within the deadline plus one request timeout (and the event loop's lateness, SCHEDULING_SLACK_MS).
     expect(inTime(result), `${Math.round(pastDeadline(result))} ms past the deadline, allowed ${result.allowedPastMs} + ${SCHEDULING_SLACK_MS}`).toBe(true);
     // The fault really happened: a cell whose fault never fired proves nothing.

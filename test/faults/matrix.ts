@@ -300,9 +300,15 @@ export function inTime(result: CellResult): boolean {
   return pastDeadline(result) <= result.allowedPastMs + SCHEDULING_SLACK_MS;
 }
 
-/** The cell came to its expected outcome, in time. */
+/** The cell came to its expected outcome, or to the one its fault allows after a 429 when one came. */
+export function cameAsExpected(result: CellResult): boolean {
+  if (result.outcome === result.cell.expected) return true;
+  return result.checks.refused > 0 && result.outcome === result.cell.after429;
+}
+
+/** The cell came to an expected outcome, in time. */
 export function cellPassed(result: CellResult): boolean {
-  return result.outcome === result.cell.expected && inTime(result);
+  return cameAsExpected(result) && inTime(result);
 }
 
 /** The matrix as a text table: cell, expected, outcome, time past the deadline, requests made. */
@@ -318,7 +324,7 @@ export function formatMatrix(run: MatrixRun): string {
       r.cell.fault.name,
       r.cell.strategy,
       r.cell.call,
-      r.outcome === r.cell.expected ? r.outcome : `${r.outcome} (expected ${r.cell.expected})`,
+      cameAsExpected(r) ? r.outcome : `${r.outcome} (expected ${r.cell.expected})`,
       `${past > 0 ? '+' : ''}${past} ms${inTime(r) ? '' : ` (over +${r.allowedPastMs})`}`,
       `${r.requests.total}${routes ? ` (${routes})` : ''}`,
       r.cell.call === 'delete' ? '-' : `${r.checks.ok}/${r.checks.failed}/${r.checks.refused}`,
