@@ -83,8 +83,12 @@ test('a wait longer than the test has left ends first, with its own message', as
   expect(timeout.cutShort).toBe(true);
   expect(timeout.message).toContain(`No mail matching subject ~ "Never sent" arrived at ${inbox.address}`);
   expect(timeout.message).toMatch(/cut short of its 30 s budget \(the test's own timeout was [\d.]+ s away\)/);
-  // Ended inside the test's 8 s, with room left: one more request to the
-  // server must still fit (were the wait cut at the deadline itself, this
-  // test would end as Playwright's "Test timeout of 8000ms exceeded").
-  await expect(inbox).not.toReceiveMail({ subject: 'Never sent' }, { within: 0 });
+  // Ended inside the test's 8 s, with room left: the cut comes a tenth of
+  // the time the wait was told it had (at most 1 s) before the deadline, so
+  // by the wait's own clock it ended well short of that time. One more
+  // request to the server used to prove the room, but beside stress-ng that
+  // request took longer than the room (a run of `npm test`, s15).
+  const away = /the test's own timeout was ([\d.]+) s away/.exec(timeout.message);
+  expect(away, timeout.message).not.toBeNull();
+  expect(Number(away![1]) * 1_000 - timeout.elapsedMs, timeout.message).toBeGreaterThanOrEqual(300);
 });
