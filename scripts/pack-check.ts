@@ -22,6 +22,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
 import { CHROMIUM_ARGS, findChromium } from '../e2e/chromium.js';
+import { freePort } from '../test/support/free-port.js';
 import {
   assertExportsFileMatches,
   assertRuntimeMatchesTypes,
@@ -31,7 +32,6 @@ import {
   updateExportsFile,
   writeRuntimeProbe,
 } from './pack-exports.js';
-import { freePort } from '../test/support/free-port.js';
 import { exampleFiles, movePorts, type ReadmeFile } from './readme-examples.js';
 import {
   RESOLUTIONS,

@@ -262,8 +262,9 @@ describe('slow', () => {
     const realSetTimeout = globalThis.setTimeout;
     vi.useFakeTimers({ toFake: ['setTimeout'] });
     // A plain wrapper that notes each delay, put back before the real timers
-    // are: a vi.spyOn of the faked global left it faked for the rest of the
-    // worker (every later file's timers froze; isolate: false).
+    // are. A vi.spyOn of the faked global instead froze the timers of every
+    // later file in the worker (isolate: false; reproduced every time, though
+    // the global itself was real again - what stayed frozen is not known).
     const fakeSetTimeout = globalThis.setTimeout;
     const delays: unknown[] = [];
     globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
