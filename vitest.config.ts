@@ -61,7 +61,7 @@ const NOT_QUICK = [
   'test/layout/**',
   'test/server/replicas.test.ts',
   'test/server/webhook-replicas.test.ts',
-  'test/server/redis-webhook-store.test.ts',
+  'test/server/redis-*.test.ts',
   'test/server/security.test.ts',
   'test/server/fuzz-*.test.ts',
   'test/demo/main.test.ts',
