@@ -195,7 +195,7 @@ export const smtpRulesBench: BenchSection = {
     const running = new Map<string, { port: number; child: Child }>();
     const rates = new Map<string, number[]>();
     const cpuPerMessage = new Map<string, number[]>();
-    const redis = STORE === 'redis' ? await startRedisServer() : undefined;
+    const redis = STORE === 'redis' ? await startRedisServer({ priority: 'normal' }) : undefined;
     try {
       for (const [n, target] of targets.entries()) {
         running.set(target.name, await startTarget(target, redis, n));

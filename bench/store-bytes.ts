@@ -296,7 +296,7 @@ export const storeBytesBench: BenchSection = {
       if (STORES.includes('memory')) rows.push(...(await measure('memory', 'memory', size)));
       if (STORES.includes('redis')) {
         // a fresh redis-server per size, so its base is its own
-        const redis = await startRedisServer();
+        const redis = await startRedisServer({ priority: 'normal' });
         try {
           const info = await redisMemory(redis.url());
           try {

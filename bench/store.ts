@@ -265,7 +265,7 @@ export const storeBench: BenchSection = {
     console.log(
       `${MESSAGES} messages over ${ADDRESSES} addresses per configuration, ${SENDERS} senders one message at a time, ${SOURCE_MODE === 'composed' ? 'nodemailer composing each message' : 'a pre-composed source'}, ${LISTS} list calls, ${WAKES} wake-ups (BENCH_STORE_MESSAGES, BENCH_STORE_ADDRESSES, BENCH_STORE_LISTS, BENCH_STORE_WAKES, BENCH_STORE_SOURCE adjust)`,
     );
-    const redis = await startRedisServer();
+    const redis = await startRedisServer({ priority: 'normal' });
     const results = new Map<string, Result>();
     try {
       // Every server runs the SMTP deferral lab (the default); with the Redis

@@ -168,7 +168,7 @@ export const webhooksBench: BenchSection = {
   name: 'webhooks',
   description: 'webhook fan-out latency (SMTP 250 to the receiver), and SMTP ingest with one webhook registered against none',
   async run() {
-    if (STORE === 'redis') redis = await startRedisServer();
+    if (STORE === 'redis') redis = await startRedisServer({ priority: 'normal' });
     try {
       await runBench();
     } finally {
