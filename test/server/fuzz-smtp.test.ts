@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { capturingLogger, FUZZ_SERVER_OPTIONS } from '../support/fuzz/http-fuzz.js';
 import { MAIL_CORPUS } from '../support/fuzz/mail-corpus.js';
 import { dataCommand, fuzzSmtp, replyProblems, roundTripMailbox, smtpExchange } from '../support/fuzz/smtp-fuzz.js';
+import { HEAVY_TEST_TIMEOUT_MS } from '../support/test-timeouts.js';
 import { call, freshAddress, listPath, messagePath, sendRaw, start } from './helpers.js';
 
 describe('SMTP fuzzing', () => {
@@ -42,7 +43,7 @@ describe('SMTP fuzzing', () => {
     expect(logger.errors).toEqual([]);
   });
 
-  it('takes 1,000 recipients in one transaction, and every copy lists, fetches and deletes', async () => {
+  it('takes 1,000 recipients in one transaction, and every copy lists, fetches and deletes', { timeout: HEAVY_TEST_TIMEOUT_MS }, async () => {
     const logger = capturingLogger();
     const server = await start({ ...FUZZ_SERVER_OPTIONS, logger });
     const recipients = Array.from({ length: 1000 }, (_, i) => `many-${i}-${process.pid}@mailroom.test`);

@@ -4,6 +4,7 @@
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { resolveServerOptions } from '../../src/server/server-options.js';
+import { HEAVY_TEST_TIMEOUT_MS } from '../support/test-timeouts.js';
 import { call, listPath, SmtpDialogue, start } from './helpers.js';
 
 /** Pipelines MAIL FROM, one RCPT per address and DATA with a short mail on one socket; every final reply line, in order. */
@@ -57,17 +58,21 @@ describe('recipients per transaction', () => {
     expect((await call(server, listPath(to[100]!))).json.messages).toHaveLength(0);
   });
 
-  it('5,000 in one pipelined transaction: 1,000 taken by default, 4,000 answered 452 4.5.3, each RCPT answered once', async () => {
-    const server = await start();
-    const tag = Math.random().toString(36).slice(2, 8);
-    const replies = await pipelined(
-      server.smtpPort,
-      Array.from({ length: 5000 }, (_, i) => `burst-${tag}-${i}@mailroom.test`),
-    );
-    expect(replies).toHaveLength(5000);
-    expect(replies.filter((reply) => reply.startsWith('250 ')).length).toBe(1000);
-    expect(replies.slice(1000).every((reply) => reply.startsWith('452 4.5.3 '))).toBe(true);
-  });
+  it(
+    '5,000 in one pipelined transaction: 1,000 taken by default, 4,000 answered 452 4.5.3, each RCPT answered once',
+    { timeout: HEAVY_TEST_TIMEOUT_MS },
+    async () => {
+      const server = await start();
+      const tag = Math.random().toString(36).slice(2, 8);
+      const replies = await pipelined(
+        server.smtpPort,
+        Array.from({ length: 5000 }, (_, i) => `burst-${tag}-${i}@mailroom.test`),
+      );
+      expect(replies).toHaveLength(5000);
+      expect(replies.filter((reply) => reply.startsWith('250 ')).length).toBe(1000);
+      expect(replies.slice(1000).every((reply) => reply.startsWith('452 4.5.3 '))).toBe(true);
+    },
+  );
 
   it('cannot be capped below the 100 RFC 5321 asks for', () => {
     expect(() => resolveServerOptions({ maxRecipients: 99 })).toThrow(/maxRecipients.*at least 100/);

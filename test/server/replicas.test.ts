@@ -13,6 +13,7 @@ import type { MailroomServer } from '../../src/server/index.js';
 import { assertBuilt, killReplicas, startReplica as startCliReplica, type Replica } from '../support/cli-replica.js';
 import { startBalancer, type Balancer } from '../support/tcp-balancer.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { HEAVY_TEST_TIMEOUT_MS } from '../support/test-timeouts.js';
 import { dotStuff, freshAddress, sendMail, SmtpDialogue } from './helpers.js';
 import { connectMcp } from './wait-helpers.js';
 
@@ -53,7 +54,7 @@ async function get(replica: { apiURL: string }, path: string, method: 'GET' | 'D
 const list = (address: string) => `/api/v1/mailbox?address=${encodeURIComponent(address)}`;
 const message = (id: string, address: string, suffix = '') => `/api/v1/message/${id}${suffix}?mailbox=${encodeURIComponent(address)}`;
 
-describe('replicas on one Redis', () => {
+describe('replicas on one Redis', { timeout: HEAVY_TEST_TIMEOUT_MS }, () => {
   it('take mail in through one and list, fetch and delete it through another; a replaced replica loses nothing', async () => {
     const store = sharedStore();
     const [a, b] = await Promise.all([startReplica(store), startReplica(store)]);
@@ -188,7 +189,7 @@ const rulesOf = (address: string) => `/api/v1/mailbox/rules?address=${encodeURIC
 const attemptsOf = (address: string) => `/api/v1/mailbox/attempts?address=${encodeURIComponent(address)}`;
 const outcomes = (answer: { json: { attempts: Array<{ outcome: string; code: number | null }> } }) => answer.json.attempts.map((a) => `${a.outcome} ${a.code}`);
 
-describe('the SMTP deferral lab on replicas', () => {
+describe('the SMTP deferral lab on replicas', { timeout: HEAVY_TEST_TIMEOUT_MS }, () => {
   it('greylists across replicas: a rule set through A defers the first attempt through B, the early retry through A, and passes A after the window; the log read through either shows every attempt', async () => {
     const store = sharedStore();
     const [a, b] = await Promise.all([startReplica(store), startReplica(store)]);
@@ -269,7 +270,7 @@ describe('the SMTP deferral lab on replicas', () => {
   });
 });
 
-describe('a Redis outage', () => {
+describe('a Redis outage', { timeout: HEAVY_TEST_TIMEOUT_MS }, () => {
   it('is answered 503 unavailable over HTTP and 451 4.3.0 over SMTP, without a crash, and service returns on its own', async () => {
     const store = sharedStore();
     const [replica, noLab] = await Promise.all([startReplica(store), startReplica(store, '--no-smtp-rules')]);

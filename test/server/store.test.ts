@@ -6,6 +6,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import { WaitSlots } from '../../src/contract/wait-slots.js';
 import type { StoredMessage } from '../../src/server/base/stored-message.js';
+import { HEAVY_TEST_TIMEOUT_MS } from '../support/test-timeouts.js';
 import { fakeClock, openTestStore } from './helpers.js';
 
 // Each Redis step is some 17 round trips: 1,500 steps took 12 s at a load average of 12 on this 2-core machine, and over 60 s at 25.
@@ -26,7 +27,7 @@ function lcg(seed: number) {
 }
 
 describe('the store', () => {
-  it('matches a naive model through random delivers, deletes, expiry and eviction', async () => {
+  it('matches a naive model through random delivers, deletes, expiry and eviction', { timeout: HEAVY_TEST_TIMEOUT_MS }, async () => {
     const clock = fakeClock();
     const evicted: string[] = [];
     const { store } = await openTestStore({ clock, retention: 5_000, maxMessages: 60, onEvict: (m) => evicted.push(m.id) });
@@ -79,7 +80,7 @@ describe('the store', () => {
       expect(await store.count()).toBe(model.length);
     }
     expect(evicted.length).toBeGreaterThan(0);
-  }, 180_000);
+  });
 
   it('wakes arrival listeners for their mailbox only, after the message is visible', async () => {
     // The store swallows a listener's errors (the next test), so the listener

@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { MailroomServer } from '../../src/server/index.js';
 import { assertBuilt, killReplicas, processOwning, startReplica, type Replica } from '../support/cli-replica.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { HEAVY_TEST_TIMEOUT_MS } from '../support/test-timeouts.js';
 import { closeReceivers, startReceiver, type Received } from '../support/webhook-receiver.js';
 import { freshAddress, sendMail, sendRaw } from './helpers.js';
 
@@ -95,7 +96,7 @@ function counted(received: readonly Received[]): Map<string, number> {
 
 const FAST = { max_attempts: 5, initial_delay_ms: 100, factor: 2, max_delay_ms: 400 };
 
-describe('webhooks on replicas sharing one Redis', () => {
+describe('webhooks on replicas sharing one Redis', { timeout: HEAVY_TEST_TIMEOUT_MS }, () => {
   it('a registration through one is known to the other; each attempt of each event is made once, whichever replica took the mail; removed through either, gone for all', async () => {
     const store = sharedStore();
     const [a, b] = await Promise.all([startReplica(store), startReplica(store)]);
@@ -329,7 +330,7 @@ describe('webhooks on replicas sharing one Redis', () => {
   });
 });
 
-describe('webhooks through a Redis outage', () => {
+describe('webhooks through a Redis outage', { timeout: HEAVY_TEST_TIMEOUT_MS }, () => {
   it('an event made while Redis is down (the 451 4.3.0 itself) is held by the replica and delivered once Redis is back; nothing crashes', async () => {
     const store = sharedStore();
     const replica = await startReplica(store);
