@@ -18,6 +18,7 @@
 import type { SmtpRuleStage } from '../../contract/smtp-lab.js';
 import type { Logger } from '../base/log.js';
 import type { LoggedAttempt } from '../rules/attempt-log.js';
+import { decodeAttemptEntry, encodeAttemptEntry } from '../rules/attempt-entry.js';
 import { DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_ATTEMPTS_PER_ADDRESS } from '../rules/attempt-log.js';
 import { MAX_TRIPLES_PER_ADDRESS, tripleKey } from '../rules/greylist.js';
 import type { AddedRule, DeliveredCopy, LabDelivery, LabSender, LabStore, RuleStep } from '../rules/lab-store.js';
@@ -93,24 +94,19 @@ function verdictAt(reply: readonly RedisReply[], at: number): { verdict: RuleVer
 const ID_HOLE = '\u0000';
 
 /**
- * The attempt as JSON.stringify writes it, with a raw ID_HOLE wherever a
+ * The attempt's log entry (attempt-entry.ts) with a raw ID_HOLE wherever a
  * string of it held one: the script fills in the id (ids are base-36 digits,
- * written as they are). An attempt is flat: strings, numbers, undefined.
+ * written as they are).
  */
 function entryWithHoles(attempt: SmtpAttempt): string {
-  const fields: string[] = [];
-  for (const [key, value] of Object.entries(attempt)) {
-    if (value === undefined) continue;
-    const json =
-      typeof value === 'string'
-        ? `"${value
-            .split(ID_HOLE)
-            .map((piece) => JSON.stringify(piece).slice(1, -1))
-            .join(ID_HOLE)}"`
-        : JSON.stringify(value);
-    fields.push(`${JSON.stringify(key)}:${json}`);
-  }
-  return `{${fields.join(',')}}`;
+  return encodeAttemptEntry(attempt, (value) =>
+    value.includes(ID_HOLE)
+      ? `"${value
+          .split(ID_HOLE)
+          .map((piece) => JSON.stringify(piece).slice(1, -1))
+          .join(ID_HOLE)}"`
+      : JSON.stringify(value),
+  );
 }
 
 const holdsHole = (attempt: SmtpAttempt) => Object.values(attempt).some((value) => typeof value === 'string' && value.includes(ID_HOLE));
@@ -203,7 +199,7 @@ export class RedisLabStore implements LabStore {
     const written = this.#call('record', [
       attempt.to,
       String(attempt.at),
-      JSON.stringify(attempt),
+      encodeAttemptEntry(attempt),
       String(this.#maxPerAddress),
       String(this.#maxAttempts),
     ]).then(
@@ -238,7 +234,9 @@ export class RedisLabStore implements LabStore {
     const entries: LoggedAttempt[] = [];
     for (const member of reply) {
       const raw = text(member);
-      const entry = JSON.parse(raw.slice(raw.indexOf(' ') + 1)) as LoggedAttempt;
+      const json = raw.slice(raw.indexOf(' ') + 1);
+      // An entry written as an object (by a server from before attempt-entry.ts) is read as it is.
+      const entry = json.startsWith('{') ? (JSON.parse(json) as LoggedAttempt) : decodeAttemptEntry(json, address);
       // the script's sweep is bounded: what it has not reached yet is left out here
       if (entry.at > oldestKept) entries.push(entry);
     }

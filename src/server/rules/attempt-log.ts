@@ -3,15 +3,15 @@
 // is filled from the attempt feed (base/smtp-attempts.ts), kept as long as mail is
 // (the server's retention), and deleted with the mailbox. Bounded three ways:
 // entries older than the retention go, each address keeps its newest
-// `maxPerAddress`, and the whole log its newest `maxEntries`.
+// `maxPerAddress`, and the whole log its newest `maxEntries`. An entry is
+// kept as a short string (attempt-entry.ts), read back into an attempt when
+// listed: lists are rare, and every mail adds an entry.
 import type { WireSmtpAttempt } from '../../contract/wire.js';
 import type { WallClock } from '../base/clock.js';
 import type { SmtpAttempt } from '../base/smtp-attempts.js';
+import { decodeAttemptEntry, encodeAttemptEntry } from './attempt-entry.js';
 
-/**
- * An entry of the log: the attempt as the feed published it (plain data,
- * kept as it came, never changed).
- */
+/** An entry of the log: the attempt as the feed published it. */
 export type LoggedAttempt = SmtpAttempt;
 
 /** The Message-ID and Subject of a stored message, for an accepted attempt's entry (read from the store). */
@@ -33,8 +33,9 @@ export const DEFAULT_MAX_ATTEMPTS = 100_000;
 
 interface Slot {
   readonly to: string;
-  /** Undefined once removed from its address (cap, delete) before the whole log's queue reached it. */
-  entry: LoggedAttempt | undefined;
+  readonly at: number;
+  /** The attempt (attempt-entry.ts); undefined once removed from its address (cap, delete) before the whole log's queue reached it. */
+  entry: string | undefined;
 }
 
 /** An entry as the API shows it; an accepted one's headers come from the stored message while it is there. */
@@ -77,7 +78,7 @@ export class AttemptLog {
   }
 
   record(attempt: SmtpAttempt): void {
-    const slot: Slot = { to: attempt.to, entry: attempt };
+    const slot: Slot = { to: attempt.to, at: attempt.at, entry: encodeAttemptEntry(attempt) };
     let slots = this.#byAddress.get(attempt.to);
     if (!slots) this.#byAddress.set(attempt.to, (slots = []));
     slots.push(slot);
@@ -90,7 +91,7 @@ export class AttemptLog {
   /** The address's attempts, oldest first. */
   list(address: string): LoggedAttempt[] {
     this.#expire();
-    return (this.#byAddress.get(address) ?? []).map((slot) => slot.entry!);
+    return (this.#byAddress.get(address) ?? []).map((slot) => decodeAttemptEntry(slot.entry!, slot.to));
   }
 
   /** Forgets the address's attempts (with its mailbox); returns how many there were. */
@@ -118,7 +119,7 @@ export class AttemptLog {
     while (this.#head < queue.length) {
       const slot = queue[this.#head]!;
       if (slot.entry !== undefined) {
-        if (this.#live <= this.#maxEntries && slot.entry.at > oldestKept) break;
+        if (this.#live <= this.#maxEntries && slot.at > oldestKept) break;
         // The oldest slot of the whole log is the oldest of its address too.
         const slots = this.#byAddress.get(slot.to)!;
         slots.shift();
