@@ -337,12 +337,12 @@ export class RedisMailStore implements MailStore {
   #remember(bodyId: string, content: MessageContent): void {
     if (this.#bodies.has(bodyId)) return;
     this.#bodies.set(bodyId, content);
-    this.#bodyBytes += content.raw.length;
+    this.#bodyBytes += content.size;
     for (const [oldest, old] of this.#bodies) {
       if (this.#bodies.size <= BODY_CACHE_ENTRIES && this.#bodyBytes <= BODY_CACHE_BYTES) break;
       if (oldest === bodyId) break;
       this.#bodies.delete(oldest);
-      this.#bodyBytes -= old.raw.length;
+      this.#bodyBytes -= old.size;
     }
   }
 

@@ -34,19 +34,29 @@ export class ParseCache {
   set(content: MessageContent, parsed: ParsedMail): void {
     if (this.#entries.has(content)) return;
     this.#entries.set(content, parsed);
-    this.#bytes += content.raw.length;
+    this.#bytes += content.size;
     for (const [oldest] of this.#entries) {
       if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
       if (oldest === content) break;
       this.#entries.delete(oldest);
-      this.#bytes -= oldest.raw.length;
+      this.#bytes -= oldest.size;
     }
   }
 }
 
+/**
+ * Sources up to this size are kept as a one-byte string (latin1: one
+ * character per byte, so every byte comes back as it was) rather than a
+ * Buffer. A Buffer costs about 270 bytes of its own (its object, its
+ * ArrayBuffer, the backing store's record), half again the size of a
+ * 512-byte mail (bench/store-bytes.ts); a string costs 16. Larger sources
+ * stay Buffers, outside the JS heap and its limit.
+ */
+const STRING_SOURCE_MAX_BYTES = 4096;
+
 /** One received source, shared by every recipient's copy. */
 export class MessageContent implements MessageBody {
-  readonly raw: Buffer;
+  readonly #source: Buffer | string;
   readonly envelopeFrom: string;
   /** The memory store's count of the copies it holds (byte-budget.ts). */
   copiesHeld = 0;
@@ -56,10 +66,21 @@ export class MessageContent implements MessageBody {
 
   /** `summary`: when the store already has it (a Redis store keeps it beside the source). */
   constructor(raw: Buffer, envelopeFrom: string, cache: ParseCache, summary?: ParsedSummary) {
-    this.raw = raw;
+    this.#source = raw.length <= STRING_SOURCE_MAX_BYTES ? raw.toString('latin1') : raw;
     this.envelopeFrom = envelopeFrom;
     this.#cache = cache;
     this.#summary = summary;
+  }
+
+  /** The source's size in bytes. */
+  get size(): number {
+    return this.#source.length;
+  }
+
+  /** The source as received; a small one is a fresh copy each time. */
+  get raw(): Buffer {
+    const source = this.#source;
+    return typeof source === 'string' ? Buffer.from(source, 'latin1') : source;
   }
 
   source(): Promise<Buffer> {
