@@ -4,6 +4,7 @@
 // in the `redis` project, the Redis lab against the memory lab through random
 // rules, SMTP steps and attempts: every answer must be the same. Part of the
 // server contract suite (vitest.config.ts), so each test runs on both labs.
+import { createClient } from '@redis/client';
 import { describe, expect, inject, it } from 'vitest';
 import type { DeliveredCopy, LabSender, LabStore } from '../../src/server/rules/lab-store.js';
 import { RedisMailStore } from '../../src/server/redis/redis-store.js';
@@ -175,6 +176,30 @@ describe.runIf(inject('redisURL'))('the Redis lab', () => {
     await flushed;
     expect(await texts(elsewhere, 'flushed@x.test')).toHaveLength(50);
     expect(lab.flushed()).toBeUndefined();
+  });
+
+  it('forgets the expired entry of an address even when a server with a clock behind wrote it after a newer one', async () => {
+    // The whole log is swept in time order, an address's entries are kept in
+    // arrival order: here the expired entry is the address's second, not its first.
+    const clock = fakeClock();
+    const { lab, another } = await openTestLab({ clock, retention: 1000 });
+    const behind = await another!();
+    const address = `skew-${Math.random().toString(36).slice(2)}@x.test`;
+    await lab.record(attempt(address, clock.now() + 600, 'ahead'));
+    await behind.record(attempt(address, clock.now(), 'behind'));
+    await lab.record(attempt(address, clock.now() + 700, 'later'));
+    expect(await texts(lab, address)).toEqual(['ahead', 'behind', 'later']);
+    clock.advance(1100);
+    expect(await texts(lab, address)).toEqual(['ahead', 'later']);
+    // gone from Redis, not only left out of the answer
+    const admin = createClient({ url: inject('redisURL') });
+    await admin.connect();
+    try {
+      const [key] = await admin.keys(`*:lab:l:${address}`);
+      expect((await admin.lRange(key!, 0, -1)).map((entry) => JSON.parse(entry.slice(entry.indexOf(' ') + 1))[6])).toEqual(['ahead', 'later']);
+    } finally {
+      await admin.quit();
+    }
   });
 
   it('stores mail to addresses without rules and logs its accepted attempts in one go, and leaves mail to a ruled address to the steps', async () => {

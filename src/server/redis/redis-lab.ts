@@ -234,9 +234,7 @@ export class RedisLabStore implements LabStore {
     const entries: LoggedAttempt[] = [];
     for (const member of reply) {
       const raw = text(member);
-      const json = raw.slice(raw.indexOf(' ') + 1);
-      // An entry written as an object (by a server from before attempt-entry.ts) is read as it is.
-      const entry = json.startsWith('{') ? (JSON.parse(json) as LoggedAttempt) : decodeAttemptEntry(json, address);
+      const entry = decodeAttemptEntry(raw.slice(raw.indexOf(' ') + 1), address);
       // the script's sweep is bounded: what it has not reached yet is left out here
       if (entry.at > oldestKept) entries.push(entry);
     }

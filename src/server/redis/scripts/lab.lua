@@ -231,12 +231,12 @@ elseif op == 'record' then
 elseif op == 'attempts' then
   -- ARGV: 6 mailbox, 7 the cap on the whole log; answers the address's entries, oldest first
   sweepLog(tonumber(ARGV[7]))
-  return redis.call('ZRANGE', labLogOf(ARGV[6]), 0, -1)
+  return redis.call('LRANGE', labLogOf(ARGV[6]), 0, -1)
 elseif op == 'forget' then
   -- ARGV: 6 mailbox; its rules, their memory and its log
   local a = ARGV[6]
   local key = labLogOf(a)
-  local entries = redis.call('ZRANGE', key, 0, -1)
+  local entries = redis.call('LRANGE', key, 0, -1)
   for _, m in ipairs(entries) do
     redis.call('ZREM', LAB_LOG, string.match(m, '^%d+') .. ' ' .. a)
   end
