@@ -30,6 +30,7 @@ import { RedisBudget } from './redis-budget.js';
 import { RedisLabStore, type DeliveryLog } from './redis-lab.js';
 import { RedisConnection, type RedisReply } from './redis-connection.js';
 import { luaScript } from './lua-scripts.js';
+import { decodeSummary, encodeSummary } from './summary-record.js';
 import { addKeyedListener } from '../store/keyed-listeners.js';
 import type { RedisWebhookStore } from './redis-webhook-store.js';
 
@@ -166,7 +167,7 @@ export class RedisMailStore implements MailStore {
     const summary = await content.summary();
     const receivedAt = this.#now();
     const max = String(this.#options.maxMessages === Infinity ? -1 : this.#options.maxMessages);
-    const reply = (await this.#call(op, [max, this.#replica, envelopeFrom, raw, JSON.stringify(summary), ...tail], receivedAt)) as RedisReply[];
+    const reply = (await this.#call(op, [max, this.#replica, envelopeFrom, raw, encodeSummary(summary), ...tail], receivedAt)) as RedisReply[];
     if (reply.length === 1 && text(reply[0]) === 'ruled') return undefined;
     const bodyId = text(reply[0]);
     this.#remember(bodyId, content);
@@ -312,7 +313,7 @@ export class RedisMailStore implements MailStore {
     const out: StoredMessage[] = [];
     for (let i = 0; i + 5 < reply.length; i += 6) {
       const bodyId = text(reply[i + 3]);
-      const body = new SharedBody(text(reply[i + 4]), JSON.parse(text(reply[i + 5])) as ParsedSummary, () => this.#body(bodyId));
+      const body = new SharedBody(text(reply[i + 4]), decodeSummary(text(reply[i + 5])), () => this.#body(bodyId));
       out.push({ id: text(reply[i]), mailbox, receivedAt: Number(text(reply[i + 1])), size: Number(text(reply[i + 2])), content: body, removed: false });
     }
     return out;
@@ -328,7 +329,7 @@ export class RedisMailStore implements MailStore {
       Buffer.isBuffer(raw) ? raw : Buffer.alloc(0),
       text(from),
       this.#parses,
-      summary ? (JSON.parse(text(summary)) as ParsedSummary) : undefined,
+      summary ? decodeSummary(text(summary)) : undefined,
     );
     if (Buffer.isBuffer(raw)) this.#remember(bodyId, content);
     return content;
@@ -378,7 +379,7 @@ export class RedisMailStore implements MailStore {
         note = JSON.parse(message) as Announcement;
         const own = note.r === this.#replica;
         if ((own || !this.#listeners.has(note.mb)) && this.#watchers.size === 0) return;
-        summary = JSON.parse(note.s) as ParsedSummary;
+        summary = decodeSummary(note.s);
       } catch (error) {
         // not ours to read (another program publishing on the channel): no arrival
         this.#options.onListenerError?.(error);

@@ -7,7 +7,7 @@
 --   P:arrivals       sorted set of every live id, all at score 0: ordered by id (lexicographic = arrival)
 --   P:mb:<mailbox>   the same, per mailbox
 --   P:m:<id>         hash: mb, at (received, ms), size, body (the body's key suffix)
---   P:b:<bodyId>     hash: raw, from, summary (JSON), refs (copies pointing at it): one per message, not per recipient
+--   P:b:<bodyId>     hash: raw, from, summary (summary-record.ts), refs (copies pointing at it): one per message, not per recipient
 --   P:ev:<mailbox>   hash: count, newest (what the cap evicted from the mailbox)
 --   P:boxes          sorted set of the mailboxes holding mail, scored by their newest id (as a number): the web UI's index,
 --                    kept by every delivery and removal and read a page at a time (op `mailboxes`)
