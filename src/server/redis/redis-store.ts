@@ -203,7 +203,7 @@ export class RedisMailStore implements MailStore {
     const bodyId = text(reply[3]);
     const raw = reply[6];
     if (!this.#bodies.has(bodyId) && Buffer.isBuffer(raw)) {
-      this.#remember(bodyId, new MessageContent(raw, text(reply[4]), this.#parses, JSON.parse(text(reply[5])) as ParsedSummary));
+      this.#remember(bodyId, new MessageContent(raw, text(reply[4]), this.#parses, decodeSummary(text(reply[5]))));
     }
     return this.#described(mailbox, reply.slice(0, 6))[0];
   }

@@ -64,9 +64,14 @@ export class MessageContent implements MessageBody {
   #summary: ParsedSummary | undefined;
   #parsing: Promise<ParsedMail> | undefined;
 
-  /** `summary`: when the store already has it (a Redis store keeps it beside the source). */
-  constructor(raw: Buffer, envelopeFrom: string, cache: ParseCache, summary?: ParsedSummary) {
-    this.#source = raw.length <= STRING_SOURCE_MAX_BYTES ? raw.toString('latin1') : raw;
+  /**
+   * `raw`: the source, or the source as a latin1 string (as the webhooks'
+   * delivery thread gets it). `summary`: when the store already has it (a
+   * Redis store keeps it beside the source).
+   */
+  constructor(raw: Buffer | string, envelopeFrom: string, cache: ParseCache, summary?: ParsedSummary) {
+    if (typeof raw === 'string') this.#source = raw.length <= STRING_SOURCE_MAX_BYTES ? raw : Buffer.from(raw, 'latin1');
+    else this.#source = raw.length <= STRING_SOURCE_MAX_BYTES ? raw.toString('latin1') : raw;
     this.envelopeFrom = envelopeFrom;
     this.#cache = cache;
     this.#summary = summary;

@@ -14,7 +14,7 @@ const parses = new ParseCache(8);
 export async function buildBody(payload: EventPayload): Promise<string> {
   if (payload.kind === 'json') return payload.body;
   const { envelope, message } = payload;
-  const content = new MessageContent(Buffer.from(message.source, 'latin1'), message.envelopeFrom, parses);
+  const content = new MessageContent(message.source, message.envelopeFrom, parses);
   const data: WireMessageReceived = {
     message: await wireMessageOf({ id: message.id, receivedAt: message.receivedAt, size: message.size, content }),
     raw_url: payload.rawUrl,
