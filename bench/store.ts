@@ -8,12 +8,18 @@
 //  1. SMTP ingest: BENCH_STORE_MESSAGES (default 100,000) messages over
 //     BENCH_STORE_ADDRESSES (default 10,000) addresses, sent by 8 senders
 //     each one message at a time over its own connection, split evenly over
-//     the replicas. Each message is composed by nodemailer as it is sent
+//     the replicas. Every configuration's servers run side by side, and the
+//     messages go in BENCH_STORE_ROUNDS (default 5) interleaved rounds, the
+//     configurations' order turned by one each round: this machine's speed
+//     drifts by tens of percent over minutes (the senders' own CPU per
+//     message showed it), so configurations measured one after the other
+//     compared the machine's moments more than the stores. A rate is the
+//     median of its rounds, and the Redis/memory ratio is the median of the
+//     rounds' own ratios. Each message is composed by nodemailer as it is sent
 //     (from, to, subject, text: what an app does); BENCH_STORE_SOURCE=
 //     precomposed sends a pre-composed source instead (the cheapest sender
-//     nodemailer has, so the server is more of the bottleneck). The rate is
-//     the whole run's; p50/p99 are of each message's SMTP transaction (MAIL
-//     FROM to the 250). Beside the rate, what a message cost: the CPU time
+//     nodemailer has, so the server is more of the bottleneck). p50/p99 are
+//     of each message's SMTP transaction (MAIL FROM to the 250). Beside the rate, what a message cost: the CPU time
 //     of the server processes and of redis-server (from /proc, all threads;
 //     load on a shared machine moves the rate much more than it moves these)
 //     and the commands Redis ran (INFO stats), per message.
@@ -32,13 +38,14 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import { Pool } from 'undici';
 import { startRedisServer, type RedisServer } from '../test/support/redis-server.js';
 import type { BenchSection } from './section.js';
-import { answersHealthz, describe, formatMs, freePort, percentile, sleep, startChild, verdict, waitFor, type Child } from './support.js';
+import { answersHealthz, describe, formatMs, freePort, median, percentile, sleep, startChild, verdict, waitFor, type Child } from './support.js';
 
 const MESSAGES = Number(process.env.BENCH_STORE_MESSAGES ?? 100_000);
 const ADDRESSES = Number(process.env.BENCH_STORE_ADDRESSES ?? 10_000);
 const LISTS = Number(process.env.BENCH_STORE_LISTS ?? ADDRESSES);
 const WAKES = Number(process.env.BENCH_STORE_WAKES ?? 200);
 const SENDERS = 8;
+const ROUNDS = Number(process.env.BENCH_STORE_ROUNDS ?? 5);
 const SOURCE_MODE = process.env.BENCH_STORE_SOURCE ?? 'composed';
 if (SOURCE_MODE !== 'composed' && SOURCE_MODE !== 'precomposed')
   throw new Error(`BENCH_STORE_SOURCE must be composed or precomposed, got ${JSON.stringify(SOURCE_MODE)}`);
@@ -154,7 +161,9 @@ async function measured<T>(config: Config, messages: number, run: () => Promise<
 }
 
 interface Result {
+  /** The median of the rounds' rates. */
   readonly rate: number;
+  readonly rates: readonly number[];
   readonly cost: IngestCost;
   readonly ingest: number[];
   readonly list: number[];
@@ -167,7 +176,8 @@ function transport(port: number): Transporter {
   return nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, pool: true, maxConnections: 1, maxMessages: Infinity });
 }
 
-async function ingest(config: Config): Promise<{ rate: number; latencies: number[] }> {
+/** Sends messages number `from` to `to - 1`. */
+async function ingest(config: Config, from: number, to: number): Promise<{ rate: number; latencies: number[] }> {
   const transports = Array.from({ length: SENDERS }, (_, i) => transport(config.replicas[i % config.replicas.length]!.smtpPort));
   try {
     // open every connection before the clock starts
@@ -175,11 +185,11 @@ async function ingest(config: Config): Promise<{ rate: number; latencies: number
       transports.map((t, i) => t.sendMail({ envelope: { from: 'noreply@acme.example', to: `warmup-${i}@mailroom.test` }, raw: SOURCE('w', i) })),
     );
     const latencies: number[] = [];
-    let next = 0;
+    let next = from;
     const started = performance.now();
     await Promise.all(
       transports.map(async (t) => {
-        for (let i = next++; i < MESSAGES; i = next++) {
+        for (let i = next++; i < to; i = next++) {
           const to = `user-${i % ADDRESSES}@mailroom.test`;
           const at = performance.now();
           await t.sendMail(
@@ -196,7 +206,7 @@ async function ingest(config: Config): Promise<{ rate: number; latencies: number
         }
       }),
     );
-    return { rate: MESSAGES / ((performance.now() - started) / 1000), latencies };
+    return { rate: (to - from) / ((performance.now() - started) / 1000), latencies };
   } finally {
     for (const t of transports) t.close();
   }
@@ -250,12 +260,42 @@ async function wakeUps(config: Config): Promise<{ wake: number[]; smtp: number[]
   }
 }
 
-async function run(config: Config): Promise<Result> {
-  const { rate, latencies, cost } = await measured(config, MESSAGES, () => ingest(config));
-  console.log(`  ${config.name}: ingested ${MESSAGES} messages at ${rate.toFixed(0)} msgs/s`);
-  const list = await listAll(config);
-  const { wake, smtp } = await wakeUps(config);
-  return { rate, cost, ingest: latencies, list: list.latencies, listRefused: list.refused, wake, wakeSmtp: smtp };
+/** Each configuration's ingest, in interleaved rounds (see the top of this file). */
+async function ingestInRounds(configs: readonly Config[]): Promise<Map<string, { rates: number[]; latencies: number[]; costs: IngestCost[] }>> {
+  const out = new Map(configs.map((c) => [c.name, { rates: [] as number[], latencies: [] as number[], costs: [] as IngestCost[] }]));
+  const perRound = Math.ceil(MESSAGES / ROUNDS);
+  for (let round = 0; round < ROUNDS; round++) {
+    const from = round * perRound;
+    const to = Math.min(MESSAGES, from + perRound);
+    const order = configs.map((_, i) => configs[(i + round) % configs.length]!);
+    const line: string[] = [];
+    for (const config of order) {
+      const { rate, latencies, cost } = await measured(config, to - from, () => ingest(config, from, to));
+      const mine = out.get(config.name)!;
+      mine.rates.push(rate);
+      mine.latencies.push(...latencies);
+      mine.costs.push(cost);
+      line.push(`${config.name} ${rate.toFixed(0)}`);
+    }
+    console.log(`  round ${round + 1}/${ROUNDS}, messages ${from}-${to - 1}, msgs/s: ${line.join(', ')}`);
+  }
+  return out;
+}
+
+/** The mean of each field over the rounds (they are the same size). */
+function meanCost(costs: readonly IngestCost[]): IngestCost {
+  const mean = (pick: (c: IngestCost) => number | undefined) => {
+    const values = costs.map(pick);
+    return values.some((v) => v === undefined) ? undefined : values.reduce<number>((sum, v) => sum + v!, 0) / values.length;
+  };
+  return {
+    serverUs: mean((c) => c.serverUs)!,
+    senderUs: mean((c) => c.senderUs)!,
+    redisUs: mean((c) => c.redisUs),
+    redisCommands: mean((c) => c.redisCommands),
+    redisScripts: mean((c) => c.redisScripts),
+    redisExists: mean((c) => c.redisExists),
+  };
 }
 
 export const storeBench: BenchSection = {
@@ -277,13 +317,30 @@ export const storeBench: BenchSection = {
         { name: 'Redis, 1 replica, no lab', stores: [redis.url('bench1-nolab')], args: ['--no-smtp-rules'] },
         { name: 'Redis, 2 replicas', stores: [redis.url('bench2'), redis.url('bench2')] },
       ];
-      for (const { name, stores, args } of configs) {
-        const replicas = await Promise.all(stores.map((store) => startReplica(store, args)));
-        try {
-          results.set(name, await run({ name, replicas, redis: name === 'memory' ? undefined : redis }));
-        } finally {
-          await Promise.all(replicas.map((r) => r.child.stop()));
+      const running: Config[] = [];
+      try {
+        for (const { name, stores, args } of configs) {
+          const replicas = await Promise.all(stores.map((store) => startReplica(store, args)));
+          running.push({ name, replicas, redis: name === 'memory' ? undefined : redis });
         }
+        const ingested = await ingestInRounds(running);
+        for (const config of running) {
+          const { rates, latencies, costs } = ingested.get(config.name)!;
+          const list = await listAll(config);
+          const { wake, smtp } = await wakeUps(config);
+          results.set(config.name, {
+            rate: median(rates),
+            rates,
+            cost: meanCost(costs),
+            ingest: latencies,
+            list: list.latencies,
+            listRefused: list.refused,
+            wake,
+            wakeSmtp: smtp,
+          });
+        }
+      } finally {
+        await Promise.all(running.flatMap((c) => c.replicas.map((r) => r.child.stop())));
       }
     } finally {
       await redis.close();
@@ -308,15 +365,19 @@ export const storeBench: BenchSection = {
     const one = results.get('Redis, 1 replica')!;
     const two = results.get('Redis, 2 replicas')!;
     const noLab = results.get('Redis, 1 replica, no lab')!;
-    const ratio = one.rate / memory.rate;
+    // Round by round: each round's two rates were measured minutes apart at most.
+    const roundRatio = (a: Result, b: Result) => median(a.rates.map((rate, i) => rate / b.rates[i]!));
+    const ratio = roundRatio(one, memory);
     const cpuRatio = memory.cost.serverUs / (one.cost.serverUs + (one.cost.redisUs ?? 0));
     console.log(
-      `\n  Redis ingest with 1 replica (the lab on) is ${ratio.toFixed(2)}x the memory store's with ${SOURCE_MODE} mail (target >= ${INGEST_TARGET}x with composed mail: ${SOURCE_MODE === 'composed' ? verdict(ratio >= INGEST_TARGET) : 'not measured here, BENCH_STORE_SOURCE=composed'}); by CPU per message (the memory server's against the Redis server's and redis-server's together) ${cpuRatio.toFixed(2)}x`,
+      `\n  Redis ingest with 1 replica (the lab on) is ${ratio.toFixed(2)}x the memory store's with ${SOURCE_MODE} mail, the median of ${ROUNDS} rounds' ratios (${one.rates.map((rate, i) => (rate / memory.rates[i]!).toFixed(2)).join(', ')}; medians of the rates: ${(one.rate / memory.rate).toFixed(2)}x) (target >= ${INGEST_TARGET}x with composed mail: ${SOURCE_MODE === 'composed' ? verdict(ratio >= INGEST_TARGET) : 'not measured here, BENCH_STORE_SOURCE=composed'}); by CPU per message (the memory server's against the Redis server's and redis-server's together) ${cpuRatio.toFixed(2)}x`,
     );
     console.log(
-      `  the SMTP deferral lab in Redis (its rule lookups, the attempt logged): ingest with it is ${(one.rate / noLab.rate).toFixed(2)}x the rate without it (--no-smtp-rules), SMTP transaction p50 ${ms(percentile(one.ingest, 50))} against ${ms(percentile(noLab.ingest, 50))}, ${us(one.cost.serverUs)} against ${us(noLab.cost.serverUs)} µs of the server's CPU per message`,
+      `  the SMTP deferral lab in Redis (its rule lookups, the attempt logged): ingest with it is ${roundRatio(one, noLab).toFixed(2)}x the rate without it (round by round) (--no-smtp-rules), SMTP transaction p50 ${ms(percentile(one.ingest, 50))} against ${ms(percentile(noLab.ingest, 50))}, ${us(one.cost.serverUs)} against ${us(noLab.cost.serverUs)} µs of the server's CPU per message`,
     );
-    console.log(`  Redis ingest with 2 replicas is ${(two.rate / one.rate).toFixed(2)}x 1 replica's (target > 1x: ${verdict(two.rate > one.rate)})`);
+    console.log(
+      `  Redis ingest with 2 replicas is ${roundRatio(two, one).toFixed(2)}x 1 replica's, round by round (target > 1x: ${verdict(roundRatio(two, one) > 1)})`,
+    );
     const listP99 = Math.max(percentile(one.list, 99), percentile(two.list, 99));
     const atSize =
       MESSAGES >= LIST_TARGET_MESSAGES
