@@ -4,7 +4,7 @@
 // the connection goes on answering once Redis does again. A real
 // redis-server of its own (a pause would stall the other files' Redis).
 import { createClient } from '@redis/client';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { RedisMailStore } from '../../src/server/redis/redis-store.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { silentLogger } from './helpers.js';
@@ -42,6 +42,25 @@ it('answers a command Redis leaves unanswered as unavailable at its deadline, an
   } finally {
     await admin.sendCommand(['CLIENT', 'UNPAUSE']).catch(() => {});
     await admin.close();
+    await store.close();
+  }
+});
+
+it('gives a command one deadline, its own: no AbortSignal.timeout of node-redis beside it, whose timer would fire seconds later for every command', async () => {
+  const store = await RedisMailStore.open({
+    url: redis.url(),
+    clock: { now: () => Date.now() },
+    retention: 60_000,
+    maxMessages: Infinity,
+    logger: silentLogger(),
+  });
+  const timeouts = vi.spyOn(AbortSignal, 'timeout');
+  try {
+    await store.deliver(['one@x.test'], Buffer.from('Subject: one\r\n\r\nx\r\n'));
+    expect(await store.count()).toBeGreaterThanOrEqual(1);
+    expect(timeouts).not.toHaveBeenCalled();
+  } finally {
+    timeouts.mockRestore();
     await store.close();
   }
 });
