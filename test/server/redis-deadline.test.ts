@@ -17,13 +17,12 @@ afterAll(async () => {
   await redis?.close();
 });
 
+/** A Redis store on this file's own redis-server, on the real clock. */
+const openStore = (options: { commandTimeoutMs?: number } = {}) =>
+  RedisMailStore.open({ url: redis.url(), clock: { now: () => Date.now() }, retention: 60_000, maxMessages: Infinity, logger: silentLogger(), ...options });
+
 it('answers a command Redis leaves unanswered as unavailable at its deadline, and the next one as usual once Redis answers again', async () => {
-  const store = await RedisMailStore.open({
-    url: redis.url(),
-    clock: { now: () => Date.now() },
-    retention: 60_000,
-    maxMessages: Infinity,
-    logger: silentLogger(),
+  const store = await openStore({
     // Long enough for the calls Redis does answer on a loaded machine (200 ms
     // was not: a first count, under stress-ng, missed it), short enough to wait out.
     commandTimeoutMs: 2_000,
@@ -47,13 +46,7 @@ it('answers a command Redis leaves unanswered as unavailable at its deadline, an
 });
 
 it('gives a command one deadline, its own: no AbortSignal.timeout of node-redis beside it, whose timer would fire seconds later for every command', async () => {
-  const store = await RedisMailStore.open({
-    url: redis.url(),
-    clock: { now: () => Date.now() },
-    retention: 60_000,
-    maxMessages: Infinity,
-    logger: silentLogger(),
-  });
+  const store = await openStore();
   const timeouts = vi.spyOn(AbortSignal, 'timeout');
   try {
     await store.deliver(['one@x.test'], Buffer.from('Subject: one\r\n\r\nx\r\n'));
