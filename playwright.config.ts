@@ -35,6 +35,14 @@ export default defineConfig<MailroomOptions>({
     maildevWebServer,
     maildevDemoAppWebServer,
   ],
+  // How long a web-first assertion waits for the page to come round. `npm
+  // test` runs Playwright beside Vitest, the linters and the pack check on
+  // two cores, and the 5 s default ran out there with a page that was only
+  // slow (stop 34's CI: the web UI's inline image, a request, a MIME parse
+  // and a new frame behind one click). The assertions are about the state
+  // the page reaches, never about how fast; `.ci/run` prints a failed test's
+  // timeline, so a slow page and a stuck one can be told apart.
+  expect: { timeout: 10_000 },
   use: {
     browserName: 'chromium',
     headless: true,
