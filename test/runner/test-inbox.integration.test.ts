@@ -167,19 +167,22 @@ describe.concurrent('openTestInbox', () => {
 
   it('gives up deleting within the time the runner allows teardown, and says so in a note', async () => {
     const { bridge, notes } = recordingBridge('short teardown');
-    const { inbox, close } = await openTestInbox(connection(), { ...bridge, teardownTimeLeft: () => 1_500 });
+    const { inbox, close } = await openTestInbox(connection(), { ...bridge, teardownTimeLeft: () => 3_000 });
     server.faults.inject({ address: inbox.address, route: 'any', times: 1_000, fault: { kind: 'status', status: 503 } });
     const deletes = vi.spyOn(inbox, 'delete');
     const started = performance.now();
     await expect(close({ failed: false })).resolves.toBeUndefined();
     const took = performance.now() - started;
-    // 1.5 s left, minus the margin (150 ms): the delete's budget is 1,350 ms,
+    // 3 s left, minus the margin (a tenth): the delete's budget is 2,700 ms,
     // not its own 10 s. That it keeps to a budget is the retry's promise
     // (test/wait/retry.test.ts, on a fake clock); the wall clock here only
-    // tells "kept to 1.35 s" from "ran its 10 s", far from either.
-    expect(deletes.mock.calls).toEqual([[{ timeout: 1_350 }]]);
-    expect(took).toBeGreaterThanOrEqual(1_000);
-    expect(took).toBeLessThan(10_000 / 2);
+    // tells "kept to 2.7 s" from "ran its 10 s", far from either. The
+    // budget is long enough that a slow first answer beside stress-ng
+    // cannot use it all: with 1.35 s one 503 took it, and the delete was
+    // never retried (a flake run of stop 34).
+    expect(deletes.mock.calls).toEqual([[{ timeout: 2_700 }]]);
+    expect(took).toBeGreaterThanOrEqual(2_000);
+    expect(took).toBeLessThan(7_000);
     expect(notes).toHaveLength(1);
     expect(notes[0]).toContain(`mailroom could not delete the mailbox ${inbox.address} after the test: `);
     expect(notes[0]).toContain('503 unavailable');
