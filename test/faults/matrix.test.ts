@@ -31,7 +31,8 @@ describe('the fault matrix', () => {
     const result = results.get(name)!;
     const checks = `checks ok/failed/429 ${result.checks.ok}/${result.checks.failed}/${result.checks.refused}`;
     const also = cell.after429 ? ` (or "${cell.after429}" after a 429)` : '';
-    expect(cameAsExpected(result), `came to "${result.outcome}", expected "${cell.expected}"${also}; ${checks}: ${result.detail}`).toBe(true);
+    const took = `after ${Math.round(result.elapsedMs)} ms of a ${result.deadlineMs} ms deadline, ${result.requests.total} requests, ${result.injected} faulted`;
+    expect(cameAsExpected(result), `came to "${result.outcome}", expected "${cell.expected}"${also}; ${checks}; ${took}: ${result.detail}`).toBe(true);
     // Within the deadline plus one request timeout (and the event loop's lateness, SCHEDULING_SLACK_MS).
     expect(inTime(result), `${Math.round(pastDeadline(result))} ms past the deadline, allowed ${result.allowedPastMs} + ${SCHEDULING_SLACK_MS}`).toBe(true);
     // The fault really happened: a cell whose fault never fired proves nothing.
