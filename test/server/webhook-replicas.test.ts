@@ -165,7 +165,7 @@ describe('webhooks on replicas sharing one Redis', { timeout: HEAVY_TEST_TIMEOUT
     const maker = new Map<number, number | undefined>();
     // Attempt 1 fails, attempt 2 is held unanswered (the replica making it is killed meanwhile), the rest fail.
     receiver.otherwise = (request) => {
-      maker.set(request.attempt, processOwning(request.remotePort, pids));
+      maker.set(request.attempt, processOwning(request.remotePort, receiver.port, pids));
       return request.attempt === 2 ? { hang: true } : { status: 500 };
     };
     const address = freshAddress('killed-mid-attempt');
@@ -235,7 +235,7 @@ describe('webhooks on replicas sharing one Redis', { timeout: HEAVY_TEST_TIMEOUT
     const receiver = await startReceiver();
     const maker = new Map<number, number | undefined>();
     receiver.otherwise = (request) => {
-      maker.set(request.attempt, processOwning(request.remotePort, pids));
+      maker.set(request.attempt, processOwning(request.remotePort, receiver.port, pids));
       // 5 s: the kill below must come before the retry is due, and between them
       // are a poll of the log and a SIGKILL on a possibly loaded machine.
       return request.attempt === 1 ? { status: 503, headers: { 'retry-after': '5' } } : { status: 204 };

@@ -64,9 +64,17 @@ export async function killReplicas(): Promise<void> {
   await Promise.all(started.splice(0).map((replica) => replica.kill()));
 }
 
-/** The socket inode of the loopback TCP connection whose local port is `port` (/proc/net/tcp, tcp6). */
-function inodeOfLocalPort(port: number): string | undefined {
-  const hex = port.toString(16).toUpperCase().padStart(4, '0');
+/**
+ * The socket inodes of the client ends of loopback TCP connections from
+ * `clientPort` to `serverPort` (/proc/net/tcp, tcp6). Both ports are needed:
+ * Linux hands out the same ephemeral port to connections bound for
+ * different servers, so a match on the client port alone found another
+ * process's connection (to redis, say) under load, and the sender was
+ * "nobody" (a flake run of stop 34).
+ */
+function inodesOfConnection(clientPort: number, serverPort: number): string[] {
+  const hex = (port: number) => port.toString(16).toUpperCase().padStart(4, '0');
+  const inodes: string[] = [];
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
     let lines: string[];
     try {
@@ -77,21 +85,23 @@ function inodeOfLocalPort(port: number): string | undefined {
     for (const line of lines) {
       const fields = line.trim().split(/\s+/);
       // fields: sl, local_address, rem_address, st, queues, tr, retrnsmt, uid, timeout, inode
-      if (fields.length > 9 && fields[1]!.endsWith(`:${hex}`) && fields[3] === '01') return fields[9];
+      if (fields.length > 9 && fields[1]!.endsWith(`:${hex(clientPort)}`) && fields[2]!.endsWith(`:${hex(serverPort)}`) && fields[3] === '01') {
+        inodes.push(fields[9]!);
+      }
     }
   }
-  return undefined;
+  return inodes;
 }
 
 /**
  * Which of `pids` holds the client end of a connection that reached a
- * server here from `remotePort` (the request's `req.socket.remotePort`):
- * the process whose open files include that socket. Linux only; undefined
- * when none does.
+ * server here on `serverPort` from `clientPort` (the request's
+ * `req.socket.remotePort`): the process whose open files include that
+ * socket. Linux only; undefined when none does.
  */
-export function processOwning(remotePort: number, pids: readonly number[]): number | undefined {
-  const inode = inodeOfLocalPort(remotePort);
-  if (!inode) return undefined;
+export function processOwning(clientPort: number, serverPort: number, pids: readonly number[]): number | undefined {
+  const sockets = new Set(inodesOfConnection(clientPort, serverPort).map((inode) => `socket:[${inode}]`));
+  if (sockets.size === 0) return undefined;
   for (const pid of pids) {
     let fds: string[];
     try {
@@ -101,7 +111,7 @@ export function processOwning(remotePort: number, pids: readonly number[]): numb
     }
     for (const fd of fds) {
       try {
-        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${inode}]`) return pid;
+        if (sockets.has(readlinkSync(`/proc/${pid}/fd/${fd}`))) return pid;
       } catch {
         // closed meanwhile
       }
