@@ -134,6 +134,22 @@ describe('the fault proxy', () => {
     expect(proxy.counts.cuts).toBe(1);
   });
 
+  it('a port a cut freed stays free while cut: no proxy started meanwhile, nor any listen(0), is given it', async () => {
+    await fresh();
+    const port = proxy.port;
+    // Below the ephemeral range, which listen(0) takes from (32768 and up here).
+    expect(port).toBeLessThan(32_768);
+    await proxy.cut();
+    const others = await Promise.all(Array.from({ length: 20 }, () => FaultProxy.start(server.httpPort)));
+    try {
+      expect(others.map((other) => other.port)).not.toContain(port);
+      await proxy.restore();
+      expect(proxy.port).toBe(port);
+    } finally {
+      await Promise.all(others.map((other) => other.close()));
+    }
+  });
+
   it('dropConnections: closes idle connections and the next new ones on accept', async () => {
     const address = await fresh();
     expect(await list(address)).toMatchObject({ status: 200 });

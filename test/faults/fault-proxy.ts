@@ -89,6 +89,22 @@ function matches(rule: ProxyRoute, route: RequestRoute): boolean {
   }
 }
 
+/**
+ * The port for the next proxy: counted up from a random start below Linux's
+ * ephemeral range (32768-60999), never 0. `cut()` closes a proxy's listener,
+ * and with `listen(0)` the kernel handed that free port to the next proxy a
+ * cell started in this process (16 cells run at once). The cut-off client
+ * then reached the server through the other cell's proxy and found its mail:
+ * "cut the server off for good" came to "mail" with 0 requests through its
+ * own proxy (flake run s54). Ports handed out here are never reused in the
+ * process, and no `listen(0)` anywhere takes them.
+ */
+let proxyPort = 20_000 + Math.floor(Math.random() * 10_000);
+function nextProxyPort(): number {
+  proxyPort = proxyPort >= 32_000 ? 20_000 : proxyPort + 1;
+  return proxyPort;
+}
+
 export class FaultProxy {
   readonly counts: ProxyCounts = {
     connections: 0,
@@ -116,8 +132,16 @@ export class FaultProxy {
   /** A proxy on a free loopback port in front of `upstreamPort`. */
   static async start(upstreamPort: number, host = '127.0.0.1'): Promise<FaultProxy> {
     const proxy = new FaultProxy(upstreamPort, host);
-    await proxy.#listen(0);
-    return proxy;
+    for (let tries = 0; ; tries++) {
+      try {
+        await proxy.#listen(nextProxyPort());
+        return proxy;
+      } catch (error) {
+        // taken by another process: the next one
+        if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || tries >= 100) throw error;
+        proxy.#server = proxy.#listener();
+      }
+    }
   }
 
   get port(): number {
