@@ -9,6 +9,7 @@
 // a fault hit "the next list call" rather than "whatever this socket carries".
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { API_BASE, HEALTH_PATH, WAIT_PATH } from '../../src/contract/routes.js';
+import { freePort } from '../support/free-port.js';
 
 /** Which requests a rule matches: `check` is a list call or a long-poll, `api` anything but /healthz. */
 export type ProxyRoute = 'list' | 'wait' | 'check' | 'message' | 'deleteMailbox' | 'api' | 'any';
@@ -89,22 +90,6 @@ function matches(rule: ProxyRoute, route: RequestRoute): boolean {
   }
 }
 
-/**
- * The port for the next proxy: counted up from a random start below Linux's
- * ephemeral range (32768-60999), never 0. `cut()` closes a proxy's listener,
- * and with `listen(0)` the kernel handed that free port to the next proxy a
- * cell started in this process (16 cells run at once). The cut-off client
- * then reached the server through the other cell's proxy and found its mail:
- * "cut the server off for good" came to "mail" with 0 requests through its
- * own proxy (flake run s54). Ports handed out here are never reused in the
- * process, and no `listen(0)` anywhere takes them.
- */
-let proxyPort = 20_000 + Math.floor(Math.random() * 10_000);
-function nextProxyPort(): number {
-  proxyPort = proxyPort >= 32_000 ? 20_000 : proxyPort + 1;
-  return proxyPort;
-}
-
 export class FaultProxy {
   readonly counts: ProxyCounts = {
     connections: 0,
@@ -129,16 +114,25 @@ export class FaultProxy {
     this.#server = this.#listener();
   }
 
-  /** A proxy on a free loopback port in front of `upstreamPort`. */
+  /**
+   * A proxy on a free loopback port in front of `upstreamPort`: one below the
+   * ephemeral range (free-port.ts), not `listen(0)`. `cut()` closes the
+   * listener, and with `listen(0)` the kernel handed that freed port to the
+   * next cell's proxy (16 cells run at once in one process): the cut-off
+   * client reached the server through it and found its mail ("cut the server
+   * off for good" came to "mail" with 0 requests through its own proxy,
+   * flake run s54). No `listen(0)` takes a port down there, and `freePort`
+   * never gives one twice in a process.
+   */
   static async start(upstreamPort: number, host = '127.0.0.1'): Promise<FaultProxy> {
     const proxy = new FaultProxy(upstreamPort, host);
     for (let tries = 0; ; tries++) {
       try {
-        await proxy.#listen(nextProxyPort());
+        await proxy.#listen(await freePort());
         return proxy;
       } catch (error) {
-        // taken by another process: the next one
-        if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || tries >= 100) throw error;
+        // taken between freePort's probe and this listen: another one
+        if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || tries >= 20) throw error;
         proxy.#server = proxy.#listener();
       }
     }
