@@ -9,7 +9,7 @@
 // a fault hit "the next list call" rather than "whatever this socket carries".
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { API_BASE, HEALTH_PATH, WAIT_PATH } from '../../src/contract/routes.js';
-import { freePort } from '../support/free-port.js';
+import { listenOnFreePort } from '../support/free-port.js';
 
 /** Which requests a rule matches: `check` is a list call or a long-poll, `api` anything but /healthz. */
 export type ProxyRoute = 'list' | 'wait' | 'check' | 'message' | 'deleteMailbox' | 'api' | 'any';
@@ -126,16 +126,8 @@ export class FaultProxy {
    */
   static async start(upstreamPort: number, host = '127.0.0.1'): Promise<FaultProxy> {
     const proxy = new FaultProxy(upstreamPort, host);
-    for (let tries = 0; ; tries++) {
-      try {
-        await proxy.#listen(await freePort());
-        return proxy;
-      } catch (error) {
-        // taken between freePort's probe and this listen: another one
-        if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || tries >= 20) throw error;
-        proxy.#server = proxy.#listener();
-      }
-    }
+    await listenOnFreePort((port) => proxy.#listen(port));
+    return proxy;
   }
 
   get port(): number {

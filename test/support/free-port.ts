@@ -45,3 +45,20 @@ export async function freePort(): Promise<number> {
   }
   throw new Error(`freePort: no free loopback port found in ${FIRST}-${LAST} after 200 tries`);
 }
+
+/**
+ * Calls `listen(port)` with a port from `freePort()`, and with another when
+ * that one was taken between the probe and the listen (another process's
+ * pick: EADDRINUSE). Answers the port it listens on.
+ */
+export async function listenOnFreePort(listen: (port: number) => Promise<void>): Promise<number> {
+  for (let tries = 0; ; tries++) {
+    const port = await freePort();
+    try {
+      await listen(port);
+      return port;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || tries >= 20) throw error;
+    }
+  }
+}

@@ -4,7 +4,7 @@
 // taken down and brought back up on the same port (connection refused).
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { freePort } from './free-port.js';
+import { listenOnFreePort } from './free-port.js';
 
 export interface Received {
   readonly headers: IncomingHttpHeaders;
@@ -70,22 +70,16 @@ export class WebhookReceiver {
     // listen(0): while `down()`, a listen(0) elsewhere in the process could be
     // given the freed port, and the attempts meant to be refused would reach
     // that server instead (the fault proxy's cut did exactly that, flake run s54).
-    for (let tries = 0; ; tries++) {
-      const port = this.#port || (await freePort());
-      try {
-        await new Promise<void>((resolve, reject) => {
-          server.once('error', reject);
-          server.listen(port, '127.0.0.1', () => {
-            server.off('error', reject);
-            resolve();
-          });
+    const listen = (port: number) =>
+      new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', () => {
+          server.off('error', reject);
+          resolve();
         });
-        break;
-      } catch (error) {
-        // taken between freePort's probe and this listen: another one
-        if (this.#port || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || tries >= 20) throw error;
-      }
-    }
+      });
+    if (this.#port) await listen(this.#port);
+    else await listenOnFreePort(listen);
     this.#port = (server.address() as AddressInfo).port;
     this.#server = server;
     return this;
