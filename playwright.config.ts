@@ -16,6 +16,9 @@ import { MAILDEV_APP_URL, MAILDEV_URL, maildevDemoAppWebServer, maildevWebServer
 // `MAILROOM_BACKEND=maildev` set, it carries no mailroom option at all, so
 // the environment alone chooses the backend:
 //   MAILROOM_BACKEND=maildev MAILROOM_API_URL=http://127.0.0.1:1127 npx playwright test --project=maildev
+/** The specs that assert on the shared inner run rather than run one of their own. */
+const INNER_RESULTS = ['failure-output.spec.ts', 'retries.spec.ts', 'screenshots.spec.ts'];
+
 export default defineConfig<MailroomOptions>({
   testDir: 'e2e',
   testIgnore: ['inner/**'],
@@ -52,7 +55,10 @@ export default defineConfig<MailroomOptions>({
     mailroom: { apiURL: API_URL },
   },
   projects: [
-    { name: 'chromium', testIgnore: ['inner/**'] },
+    // The specs that read the one shared inner run (e2e/inner-suites.setup.ts) start once it has ended.
+    { name: 'inner suites', testMatch: 'inner-suites.setup.ts' },
+    { name: 'inner results', testMatch: INNER_RESULTS, dependencies: ['inner suites'] },
+    { name: 'chromium', testIgnore: ['inner/**', ...INNER_RESULTS] },
     {
       name: 'maildev',
       testMatch: 'signup.spec.ts',
