@@ -1,7 +1,7 @@
 // `npm run faults`: the fault matrix (test/faults/cells.ts), run for real and
 // printed as a table. Exits non-zero when a cell came out wrong or late, or
 // anything was left unhandled. `npm test` asserts the same cells
-// (test/faults/matrix.test.ts). `npm run faults -- <text>` runs only the
+// (test/faults/matrix-suite.ts). `npm run faults -- <text>` runs only the
 // cells whose name contains the text.
 import { cells } from '../test/faults/cells.js';
 import { cellPassed, formatMatrix, runMatrix } from '../test/faults/matrix.js';

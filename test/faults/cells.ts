@@ -1,5 +1,5 @@
 // The fault matrix's cells, in one place for `npm run faults` (scripts/faults.ts)
-// and its test (test/faults/matrix.test.ts): each fault, how it is armed, and
+// and its test (test/faults/matrix-suite.ts): each fault, how it is armed, and
 // what each call must come to under it with each strategy.
 //
 // The calls, on a fresh inbox whose mailbox already holds one mail the

@@ -3,7 +3,7 @@
 // through the proxy, real SMTP in. Each cell's call is timed against its
 // deadline and raced against a hang guard; every unhandled rejection in the
 // process while the matrix runs is collected. `npm run faults` prints the
-// result as a table; test/faults/matrix.test.ts asserts every cell.
+// result as a table; test/faults/matrix-suite.ts asserts every cell.
 import type { MailroomServer, RequestStats } from '../../src/server/index.js';
 import { internalsOf } from '../../src/server/start-server.js';
 import { createInbox, MailroomError, MailTimeoutError, UnexpectedMailError, type Inbox, type InboxEvent, type Mail } from '../../src/index.js';

@@ -1,0 +1,4 @@
+// The fault matrix's polling half; matrix-suite.ts says why it is halved.
+import { describeMatrixHalf } from './matrix-suite.js';
+
+describeMatrixHalf('polling');
