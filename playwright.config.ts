@@ -16,9 +16,6 @@ import { MAILDEV_APP_URL, MAILDEV_URL, maildevDemoAppWebServer, maildevWebServer
 // `MAILROOM_BACKEND=maildev` set, it carries no mailroom option at all, so
 // the environment alone chooses the backend:
 //   MAILROOM_BACKEND=maildev MAILROOM_API_URL=http://127.0.0.1:1127 npx playwright test --project=maildev
-/** The specs that assert on the shared inner run rather than run one of their own. */
-const INNER_RESULTS = ['failure-output.spec.ts', 'retries.spec.ts', 'screenshots.spec.ts'];
-
 export default defineConfig<MailroomOptions>({
   testDir: 'e2e',
   testIgnore: ['inner/**'],
@@ -55,10 +52,7 @@ export default defineConfig<MailroomOptions>({
     mailroom: { apiURL: API_URL },
   },
   projects: [
-    // The specs that read the one shared inner run (e2e/inner-suites.setup.ts) start once it has ended.
-    { name: 'inner suites', testMatch: 'inner-suites.setup.ts' },
-    { name: 'inner results', testMatch: INNER_RESULTS, dependencies: ['inner suites'] },
-    { name: 'chromium', testIgnore: ['inner/**', ...INNER_RESULTS] },
+    { name: 'chromium', testIgnore: ['inner/**'] },
     {
       name: 'maildev',
       testMatch: 'signup.spec.ts',

@@ -2,12 +2,13 @@
 // --repeat-each, across two workers: the inner run's first attempts fail on
 // purpose, every attempt prints its address.
 import { test, expect } from '@playwright/test';
-import { printedAddresses, sharedInnerRun } from './support/inner-run.js';
+import { printedAddresses, runInner } from './support/inner-run.js';
 
-test('every attempt and every repetition gets its own address', async ({}, testInfo) => {
-  // Run with --retries=1 --repeat-each=3 (e2e/inner/playwright.config.ts, project `retries`).
-  const run = await sharedInnerRun('retries.inner.ts', testInfo);
-  expect(run.stats, run.output).toEqual({ expected: 0, unexpected: 0, flaky: 3, skipped: 0 });
+test('every attempt and every repetition gets its own address', async () => {
+  test.setTimeout(180_000);
+  const run = await runInner(['retries.inner.ts', '--retries=1', '--repeat-each=3', '--workers=2']);
+  expect(run.code, run.output).toBe(0);
+  expect(run.report.stats).toMatchObject({ flaky: 3, unexpected: 0 });
 
   const attempts = run.results.map((r) => ({ retry: r.result.retry, status: r.result.status, address: printedAddresses(r)[0] }));
   expect(attempts.map((a) => [a.retry, a.status]).sort()).toEqual([

@@ -1,8 +1,8 @@
 // The `screenshots` option through an inner Playwright run (a child process
-// against the same servers, e2e/inner-suites.setup.ts): a PNG of each received mail is attached to a
+// against the same servers): a PNG of each received mail is attached to a
 // failed test by default, to every test with 'on', and never with 'off'.
 import { test, expect, type Page } from '@playwright/test';
-import { sharedInnerRun, type InnerResult } from './support/inner-run.js';
+import { runInner, type InnerResult } from './support/inner-run.js';
 
 /** A PNG's width and height, from its IHDR chunk. */
 function pngSize(png: Buffer): { width: number; height: number } {
@@ -54,9 +54,10 @@ async function blankPng(page: Page, width: number, height: number): Promise<Buff
   return Buffer.from(dataUrl.slice(dataUrl.indexOf(',') + 1), 'base64');
 }
 
-test('a picture of each received mail: on failure by default, always with "on", never with "off"', async ({ page }, testInfo) => {
-  const run = await sharedInnerRun('screenshots.inner.ts', testInfo);
-  expect(run.stats, run.output).toEqual({ expected: 2, unexpected: 2, flaky: 0, skipped: 0 });
+test('a picture of each received mail: on failure by default, always with "on", never with "off"', async ({ page }) => {
+  test.setTimeout(120_000);
+  const run = await runInner(['screenshots.inner.ts']);
+  expect(run.report.stats, run.output).toMatchObject({ expected: 2, unexpected: 2 });
   const attachments = (title: string): InnerResult['result']['attachments'] => {
     const result = run.results.find((r) => r.title === title);
     if (!result) throw new Error(`no result for "${title}" in:\n${run.output}`);

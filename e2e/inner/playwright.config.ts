@@ -1,7 +1,5 @@
 // The suites under e2e/inner/ run as child processes of outer specs
-// (shards, retries, a deliberately failing run), never in the outer run:
-// the shards as two runs of their own, the rest as one shared run
-// (e2e/inner-suites.setup.ts).
+// (shards, retries, a deliberately failing run), never in the outer run.
 // They reach the outer run's servers: the demo app through the same port
 // variables, the mailbox API through MAILROOM_API_URL only (no `mailroom`
 // option here), as a CI job pointed at a server would.
@@ -23,11 +21,4 @@ export default defineConfig<MailroomOptions>({
     launchOptions: chromiumLaunchOptions(),
     baseURL: APP_URL,
   },
-  // retries.inner.ts wants --retries=1 and --repeat-each=3, as a project of
-  // its own, so it can run in the one child run it shares with the other
-  // suites (e2e/support/inner-run.ts SHARED_INNER_SUITES).
-  projects: [
-    { name: 'inner', testIgnore: 'retries.inner.ts' },
-    { name: 'retries', testMatch: 'retries.inner.ts', retries: 1, repeatEach: 3 },
-  ],
 });

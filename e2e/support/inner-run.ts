@@ -2,13 +2,12 @@
 // same mailroom server and demo app as the outer run, and reads back what
 // it printed and its JSON report.
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
-import type { TestInfo } from '@playwright/test';
-import type { JSONReport, JSONReportSpec, JSONReportSuite, JSONReportTest, JSONReportTestResult } from '@playwright/test/reporter';
+import type { JSONReport, JSONReportSpec, JSONReportSuite, JSONReportTestResult } from '@playwright/test/reporter';
 import { API_URL, ROOT } from '../servers.js';
 
 const CLI = createRequire(import.meta.url).resolve('@playwright/test/cli');
@@ -19,8 +18,6 @@ export interface InnerRun {
   /** stdout and stderr as printed, without colours. */
   readonly output: string;
   readonly report: JSONReport;
-  /** How many tests came out each way (a test's attempts count once). */
-  readonly stats: Readonly<Record<JSONReportTest['status'], number>>;
   /** Every attempt of every test, flattened. */
   readonly results: readonly InnerResult[];
 }
@@ -29,10 +26,6 @@ export interface InnerResult {
   /** `describe › test` */
   readonly title: string;
   readonly file: string;
-  /** The outcome of the test this attempt belongs to, over all its attempts. */
-  readonly outcome: JSONReportTest['status'];
-  /** Which test this attempt belongs to: attempts of one test (its retries) share it. */
-  readonly test: number;
   readonly result: JSONReportTestResult;
   /** The attempt's error messages, without colours, one after the other. */
   readonly error: string;
@@ -82,7 +75,7 @@ export async function runInner(args: readonly string[], options: { readonly env?
         }
       }
     }
-    return { code, output: stripVTControlCharacters(output), report, stats: statsOf(results), results };
+    return { code, output: stripVTControlCharacters(output), report, results };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -90,7 +83,6 @@ export async function runInner(args: readonly string[], options: { readonly env?
 
 function flatten(report: JSONReport): InnerResult[] {
   const out: InnerResult[] = [];
-  let tests = 0;
   const visit = (suite: JSONReportSuite, path: readonly string[]): void => {
     const here = suite.title && !suite.title.endsWith('.ts') ? [...path, suite.title] : path;
     for (const spec of suite.specs) collect(spec, here);
@@ -98,13 +90,10 @@ function flatten(report: JSONReport): InnerResult[] {
   };
   const collect = (spec: JSONReportSpec, path: readonly string[]): void => {
     for (const test of spec.tests) {
-      tests += 1;
       for (const result of test.results) {
         out.push({
           title: [...path, spec.title].join(' › '),
           file: spec.file,
-          outcome: test.status,
-          test: tests,
           result,
           error: result.errors.map((e) => stripVTControlCharacters(e.message)).join('\n'),
           stdout: result.stdout.map((s) => ('text' in s ? s.text : Buffer.from(s.buffer, 'base64').toString())).join(''),
@@ -115,47 +104,6 @@ function flatten(report: JSONReport): InnerResult[] {
   };
   for (const suite of report.suites) visit(suite, []);
   return out;
-}
-
-function statsOf(results: readonly InnerResult[]): InnerRun['stats'] {
-  const stats = { expected: 0, unexpected: 0, flaky: 0, skipped: 0 };
-  for (const test of new Map(results.map((r) => [r.test, r.outcome])).values()) stats[test] += 1;
-  return stats;
-}
-
-/**
- * The inner suites that need no command-line option of their own run once
- * per outer run, together, as one child run (e2e/inner-suites.setup.ts, the
- * `inner suites` project): a child Playwright run costs a process, its
- * config's compilation and its workers' start, and these five as five runs
- * were a third of the e2e suite's CPU. e2e/inner/playwright.config.ts's
- * `retries` project gives retries.inner.ts its --retries and --repeat-each.
- */
-export const SHARED_INNER_SUITES = ['failing.inner.ts', 'smtp.inner.ts', 'teardown.inner.ts', 'screenshots.inner.ts', 'retries.inner.ts'];
-
-/** Where the shared run of this repetition (--repeat-each) is kept for the specs that read it. */
-function sharedRunFile(testInfo: TestInfo): string {
-  return join(testInfo.project.outputDir, 'shared-inner-run', `${testInfo.repeatEachIndex}.json`);
-}
-
-/** Runs SHARED_INNER_SUITES as one child run and keeps what it did for `sharedInnerRun`. */
-export async function runSharedInnerSuites(testInfo: TestInfo): Promise<void> {
-  const run = await runInner(SHARED_INNER_SUITES);
-  const file = sharedRunFile(testInfo);
-  await mkdir(join(file, '..'), { recursive: true });
-  await writeFile(file, JSON.stringify(run));
-}
-
-/**
- * One suite's part of the shared run: its attempts and its tests' outcomes
- * (`code` and `output` stay the whole run's). The `inner results` project
- * depends on `inner suites`, so the run has ended before any reader starts.
- */
-export async function sharedInnerRun(suite: (typeof SHARED_INNER_SUITES)[number], testInfo: TestInfo): Promise<InnerRun> {
-  const run = JSON.parse(await readFile(sharedRunFile(testInfo), 'utf8')) as InnerRun;
-  const results = run.results.filter((r) => r.file === suite);
-  if (results.length === 0) throw new Error(`the shared inner run ran nothing of ${suite}:\n${run.output}`);
-  return { ...run, results, stats: statsOf(results) };
 }
 
 /** The addresses an attempt printed as `inbox: <address>`. */
