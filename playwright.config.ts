@@ -43,6 +43,12 @@ export default defineConfig<MailroomOptions>({
   // the page reaches, never about how fast; `.ci/run` prints a failed test's
   // timeline, so a slow page and a stuck one can be told apart.
   expect: { timeout: 10_000 },
+  // A test's own timeout is a guard against a hang, never a speed claim, and
+  // the same two cores set it: stop 36's CI ran out the 30 s default on the
+  // mail checks' broken mail (a Chromium launched for the checks and axe run
+  // twice, 8.8 s quiet), with every step moving and none stuck. Specs that
+  // run a whole inner Playwright run set their own, longer timeouts.
+  timeout: 60_000,
   use: {
     browserName: 'chromium',
     headless: true,
