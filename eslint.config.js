@@ -28,7 +28,10 @@ export default defineConfig(
   {
     languageOptions: {
       parserOptions: {
-        projectService: true,
+        // The two programs by name rather than projectService (which opens a
+        // language service and looks up each file's tsconfig): the same
+        // type information in 28 CPU s against 32.5.
+        project: ['./tsconfig.json', './src/server/ui/tsconfig.json'],
         tsconfigRootDir: import.meta.dirname,
       },
     },
