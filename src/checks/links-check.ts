@@ -8,7 +8,6 @@
 // without a request.
 import { STATUS_CODES } from 'node:http';
 import { LinkifyIt } from 'linkify-it';
-import { request } from 'undici';
 import { formatDuration } from '../contract/format.js';
 import type { HtmlReading } from './html-reading.js';
 import { DEFAULT_LINK_CONCURRENCY, DEFAULT_LINK_TIMEOUT_MS, DEFAULT_MAX_REDIRECTS, type LinkCheckOptions, type LinkCookie } from './options.js';
@@ -134,6 +133,9 @@ type Answer =
   { readonly kind: 'answered'; readonly status: number; readonly location: string | undefined } | { readonly kind: 'no-answer'; readonly reason: string };
 
 async function requestOnce(url: string, method: 'HEAD' | 'GET', options: LinkCheckOptions, outer: AbortSignal | undefined): Promise<Answer> {
+  // Loaded by the first link fetched, not with the module: the embedded
+  // server carries the checks for /checks, and most never fetch a link.
+  const { request } = await import('undici');
   const timeout = AbortSignal.timeout(options.timeout ?? DEFAULT_LINK_TIMEOUT_MS);
   const signal = outer ? AbortSignal.any([outer, timeout]) : timeout;
   try {

@@ -18,7 +18,7 @@ import { MailroomClient } from '../client/client.js';
 import { isTransient, MailroomApiError, MailroomError } from '../client/errors.js';
 import type { MailSummary, MessageDetail } from '../client/messages.js';
 import type { SmtpAttempt, SmtpRule } from '../client/smtp-lab.js';
-import { MAX_WAIT_SECONDS, MCP_WAIT_SLOTS } from '../contract/limits.js';
+import { MAX_WAIT_SECONDS, MCP_WAIT_SLOTS, MCP_WHEN_SLOTS_ARE_FULL } from '../contract/limits.js';
 import { Refusal, type RefusalSlug } from '../contract/refusal.js';
 import { WaitSlots } from '../contract/wait-slots.js';
 import type { WireMessage, WireSmtpAttempt, WireSmtpRule, WireSmtpRuleInput, WireSummary } from '../contract/wire.js';
@@ -26,7 +26,7 @@ import { createInbox } from '../inbox/inbox.js';
 import { MailTimeoutError } from '../inbox/wait-errors.js';
 import { createMcpServer } from '../mcp/mcp-server.js';
 import { registerSmtpLabTools } from '../mcp/smtp-lab-tools.js';
-import { WHEN_SLOTS_ARE_FULL, type MailTools, type SmtpLabTools } from '../mcp/tools.js';
+import type { MailTools, SmtpLabTools } from '../mcp/tools.js';
 
 function wireSummary(s: MailSummary): WireSummary {
   return { id: s.id, from: s.from, to: s.to, subject: s.subject, preview: s.preview, received_at: s.receivedAt.toISOString(), size: s.size };
@@ -115,7 +115,7 @@ export function createProxyTools(client: MailroomClient, slots = new WaitSlots(M
     getMessage: (address, id, signal) => refused(async () => wireMessage(await client.getMessage(address, id, { signal }))),
     deleteMessage: (address, id, signal) => refused(async () => ({ deleted: await client.deleteMessage(address, id, { signal }) })),
     async waitForMessage(args, signal) {
-      const release = slots.take(WHEN_SLOTS_ARE_FULL);
+      const release = slots.take(MCP_WHEN_SLOTS_ARE_FULL);
       const started = performance.now();
       const waited = () => Math.round(performance.now() - started) / 1000;
       try {

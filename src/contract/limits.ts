@@ -9,3 +9,9 @@ export const MAX_LIST_LIMIT = 100;
 export const MAX_WAIT_SECONDS = 25;
 /** Concurrent `wait_for_message` calls one MCP server holds, with no queue. */
 export const MCP_WAIT_SLOTS = 8;
+/**
+ * What an agent is told to do when every MCP wait slot is taken
+ * (`too_many_waits`). Here rather than beside the tools (mcp/tools.ts) so
+ * the embedded server can refuse a wait without loading zod and the MCP SDK.
+ */
+export const MCP_WHEN_SLOTS_ARE_FULL = 'List the mailbox with list_messages and carry on, or call wait_for_message again in a little while';

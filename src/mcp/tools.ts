@@ -18,9 +18,6 @@ import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, MCP_WAIT_SLOTS } from '../contract/
 import { Refusal } from '../contract/refusal.js';
 import type { WireListing, WireMessage, WireSmtpAttempts, WireSmtpRuleAdded, WireSmtpRules } from '../contract/wire.js';
 
-/** What an agent is told to do when every wait slot is taken (`too_many_waits`). */
-export const WHEN_SLOTS_ARE_FULL = 'List the mailbox with list_messages and carry on, or call wait_for_message again in a little while';
-
 export interface WaitArguments {
   readonly address: string;
   readonly from_contains?: string | undefined;

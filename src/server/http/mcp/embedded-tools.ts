@@ -3,11 +3,11 @@
 // `wait_for_message` held by `holdForMail` in one of the server's MCP wait slots.
 // The SMTP deferral lab's tools, when the lab is on, are the HTTP API's own
 // calls (rules/lab-calls.ts): the same parser, lab and budget.
-import { DEFAULT_LIST_LIMIT } from '../../../contract/limits.js';
+import { DEFAULT_LIST_LIMIT, MCP_WHEN_SLOTS_ARE_FULL } from '../../../contract/limits.js';
 import { Refusal } from '../../../contract/refusal.js';
 import { blankToUndefined } from '../../../contract/validation.js';
 import type { WaitSlots } from '../../../contract/wait-slots.js';
-import { WHEN_SLOTS_ARE_FULL, type MailTools, type WaitArguments, type WaitAnswer } from '../../../mcp/tools.js';
+import type { MailTools, WaitArguments, WaitAnswer } from '../../../mcp/tools.js';
 import type { RequestBudget } from '../../budgets/budget.js';
 import { parseSinceId } from '../edge/params.js';
 import type { MailboxReader } from '../../store/mailbox-reader.js';
@@ -74,7 +74,7 @@ export function createEmbeddedTools(ctx: EmbeddedToolsContext): MailTools {
       const mailbox = reader.mailboxKey(args.address, 'address');
       const sinceId = parseSinceId(blankToUndefined(args.since_id), 'since_id');
       const matches = containsFilter(blankToUndefined(args.from_contains), blankToUndefined(args.subject_contains));
-      const release = ctx.slots.take(WHEN_SLOTS_ARE_FULL);
+      const release = ctx.slots.take(MCP_WHEN_SLOTS_ARE_FULL);
       try {
         const outcome = await holdForMail(ctx, { mailbox, sinceId, timeoutMs: args.timeout_seconds * 1000, matches, signal });
         const waited_seconds = Math.round(outcome.waitedMs) / 1000;

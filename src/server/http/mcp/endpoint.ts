@@ -15,9 +15,7 @@
 // server's request handlers do not require one.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { MCP_PATH } from '../../../contract/routes.js';
-import { createMcpServer } from '../../../mcp/mcp-server.js';
 import type { MailTools } from '../../../mcp/tools.js';
 import { BODY_LIMITS, readBodyUpTo } from '../edge/body.js';
 import type { Logger } from '../../base/log.js';
@@ -38,6 +36,16 @@ export interface McpEndpoint {
   /** Cancels every call in progress (their waits end and free their slots). */
   close(): void;
 }
+
+/**
+ * The MCP SDK and the tools' schemas, loaded by the first call to /mcp
+ * rather than with the server: they are over 400 modules (the SDK, zod,
+ * zod-to-json-schema, ajv), a third of what \`mailroom serve\` loaded to
+ * start, and most servers under test never see an MCP call.
+ */
+let sdk:
+  Promise<readonly [typeof import('../../../mcp/mcp-server.js'), typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]> | undefined;
+const loadSdk = () => (sdk ??= Promise.all([import('../../../mcp/mcp-server.js'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]));
 
 function jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
   if (res.headersSent || res.destroyed) return;
@@ -70,6 +78,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       body: new Uint8Array(body),
     });
 
+    const [{ createMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await loadSdk();
     const server = createMcpServer(options.tools, { domains: options.domains });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
