@@ -3,14 +3,29 @@
 // name the address, the filter, the budget and the mail that was rejected.
 import { stripVTControlCharacters } from 'node:util';
 import { test, expect } from '@playwright/test';
-import { printedAddresses, runInner, type InnerResult } from './support/inner-run.js';
+import { outcomesOf, printedAddresses, runInner, type InnerResult, type InnerRun } from './support/inner-run.js';
 import { deleteMailbox, subjectsAt } from './support/mailbox.js';
 
-test('a failing inner run explains each failure', async () => {
+// The three inner suites run as one child run, read by the three tests:
+// one Playwright process and one set of workers instead of three. The
+// tests run in order in one worker, so the first starts the run and the
+// others find it; each asserts on its own file's results. A repetition
+// (--repeat-each) or a new worker after a failure makes a run of its own.
+test.describe.configure({ mode: 'default' });
+const INNER_FILES = ['failing.inner.ts', 'smtp.inner.ts', 'teardown.inner.ts'];
+const innerRuns = new Map<number, Promise<InnerRun>>();
+function innerRun(): Promise<InnerRun> {
   test.setTimeout(180_000);
-  const run = await runInner(['failing.inner.ts']);
+  const { repeatEachIndex } = test.info();
+  let run = innerRuns.get(repeatEachIndex);
+  if (!run) innerRuns.set(repeatEachIndex, (run = runInner(INNER_FILES)));
+  return run;
+}
+
+test('a failing inner run explains each failure', async () => {
+  const run = await innerRun();
   expect(run.code, run.output).toBe(1);
-  expect(run.report.stats).toMatchObject({ expected: 0, unexpected: 7 });
+  expect(outcomesOf(run, 'failing.inner.ts'), run.output).toMatchObject({ expected: 0, unexpected: 7 });
 
   const byTitle = (title: string): { result: InnerResult; address: string; error: string } => {
     const result = run.results.find((r) => r.title === title);
@@ -87,9 +102,8 @@ test('a failing inner run explains each failure', async () => {
 });
 
 test('an SMTP matcher explains a failure with the attempt timeline, and the timeline is attached', async () => {
-  test.setTimeout(120_000);
-  const run = await runInner(['smtp.inner.ts']);
-  expect(run.report.stats, run.output).toMatchObject({ expected: 0, unexpected: 1 });
+  const run = await innerRun();
+  expect(outcomesOf(run, 'smtp.inner.ts'), run.output).toMatchObject({ expected: 0, unexpected: 1 });
   const result = run.results.find((r) => r.title === 'hammers a deferring server')!;
   const [address] = printedAddresses(result);
   const error = result.error;
@@ -119,9 +133,8 @@ test('an SMTP matcher explains a failure with the attempt timeline, and the time
 });
 
 test("a teardown that cannot delete the mailbox never replaces the test's result", async () => {
-  test.setTimeout(180_000);
-  const run = await runInner(['teardown.inner.ts']);
-  expect(run.report.stats, run.output).toMatchObject({ expected: 1, unexpected: 1 });
+  const run = await innerRun();
+  expect(outcomesOf(run, 'teardown.inner.ts'), run.output).toMatchObject({ expected: 1, unexpected: 1 });
 
   for (const [title, status] of [
     ['passes although its mailbox cannot be deleted', 'passed'],

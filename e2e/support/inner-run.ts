@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
-import type { JSONReport, JSONReportSpec, JSONReportSuite, JSONReportTestResult } from '@playwright/test/reporter';
+import type { JSONReport, JSONReportSpec, JSONReportSuite, JSONReportTest, JSONReportTestResult } from '@playwright/test/reporter';
 import { API_URL, ROOT } from '../servers.js';
 
 const CLI = createRequire(import.meta.url).resolve('@playwright/test/cli');
@@ -26,6 +26,8 @@ export interface InnerResult {
   /** `describe › test` */
   readonly title: string;
   readonly file: string;
+  /** The test's outcome over all its attempts: expected, unexpected, flaky or skipped. */
+  readonly outcome: JSONReportTest['status'];
   readonly result: JSONReportTestResult;
   /** The attempt's error messages, without colours, one after the other. */
   readonly error: string;
@@ -94,6 +96,7 @@ function flatten(report: JSONReport): InnerResult[] {
         out.push({
           title: [...path, spec.title].join(' › '),
           file: spec.file,
+          outcome: test.status,
           result,
           error: result.errors.map((e) => stripVTControlCharacters(e.message)).join('\n'),
           stdout: result.stdout.map((s) => ('text' in s ? s.text : Buffer.from(s.buffer, 'base64').toString())).join(''),
@@ -104,6 +107,14 @@ function flatten(report: JSONReport): InnerResult[] {
   };
   for (const suite of report.suites) visit(suite, []);
   return out;
+}
+
+/** How many of `file`'s tests ended each way, as the report's `stats` counts them for a whole run. */
+export function outcomesOf(run: InnerRun, file: string): Record<JSONReportTest['status'], number> {
+  const counts = { expected: 0, unexpected: 0, flaky: 0, skipped: 0 };
+  const tests = new Map(run.results.filter((r) => r.file === file).map((r) => [r.title, r.outcome]));
+  for (const outcome of tests.values()) counts[outcome]++;
+  return counts;
 }
 
 /** The addresses an attempt printed as `inbox: <address>`. */
