@@ -10,7 +10,13 @@ import { defineConfig } from 'vitest/config';
  * then, missed a 400 ms request timeout with no fault armed, and the
  * after-each test's inbox setup took most of its 3 s.
  */
-const TIMING = ['test/faults/matrix-polling.test.ts', 'test/faults/matrix-server-wait.test.ts', 'test/vitest/after-each.test.ts'];
+const TIMING = [
+  'test/faults/matrix-polling-1.test.ts',
+  'test/faults/matrix-polling-2.test.ts',
+  'test/faults/matrix-server-wait-1.test.ts',
+  'test/faults/matrix-server-wait-2.test.ts',
+  'test/vitest/after-each.test.ts',
+];
 
 /**
  * The server contract suite: the files that prove the wire contract through

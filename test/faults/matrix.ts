@@ -120,7 +120,8 @@ function deadlineOf(call: Call): number {
 async function runCell(cell: Cell, server: MailroomServer): Promise<CellResult> {
   const { call, strategy } = cell;
   const proxy = await FaultProxy.start(server.httpPort);
-  const tasks: Promise<unknown>[] = [];
+  const tasks: Promise<void>[] = [];
+  const taskFailures: string[] = [];
   const checks = { ok: 0, failed: 0, refused: 0 };
   let counting = false;
   const onEvent = (event: InboxEvent): void => {
@@ -153,7 +154,10 @@ async function runCell(cell: Cell, server: MailroomServer): Promise<CellResult> 
     const proxyBefore = { ...proxy.counts, byRoute: snapshot(proxy.counts) };
     const serverBefore = server.stats(address);
     const later = (ms: number, task: () => Promise<void>): void => {
-      tasks.push(new Promise((resolve) => setTimeout(resolve, ms)).then(task));
+      // Handled at once: a task that fails while the call still runs (the
+      // mail not sent, the server not brought back) fails the cell, saying
+      // why, instead of surfacing as a rejection no one handled in the process.
+      tasks.push(new Promise((resolve) => setTimeout(resolve, ms)).then(task).catch((error: unknown) => void taskFailures.push(describeError(error))));
     };
 
     const deadlineMs = deadlineOf(call);
@@ -173,7 +177,14 @@ async function runCell(cell: Cell, server: MailroomServer): Promise<CellResult> 
     // Whatever the fault left running (a server coming back, a mail on its way) ends before the verdict.
     await Promise.allSettled(tasks);
     proxy.clear();
-    const { outcome, detail } = await judge(call, settled, inbox, server);
+    const judged = await judge(call, settled, inbox, server);
+    const [outcome, detail]: [Outcome, string] =
+      taskFailures.length === 0
+        ? [judged.outcome, judged.detail]
+        : [
+            'wrong',
+            `a task of the cell failed (the mail's sending or the fault's own): ${taskFailures.join('; ')}; the call came to "${judged.outcome}": ${judged.detail}`,
+          ];
     return {
       cell,
       outcome,

@@ -1,0 +1,4 @@
+// The fault matrix's polling cells, part 1 (every other fault); matrix-suite.ts says why it is split.
+import { describeMatrixPart } from './matrix-suite.js';
+
+describeMatrixPart('polling', 1);
