@@ -3,14 +3,14 @@
 // implicit TLS), a raw dialogue for the exact refusal before STARTTLS, the
 // certificate made at start or given as files, and the default that offers
 // no TLS at all, so an opportunistic client never meets a certificate.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { generate } from 'selfsigned';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { startServer, type MailroomServer } from '../../src/server/index.js';
 import { call, freshAddress, listPath, SmtpDialogue, start } from './helpers.js';
 
@@ -37,6 +37,12 @@ async function ehloOf(port: number): Promise<string> {
   }
 }
 
+/** The temp folders the certificate files went to, removed after the file's tests. */
+const scratchDirs: string[] = [];
+afterAll(() => {
+  for (const dir of scratchDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 /** A certificate and key pair of the test's own, for 127.0.0.1, written to a temp dir (EC: quick to make). */
 async function certificateFiles(commonName: string): Promise<{ cert: string; key: string; certPath: string; keyPath: string; dir: string }> {
   const pems = await generate([{ name: 'commonName', value: commonName }], {
@@ -45,6 +51,7 @@ async function certificateFiles(commonName: string): Promise<{ cert: string; key
     extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
   });
   const dir = mkdtempSync(join(tmpdir(), 'mailroom-tls-'));
+  scratchDirs.push(dir);
   const certPath = join(dir, 'cert.pem');
   const keyPath = join(dir, 'key.pem');
   writeFileSync(certPath, pems.cert);
