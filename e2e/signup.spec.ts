@@ -73,8 +73,8 @@ test('received mail is attached to the report, HTML and text', async ({ page, in
 });
 
 test('a wait longer than the test has left ends first, with its own message', async ({ inbox }) => {
-  // 8 s: the cut comes 800 ms before the deadline, room enough on a loaded machine.
-  test.setTimeout(8_000);
+  // 10 s: the cut comes its longest margin, 1 s, before the deadline.
+  test.setTimeout(10_000);
   const error = await inbox.expectMail({ subject: 'Never sent' }).catch((e: unknown) => e);
 
   expect(error).toBeInstanceOf(MailTimeoutError);
@@ -83,12 +83,12 @@ test('a wait longer than the test has left ends first, with its own message', as
   expect(timeout.cutShort).toBe(true);
   expect(timeout.message).toContain(`No mail matching subject ~ "Never sent" arrived at ${inbox.address}`);
   expect(timeout.message).toMatch(/cut short of its 30 s budget \(the test's own timeout was [\d.]+ s away\)/);
-  // Ended inside the test's 8 s, with room left: the cut comes a tenth of
-  // the time the wait was told it had (at most 1 s) before the deadline, so
-  // by the wait's own clock it ended well short of that time. One more
-  // request to the server used to prove the room, but beside stress-ng that
-  // request took longer than the room (a run of `npm test`, s15).
+  // Ended before the test's deadline by the wait's own clock. When the cut
+  // fires (a tenth of the time left, 100 ms to 1 s, before the deadline) is
+  // deadlineCut's, asserted on fake timers in test/runner/test-inbox.integration.test.ts;
+  // here, beside stress-ng, the timer and the abort came 720 ms late once
+  // (flake run s84), so only the order is asserted, not the room left.
   const away = /the test's own timeout was ([\d.]+) s away/.exec(timeout.message);
   expect(away, timeout.message).not.toBeNull();
-  expect(Number(away![1]) * 1_000 - timeout.elapsedMs, timeout.message).toBeGreaterThanOrEqual(300);
+  expect(timeout.elapsedMs, timeout.message).toBeLessThan(Number(away![1]) * 1_000);
 });

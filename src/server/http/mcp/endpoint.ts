@@ -40,8 +40,8 @@ export interface McpEndpoint {
 /**
  * The MCP SDK and the tools' schemas, loaded by the first call to /mcp
  * rather than with the server: they are over 400 modules (the SDK, zod,
- * zod-to-json-schema, ajv), a third of what \`mailroom serve\` loaded to
- * start, and most servers under test never see an MCP call.
+ * zod-to-json-schema, ajv), most of what `mailroom serve` loaded to start,
+ * and most servers under test never see an MCP call.
  */
 let sdk:
   Promise<readonly [typeof import('../../../mcp/mcp-server.js'), typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]> | undefined;
