@@ -1,23 +1,19 @@
 // SMTP over TLS's options (issue 28): from the command line, the environment
 // and the Playwright webServer helper to startServer's options, each mistake
 // named with its flag before the server starts.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mailroomWebServer } from 'mailroomjs/playwright';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { optionsFrom, UsageError } from '../../src/cli/serve-options.js';
+import { scratchDirs } from '../support/scratch-dirs.js';
 
-/** The temp folders the certificate files went to, removed after the file's tests. */
-const scratchDirs: string[] = [];
-afterAll(() => {
-  for (const dir of scratchDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+/** Where the certificate files go; removed after the file's tests. */
+const scratchDir = scratchDirs('mailroom-cli-tls-');
 
 /** Two files that exist; the CLI checks only that it can read them (startServer checks what they hold). */
 function files(): { cert: string; key: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'mailroom-cli-tls-'));
-  scratchDirs.push(dir);
+  const dir = scratchDir();
   const cert = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
   writeFileSync(cert, 'cert');

@@ -3,16 +3,16 @@
 // implicit TLS), a raw dialogue for the exact refusal before STARTTLS, the
 // certificate made at start or given as files, and the default that offers
 // no TLS at all, so an opportunistic client never meets a certificate.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { generate } from 'selfsigned';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startServer, type MailroomServer } from '../../src/server/index.js';
 import { call, freshAddress, listPath, SmtpDialogue, start } from './helpers.js';
+import { scratchDirs } from '../support/scratch-dirs.js';
 
 /** Sends one mail with nodemailer configured as `transport` says; resolves to the server's final reply. */
 async function sendWith(transport: SMTPTransport.Options, to: string, subject: string): Promise<string> {
@@ -37,11 +37,8 @@ async function ehloOf(port: number): Promise<string> {
   }
 }
 
-/** The temp folders the certificate files went to, removed after the file's tests. */
-const scratchDirs: string[] = [];
-afterAll(() => {
-  for (const dir of scratchDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+/** Where the certificate files go; removed after the file's tests. */
+const scratchDir = scratchDirs('mailroom-tls-');
 
 /** A certificate and key pair of the test's own, for 127.0.0.1, written to a temp dir (EC: quick to make). */
 async function certificateFiles(commonName: string): Promise<{ cert: string; key: string; certPath: string; keyPath: string; dir: string }> {
@@ -50,8 +47,7 @@ async function certificateFiles(commonName: string): Promise<{ cert: string; key
     algorithm: 'sha256',
     extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
   });
-  const dir = mkdtempSync(join(tmpdir(), 'mailroom-tls-'));
-  scratchDirs.push(dir);
+  const dir = scratchDir();
   const certPath = join(dir, 'cert.pem');
   const keyPath = join(dir, 'key.pem');
   writeFileSync(certPath, pems.cert);
