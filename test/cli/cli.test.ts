@@ -118,8 +118,9 @@ describe('mailroom serve', () => {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
       expect(call.statusCode, await call.body.text()).toBe(200);
-      expect(loaded()).toContain('@modelcontextprotocol/sdk');
-      expect(loaded()).toContain('zod');
+      const afterCall = loaded();
+      expect(afterCall).toContain('@modelcontextprotocol/sdk');
+      expect(afterCall).toContain('zod');
       r.child.kill('SIGTERM');
       expect(await r.exit).toBe(0);
     } finally {
