@@ -98,6 +98,19 @@ class SharedBody implements MessageBody {
 
 type Subscriber = Awaited<ReturnType<RedisConnection['subscriber']>>;
 
+/** A body stored as one string (scripts/store.lua `packedBody`), its id marked by a leading `s`. */
+const isPackedBody = (bodyId: string): boolean => bodyId.startsWith('s');
+
+/** [source, envelope sender, summary] of a packed body: `<from's length> <summary's length>\n`, from, summary, source. */
+function unpackBody(packed: Buffer): [Buffer, Buffer, Buffer] | [undefined, undefined, undefined] {
+  const newline = packed.indexOf(0x0a);
+  const match = /^(\d+) (\d+)$/.exec(packed.toString('latin1', 0, Math.max(newline, 0)));
+  if (newline < 0 || !match) return [undefined, undefined, undefined];
+  const fromEnd = newline + 1 + Number(match[1]);
+  const summaryEnd = fromEnd + Number(match[2]);
+  return [packed.subarray(summaryEnd), packed.subarray(newline + 1, fromEnd), packed.subarray(fromEnd, summaryEnd)];
+}
+
 const text = (value: RedisReply | undefined): string => (Buffer.isBuffer(value) ? value.toString('utf8') : value == null ? '' : String(value));
 
 export class RedisMailStore implements MailStore {
@@ -323,7 +336,7 @@ export class RedisMailStore implements MailStore {
   async #body(bodyId: string): Promise<MessageContent> {
     const cached = this.#bodies.get(bodyId);
     if (cached) return cached;
-    const [raw, from, summary] = (await this.#connection.run(['HMGET', `${this.#prefix}:b:${bodyId}`, 'raw', 'from', 'summary'])) as RedisReply[];
+    const [raw, from, summary] = await this.#readBody(bodyId);
     // Gone between the listing and now (deleted, expired): what was listed is all there is.
     const content = new MessageContent(
       Buffer.isBuffer(raw) ? raw : Buffer.alloc(0),
@@ -333,6 +346,17 @@ export class RedisMailStore implements MailStore {
     );
     if (Buffer.isBuffer(raw)) this.#remember(bodyId, content);
     return content;
+  }
+
+  /** A body's source, envelope sender and summary (undefined, each, when it is gone); scripts/store.lua says how it is kept. */
+  async #readBody(bodyId: string): Promise<[RedisReply | undefined, RedisReply | undefined, RedisReply | undefined]> {
+    const key = `${this.#prefix}:b:${bodyId}`;
+    if (!isPackedBody(bodyId)) {
+      const [raw, from, summary] = (await this.#connection.run(['HMGET', key, 'raw', 'from', 'summary'])) as RedisReply[];
+      return [raw, from, summary];
+    }
+    const packed = await this.#connection.run(['GET', key]);
+    return Buffer.isBuffer(packed) ? unpackBody(packed) : [undefined, undefined, undefined];
   }
 
   #remember(bodyId: string, content: MessageContent): void {
