@@ -115,10 +115,20 @@ describe('replicas on one Redis', { timeout: HEAVY_TEST_TIMEOUT_MS }, () => {
   it('share the list budget and the global cap: a second list call within the second on another replica gets 429, and the oldest mail of all goes first', async () => {
     const store = sharedStore();
     const [a, b] = await Promise.all([startReplica(store, '--max-messages', '3'), startReplica(store, '--max-messages', '3')]);
-    const to = freshAddress('budget');
-    expect((await get(a, list(to))).status).toBe(200);
-    const refused = await get(b, list(to));
-    expect(refused.status).toBe(429);
+    // Both replicas asked at once about a fresh address: one call lists it,
+    // the other is inside that call's second. (Asked one after the other,
+    // a loaded machine once put the second call more than a second after
+    // the first, and it was rightly 200, in a fresh-clone CI run.) A try whose calls
+    // the load still put a second apart proves nothing either way, so
+    // another is made, at most five; with budgets that are not shared,
+    // every try is two 200s.
+    let answers: Awaited<ReturnType<typeof get>>[] = [];
+    for (let tries = 0; tries < 5 && !answers.some((answer) => answer.status === 429); tries++) {
+      const to = freshAddress('budget');
+      answers = await Promise.all([get(a, list(to)), get(b, list(to))]);
+    }
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 429]);
+    const refused = answers.find((answer) => answer.status === 429)!;
     expect(refused.json.error).toBe('rate_limited');
     expect(refused.headers['retry-after']).toBe('1');
 
