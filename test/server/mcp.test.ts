@@ -3,7 +3,7 @@
 // client over streamable HTTP. Mail arrives over real SMTP.
 import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { call, freshAddress, listPath, messagePath, sendMail, start } from './helpers.js';
+import { call, fakeClock, freshAddress, listPath, messagePath, sendMail, start } from './helpers.js';
 import { connectMcp, countLooks, postMcp, slotsInUse, toolCall, until } from './wait-helpers.js';
 
 // The seed's example, byte for byte (seeds/000, "Quando a espera é responsabilidade do servidor").
@@ -223,7 +223,9 @@ describe('wait_for_message through the SDK client', () => {
 
 describe('the list budget inside wait_for_message', () => {
   it('spends a list call: a list call right after a wait gets 429', async () => {
-    const server = await start();
+    // The server's clock stands still: "right after" is within the second
+    // however long a loaded machine takes between the two calls.
+    const server = await start({ clock: fakeClock() });
     const client = await connectMcp(server);
     const address = freshAddress();
     await sendMail(server, { to: address, subject: 'Your code', text: 'x' });
