@@ -29,15 +29,13 @@ export async function send(server: MailroomServer, to: string, mail: Mail.Option
 export interface Observed {
   readonly inbox: Inbox;
   readonly events: InboxEvent[];
-  /** performance.now() when the inbox (and its watermark read) was ready. */
-  readonly readyAt: number;
 }
 
 /** An inbox on the test server whose events are recorded. */
 export async function observedInbox(server: MailroomServer, options: InboxOptions = {}): Promise<Observed> {
   const events: InboxEvent[] = [];
   const inbox = await createInbox({ apiURL: server.apiURL, domain: server.domains[0], onEvent: (event) => events.push(event), ...options });
-  return { inbox, events, readyAt: performance.now() };
+  return { inbox, events };
 }
 
 export function eventsOf<T extends InboxEvent['type']>(events: readonly InboxEvent[], type: T): Extract<InboxEvent, { type: T }>[] {
