@@ -130,7 +130,11 @@ describe('replicas on one Redis', { timeout: HEAVY_TEST_TIMEOUT_MS }, () => {
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 429]);
     const refused = answers.find((answer) => answer.status === 429)!;
     expect(refused.json.error).toBe('rate_limited');
-    expect(refused.headers['retry-after']).toBe('1');
+    // Whole seconds, at least one. Not exactly one: each replica reads its
+    // own clock, and the refused call may have read it before the allowed
+    // one was stamped in Redis, leaving more than a second (a fresh-clone
+    // run answered 2). The exact value is api.test's, on a fake clock.
+    expect(refused.headers['retry-after']).toMatch(/^[1-9]\d*$/);
 
     const [first, second] = [freshAddress('cap'), freshAddress('cap')];
     await sendMail(asServer(a), { to: first, subject: 'one', text: '1' });
