@@ -160,8 +160,8 @@ export const FAULTS: readonly FaultCase[] = Object.freeze([
     name: 'cut the server off, back after 1.5 s',
     where: 'proxy',
     arm: ({ proxy, later }) => {
-      void proxy.cut();
-      later(1_500, () => proxy.restore());
+      proxy.cut();
+      later(1_500, async () => proxy.restore());
     },
     // The delete's budget (two request timeouts) is over before the server is back.
     expect: (call) => (call === 'delete' ? 'delete failed' : undefined),
@@ -169,7 +169,7 @@ export const FAULTS: readonly FaultCase[] = Object.freeze([
   {
     name: 'cut the server off for good',
     where: 'proxy',
-    arm: ({ proxy }) => void proxy.cut(),
+    arm: ({ proxy }) => proxy.cut(),
     expect: (call) => GAVE_UP[call],
   },
   {

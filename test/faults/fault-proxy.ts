@@ -46,8 +46,10 @@ export interface ProxyCounts {
   connections: number;
   /** Connections closed at once on accept (`dropConnections`). */
   droppedConnections: number;
-  /** Times the server was cut off (`cut()`); connections refused meanwhile never reach the proxy. */
+  /** Times the server was cut off (`cut()`). */
   cuts: number;
+  /** Connections reset on accept while cut off: they carry no request. */
+  cutConnections: number;
   /** Requests read from clients. */
   requests: number;
   /** Requests that got a rule's fault. */
@@ -95,34 +97,31 @@ export class FaultProxy {
     connections: 0,
     droppedConnections: 0,
     cuts: 0,
+    cutConnections: 0,
     requests: 0,
     faulted: 0,
     byRoute: { health: 0, list: 0, wait: 0, message: 0, deleteMessage: 0, deleteMailbox: 0, other: 0 },
   };
   readonly #upstreamPort: number;
   readonly #host: string;
-  #server: Server;
+  readonly #server: Server;
   #port = 0;
   #rules: ArmedRule[] = [];
   #dropConnections = 0;
+  #cut = false;
   readonly #sockets = new Set<Socket>();
   readonly #timers = new Set<NodeJS.Timeout>();
 
   private constructor(upstreamPort: number, host: string) {
     this.#upstreamPort = upstreamPort;
     this.#host = host;
-    this.#server = this.#listener();
+    this.#server = createServer((client) => this.#accept(client));
   }
 
   /**
    * A proxy on a free loopback port in front of `upstreamPort`: one below the
-   * ephemeral range (free-port.ts), not `listen(0)`. `cut()` closes the
-   * listener, and with `listen(0)` the kernel handed that freed port to the
-   * next cell's proxy (16 cells run at once in one process): the cut-off
-   * client reached the server through it and found its mail ("cut the server
-   * off for good" came to "mail" with 0 requests through its own proxy,
-   * flake run s54). No `listen(0)` takes a port down there, and `freePort`
-   * never gives one twice in a process.
+   * ephemeral range (free-port.ts), not `listen(0)`, which the kernel hands
+   * out again as soon as it is closed.
    */
   static async start(upstreamPort: number, host = '127.0.0.1'): Promise<FaultProxy> {
     const proxy = new FaultProxy(upstreamPort, host);
@@ -161,22 +160,31 @@ export class FaultProxy {
     this.#dropConnections = 0;
   }
 
-  /** Cuts the server off entirely: no new connections (refused), every open one destroyed. */
-  async cut(): Promise<void> {
+  /**
+   * Cuts the server off entirely: every open connection destroyed, and every
+   * new one reset as soon as it is accepted, so no request gets through.
+   * The proxy keeps listening, so the port stays its own. A cut that closed
+   * the listener freed the port for any other process's pick while cut, and
+   * one took it: four fault-matrix files run side by side, each drawing its
+   * proxies' ports, and a cut-off client reached another file's server
+   * through its proxy there and found the mailbox quiet ("cut the server
+   * off for good × polling × expectNoMail" came to "quiet" with 3 checks
+   * answered and 0 requests through its own proxy; before free-port.ts, the
+   * same with `listen(0)`, flake run s54).
+   */
+  cut(): void {
     this.counts.cuts++;
-    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.#cut = true;
     this.#destroyAll();
-    await closed;
   }
 
-  /** Brings the server back on the same port after `cut()`. */
-  async restore(): Promise<void> {
-    this.#server = this.#listener();
-    await this.#listen(this.#port);
+  /** Lets connections through again after `cut()`. */
+  restore(): void {
+    this.#cut = false;
   }
 
   async close(): Promise<void> {
-    const closed = this.#server.listening ? new Promise<void>((resolve) => this.#server.close(() => resolve())) : Promise.resolve();
+    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
     this.#destroyAll();
     await closed;
   }
@@ -186,10 +194,6 @@ export class FaultProxy {
     this.#sockets.clear();
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
-  }
-
-  #listener(): Server {
-    return createServer((client) => this.#accept(client));
   }
 
   #listen(port: number): Promise<void> {
@@ -229,6 +233,11 @@ export class FaultProxy {
   #accept(client: TaggedSocket): void {
     this.#track(client);
     this.counts.connections++;
+    if (this.#cut) {
+      this.counts.cutConnections++;
+      client.resetAndDestroy();
+      return;
+    }
     if (this.#dropConnections > 0) {
       this.#dropConnections--;
       this.counts.droppedConnections++;

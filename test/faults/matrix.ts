@@ -366,7 +366,7 @@ export function formatMatrix(run: MatrixRun): string {
     ...rows.map(line),
     '',
     `${run.results.length} cells, ${failed} failed, ${run.unhandledRejections.length} unhandled rejections, ${(run.wallMs / 1000).toFixed(1)} s.`,
-    'Requests made: the requests the proxy read from the client during the call, by route (a connection dropped on accept or refused while the server is cut off carries none; the checks column counts those).',
+    'Requests made: the requests the proxy read from the client during the call, by route (a connection dropped on accept, or reset on accept while the server is cut off, carries none; the checks column counts those).',
     `Deadlines: expectMail ${TIMINGS.mailBudget} ms, expectNoMail ${TIMINGS.quietPeriod} ms, delete ${deadlineOf('delete')} ms (teardown budget); request timeout ${TIMINGS.requestTimeout} ms.`,
   ].join('\n');
 }
