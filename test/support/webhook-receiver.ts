@@ -66,10 +66,11 @@ export class WebhookReceiver {
       this.#sockets.add(socket);
       socket.once('close', () => this.#sockets.delete(socket));
     });
-    // The first time on a port below the ephemeral range (free-port.ts), not
-    // listen(0): while `down()`, a listen(0) elsewhere in the process could be
-    // given the freed port, and the attempts meant to be refused would reach
-    // that server instead (the fault proxy's cut did exactly that, flake run s54).
+    // The first time on a port from free-port.ts, not listen(0): while
+    // `down()`, a listen(0) elsewhere could be given the freed port, and the
+    // attempts meant to be refused would reach that server instead (the fault
+    // proxy's cut did exactly that, flake run s54). free-port.ts's claim keeps
+    // other processes' picks off it too.
     const listen = (port: number) =>
       new Promise<void>((resolve, reject) => {
         server.once('error', reject);
