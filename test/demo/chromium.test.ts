@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, test } from 'vitest';
-import { CHROMIUM_ARGS, chromiumLaunchOptions, findChromium } from '../../e2e/chromium.js';
+import { CHROMIUM_ARGS, chromiumLaunchOptions, DEBIAN_BROWSERS, findChromium } from '../../e2e/chromium.js';
 
 const saved = process.env.MAILROOM_CHROMIUM;
 afterEach(() => {
@@ -22,15 +22,22 @@ test('a MAILROOM_CHROMIUM that points nowhere is an error naming the path', () =
   );
 });
 
-test("without the override, Debian's /usr/bin/chromium is used, before Playwright's download", () => {
+test("without the override, Debian's headless shell, then Debian's chromium, then Playwright's download", () => {
   // The order, whatever this machine has: the paths are files that exist here.
-  const elsewhere = fileURLToPath(import.meta.url);
-  expect(findChromium({ env: {}, debianPath: process.execPath, downloadedPath: () => elsewhere })).toBe(process.execPath);
-  expect(findChromium({ env: {}, debianPath: '/nowhere/chromium', downloadedPath: () => elsewhere })).toBe(elsewhere);
-  expect(findChromium({ env: { MAILROOM_CHROMIUM: elsewhere }, debianPath: process.execPath })).toBe(elsewhere);
-  expect(() => findChromium({ env: {}, debianPath: '/nowhere/chromium', downloadedPath: () => '/nowhere/playwright/chrome' })).toThrow(
-    "Playwright's download /nowhere/playwright/chrome (missing)",
-  );
+  const shell = process.execPath;
+  const full = fileURLToPath(import.meta.url);
+  const elsewhere = fileURLToPath(new URL('./', import.meta.url));
+  expect(findChromium({ env: {}, debianPaths: [shell, full], downloadedPath: () => elsewhere })).toBe(shell);
+  expect(findChromium({ env: {}, debianPaths: ['/nowhere/shell', full], downloadedPath: () => elsewhere })).toBe(full);
+  expect(findChromium({ env: {}, debianPaths: ['/nowhere/shell', '/nowhere/chromium'], downloadedPath: () => elsewhere })).toBe(elsewhere);
+  expect(findChromium({ env: { MAILROOM_CHROMIUM: elsewhere }, debianPaths: [shell, full] })).toBe(elsewhere);
+  const none = () => findChromium({ env: {}, debianPaths: ['/nowhere/shell', '/nowhere/chromium'], downloadedPath: () => '/nowhere/playwright/chrome' });
+  expect(none).toThrow('  - /nowhere/shell (missing)\n  - /nowhere/chromium (missing)\n');
+  expect(none).toThrow("Playwright's download /nowhere/playwright/chrome (missing)");
+});
+
+test("by default Debian's headless shell is looked for first, then its chromium", () => {
+  expect(DEBIAN_BROWSERS).toEqual(['/usr/bin/chromium-headless-shell', '/usr/bin/chromium']);
 });
 
 test('this machine has a Chromium for the e2e suite, found as the e2e config finds it', () => {

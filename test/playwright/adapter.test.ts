@@ -82,9 +82,9 @@ describe('mailroomWebServer', () => {
 
 describe('findChromium', () => {
   it('without any Chromium, says exactly what to run', () => {
-    const find = () => findChromium({ env: {}, debianPath: '/nowhere/chromium', downloadedPath: () => undefined });
+    const find = () => findChromium({ env: {}, debianPaths: ['/nowhere/chromium'], downloadedPath: () => undefined });
     expect(find).toThrow(/^No Chromium found for the e2e tests\. Looked at:\n {2}- MAILROOM_CHROMIUM \(not set\)\n {2}- \/nowhere\/chromium \(missing\)/);
-    expect(find).toThrow('sudo apt-get install -y chromium');
+    expect(find).toThrow('sudo apt-get install -y chromium-headless-shell (or chromium)');
     expect(find).toThrow('npx playwright install chromium');
     expect(find).toThrow('MAILROOM_CHROMIUM=/path/to/chromium');
   });
@@ -104,7 +104,7 @@ describe('npm run demo', () => {
     const code = await new Promise((resolve) => child.once('close', resolve));
     expect(code).toBe(1);
     expect(stderr).toContain('demo: MAILROOM_CHROMIUM is set to /nowhere/chromium, but there is no file there.');
-    expect(stderr).toContain('  - Debian/Ubuntu: sudo apt-get install -y chromium');
+    expect(stderr).toContain('  - Debian/Ubuntu: sudo apt-get install -y chromium-headless-shell (or chromium)');
     expect(stdout).toBe('');
   });
 });
