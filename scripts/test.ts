@@ -8,7 +8,7 @@
 // stages' lines never interleave.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TIMES_ENV, type FileTime } from '../test/support/times.js';
 
@@ -72,6 +72,26 @@ interface Ran {
  */
 const GNU_TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
+/**
+ * The whole machine's CPU seconds so far, every process's (Linux's
+ * /proc/stat: user, nice, system, irq and softirq, in USER_HZ ticks, 100 a
+ * second on Linux); undefined elsewhere. GNU time counts only the processes
+ * a stage waited for, and Chromium's renderers are not among them: the e2e
+ * run alone, on the full chromium, cost the machine 155 CPU s when the
+ * stage's count said 93.
+ */
+function machineCpu(): number | undefined {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq: all but idle and iowait.
+    const ticks = [0, 1, 2, 5, 6].map((i) => fields[i] ?? Number.NaN);
+    return ticks.every(Number.isFinite) ? ticks.reduce((sum, t) => sum + t, 0) / 100 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const machineAtStart = machineCpu();
 const origin = performance.now();
 const timesDir = mkdtempSync(join(tmpdir(), 'mailroom-times-'));
 const env = { ...process.env, [TIMES_ENV]: timesDir };
@@ -150,6 +170,7 @@ function readTimes(): FileTime[] {
 
 const ran = await runAll(STAGES);
 const total = (performance.now() - origin) / 1000;
+const machineAtEnd = machineCpu();
 const files = readTimes().sort((a, b) => b.seconds - a.seconds);
 rmSync(timesDir, { recursive: true, force: true });
 
@@ -169,6 +190,13 @@ const cpuTotal = ran.reduce((sum, r) => sum + (r.cpu ?? 0), 0);
 lines.push(
   `${'total'.padEnd(14)} ${''.padEnd(22)} ${''.padStart(7)} ${total.toFixed(1).padStart(7)} ${''.padStart(8)} ${(GNU_TIME ? cpuTotal.toFixed(1) : '-').padStart(8)}`,
 );
+if (machineAtStart !== undefined && machineAtEnd !== undefined) {
+  const machine = machineAtEnd - machineAtStart;
+  const uncounted = GNU_TIME
+    ? `, ${(machine - cpuTotal).toFixed(1)} s more than the stages' count: processes no stage waited for (Chromium's renderers) and whatever else ran`
+    : '';
+  lines.push(`machine: ${machine.toFixed(1)} CPU s in all (/proc/stat) over ${total.toFixed(1)} s on ${availableParallelism()} cores${uncounted}`);
+}
 if (files.length > 0) {
   const sum = (runner: string): string =>
     files
