@@ -138,7 +138,7 @@ describe('the fault proxy', () => {
     expect(proxy.counts.cuts).toBe(1);
   });
 
-  it('a cut keeps its port: no proxy started meanwhile, in this process or another, can be given it', async () => {
+  it('a cut keeps its port: a listen on it from elsewhere gets EADDRINUSE while the cut lasts', async () => {
     await fresh();
     const port = proxy.port;
     proxy.cut();
