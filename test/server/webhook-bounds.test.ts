@@ -123,6 +123,55 @@ describe('the delivery thread', () => {
     expect(cache.size).toBe(2);
   });
 
+  it('reads at most 64 KiB of an answer’s body: an endless one still counts as the answer, its connection is dropped, and the next attempt goes', async () => {
+    let dropped!: () => void;
+    const droppedNow = new Promise<void>((resolve) => (dropped = resolve));
+    const endless = createServer((req, res) => {
+      if (req.url === '/small') return void res.end('ok');
+      res.writeHead(200);
+      const chunk = Buffer.alloc(16 * 1024, 'x');
+      const pour = () => {
+        while (!res.destroyed && res.write(chunk));
+      };
+      res.on('drain', pour).on('close', dropped);
+      pour();
+    });
+    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
+    const url = (path: string) => `http://127.0.0.1:${(endless.address() as AddressInfo).port}${path}`;
+    const sender = new WebhookSender();
+    try {
+      // A minute's timeout: only the bound can end this attempt within the test's time.
+      const post = (target: string) => sender.send({ url: target, body: '{}', headers: {}, timeoutMs: 60_000, signal: new AbortController().signal });
+      expect((await post(url('/endless'))).result).toEqual({ kind: 'answer', status: 200, retryAfter: undefined });
+      await droppedNow;
+      expect((await post(url('/small'))).result).toMatchObject({ kind: 'answer', status: 200 });
+    } finally {
+      await sender.close();
+      endless.closeAllConnections();
+      await new Promise((resolve) => endless.close(resolve));
+    }
+  });
+
+  it('ends an attempt the caller cancels, before or during the request, as cancelled', async () => {
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/hook`;
+    const sender = new WebhookSender();
+    try {
+      const before = new AbortController();
+      before.abort();
+      const during = new AbortController();
+      const posted = sender.send({ url, body: '{}', headers: {}, timeoutMs: 60_000, signal: during.signal });
+      setTimeout(() => during.abort(), 50);
+      expect((await sender.send({ url, body: '{}', headers: {}, timeoutMs: 60_000, signal: before.signal })).result).toMatchObject({ reason: 'cancelled' });
+      expect((await posted).result).toMatchObject({ kind: 'failure', reason: 'cancelled' });
+    } finally {
+      await sender.close();
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
   it('closes an endpoint’s connection pool once no attempt used it for a minute', async () => {
     const hits = createServer((_req, res) => res.end('ok'));
     await new Promise<void>((resolve) => hits.listen(0, '127.0.0.1', resolve));
