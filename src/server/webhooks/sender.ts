@@ -132,10 +132,9 @@ export class WebhookSender implements DeliverySender {
     const url = new URL(request.url);
     this.closeIdlePools();
     const pool = this.#poolFor(url.origin);
-    let use = this.#use.get(url.origin);
-    if (!use) this.#use.set(url.origin, (use = { lastUsed: 0, inFlight: 0 }));
-    const inUse = use;
-    inUse.inFlight++;
+    const use = this.#use.get(url.origin) ?? { lastUsed: 0, inFlight: 0 };
+    this.#use.set(url.origin, use);
+    use.inFlight++;
     const started = performance.now();
     return new Promise<Posted>((resolve) => {
       let controller: Dispatcher.DispatchController | undefined;
@@ -148,16 +147,20 @@ export class WebhookSender implements DeliverySender {
         settled = true;
         clearTimeout(timeout);
         request.signal.removeEventListener('abort', cancel);
-        inUse.inFlight--;
-        inUse.lastUsed = this.#now();
+        use.inFlight--;
+        use.lastUsed = this.#now();
         resolve({ result, latencyMs });
       };
       const finishAnswered = () => answer && finish({ kind: 'answer', status: answer.status, retryAfter: answer.retryAfter }, answer.latencyMs);
+      // Once the answer's head came, the attempt is that answer, however its body ends.
+      const end = (error: unknown) => {
+        if (answer) return finishAnswered();
+        finish(failureOf(error, timedOut, request.signal.aborted), performance.now() - started);
+      };
       // A timeout or a cancel ends the attempt now, and the request when undici has started it.
       const stop = (error: Error) => {
         controller?.abort(error);
-        if (answer) return finishAnswered();
-        finish(failureOf(error, timedOut, request.signal.aborted), performance.now() - started);
+        end(error);
       };
       const timeout = setTimeout(() => {
         timedOut = true;
@@ -183,10 +186,7 @@ export class WebhookSender implements DeliverySender {
           finishAnswered();
         },
         onResponseEnd: () => finishAnswered(),
-        onResponseError(_controller, error) {
-          if (answer) return finishAnswered();
-          finish(failureOf(error, timedOut, request.signal.aborted), performance.now() - started);
-        },
+        onResponseError: (_controller, error) => end(error),
       };
       const options: Dispatcher.DispatchOptions = {
         origin: url.origin,
