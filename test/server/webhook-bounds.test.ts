@@ -153,16 +153,16 @@ describe('the delivery thread', () => {
   });
 
   it('ends an attempt the caller cancels, before or during the request, as cancelled', async () => {
-    const silent = createServer(() => {});
+    const during = new AbortController();
+    // Never answers; the request's arrival is the moment to cancel, so the cancel lands while it is in flight.
+    const silent = createServer(() => during.abort());
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/hook`;
     const sender = new WebhookSender();
     try {
       const before = new AbortController();
       before.abort();
-      const during = new AbortController();
       const posted = sender.send({ url, body: '{}', headers: {}, timeoutMs: 60_000, signal: during.signal });
-      setTimeout(() => during.abort(), 50);
       expect((await sender.send({ url, body: '{}', headers: {}, timeoutMs: 60_000, signal: before.signal })).result).toMatchObject({ reason: 'cancelled' });
       expect((await posted).result).toMatchObject({ kind: 'failure', reason: 'cancelled' });
     } finally {
