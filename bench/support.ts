@@ -1,6 +1,7 @@
 // What every bench section shares: child processes (the embedded server among
 // them) on free loopback ports, a sender of real SMTP, and the numbers.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import nodemailer from 'nodemailer';
 import { request } from 'undici';
@@ -133,6 +134,47 @@ export function mailSender(smtpPort: number): MailSender {
 }
 
 // --- numbers -----------------------------------------------------------------------
+
+// --- CPU (Linux, /proc) ---------------------------------------------------------
+
+/**
+ * Nanoseconds a process has run on a CPU, from /proc: its main thread alone
+ * and all its threads together; undefined off Linux or once it has gone.
+ * Load on a shared machine moves rates; it moves the CPU a message costs
+ * much less.
+ */
+export function processCpuNs(pid: number | undefined): { readonly main: number; readonly all: number } | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const of = (task: string) => Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    return { main: of(String(pid)), all: readdirSync(`/proc/${pid}/task`).reduce((sum, task) => sum + of(task), 0) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The whole machine's CPU time so far, busy and in all (every core, in clock ticks), from /proc/stat; undefined off Linux. */
+export function machineCpuTicks(): { readonly busy: number; readonly total: number } | undefined {
+  try {
+    // cpu  user nice system idle iowait irq softirq steal guest guest_nice (guest time is inside user's already)
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+      .split('\n')[0]!
+      .trim()
+      .split(/\s+/)
+      .slice(1, 9)
+      .map(Number);
+    const busy = user! + nice! + system! + irq! + softirq! + steal!;
+    return { busy, total: busy + idle! + iowait! };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The share of the machine's CPU (all cores) that was busy between two `machineCpuTicks()`, 0 to 1; NaN when unknown. */
+export function busyShare(before: ReturnType<typeof machineCpuTicks>, after: ReturnType<typeof machineCpuTicks>): number {
+  if (!before || !after || after.total === before.total) return Number.NaN;
+  return (after.busy - before.busy) / (after.total - before.total);
+}
 
 /** The nearest-rank percentile (NaN for no values); `values` need not be sorted. */
 export function percentile(values: readonly number[], p: number): number {

@@ -14,14 +14,21 @@
 //    for the one before) and prints how long that took. Target: with one
 //    webhook at least 0.9x the rate with none (issue 27). Each round also
 //    reads each server's CPU per message from /proc: on a shared machine
-//    the rates move with the load, the CPU a message costs much less.
+//    the rates move with the load, the CPU a message costs much less. And
+//    it reads where the machine's CPU went while the round was sent: how
+//    busy all its cores were (/proc/stat), the sender's and the receiver's
+//    CPU per message. With no webhook the sender is the bottleneck; with
+//    one, once every core is busy, the rate is what the cores allow. The
+//    rate counts the intake while the webhook's queue may grow; "delivered"
+//    counts a round's mail over its sending and its drain together, the
+//    rate the webhooks keep up with.
 //
 // BENCH_WEBHOOKS_STORE=redis runs every server on a Redis store (one
 // redis-server started here, no persistence, a key prefix per server): the
 // webhooks' queue, leases and log in Redis (issue 14), against the same
 // Redis store with no webhook. The in-process measure of the fan-out's own
 // work is the memory store's and is skipped there.
-import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { createServer, type IncomingMessage } from 'node:http';
 import nodemailer from 'nodemailer';
 import { request } from 'undici';
@@ -31,7 +38,21 @@ import { MessageStore } from '../src/server/store/message-store.js';
 import { createWebhookService } from '../src/server/webhooks/webhook-service.js';
 import type { BenchSection } from './section.js';
 import { sendBatch, type SendMode } from './server.js';
-import { describe, formatMs, freePort, median, percentile, sleep, startChild, verdict, waitFor, type Child } from './support.js';
+import {
+  busyShare,
+  describe,
+  formatMs,
+  freePort,
+  machineCpuTicks,
+  median,
+  percentile,
+  processCpuNs,
+  sleep,
+  startChild,
+  verdict,
+  waitFor,
+  type Child,
+} from './support.js';
 
 const LATENCY_MAILS = Number(process.env.BENCH_WEBHOOK_MAILS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -54,22 +75,6 @@ async function serve(name: string, args: readonly string[]): Promise<{ port: num
   );
   await waitFor(name, child, () => /HTTP API listening/.test(child.output()));
   return { port, apiURL: `http://127.0.0.1:${http}`, child };
-}
-
-/**
- * Nanoseconds a server process has run on a CPU (Linux, /proc): its main
- * thread alone (the one that runs SMTP) and all its threads together (the
- * delivery thread too). Load on a shared machine moves the rates; it moves
- * the CPU a message costs much less.
- */
-function cpuNs(pid: number | undefined): { main: number; all: number } | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const of = (task: string) => Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
-    return { main: of(String(pid)), all: readdirSync(`/proc/${pid}/task`).reduce((sum, task) => sum + of(task), 0) };
-  } catch {
-    return undefined;
-  }
 }
 
 async function fanOutLatency(): Promise<number[]> {
@@ -211,7 +216,10 @@ async function runBench(): Promise<void> {
   };
   const rates = new Map<string, number[]>();
   const cpus = new Map<string, { main: number; all: number }[]>();
+  // Where the machine's CPU went while a round was sent: how busy all its cores were, and what the sender and the receiver spent a message.
+  const machine = new Map<string, { busy: number; sender: number; receiver: number }[]>();
   const drains: number[] = [];
+  const delivered = new Map<SendMode, number[]>();
   try {
     for (const target of targets) await sendBatch(target.port, WARMUP_MESSAGES, 1_000_000, 'composed');
     // The warm-up and the 4 messages that open each batch's pool are posted too.
@@ -220,17 +228,35 @@ async function runBench(): Promise<void> {
     for (const mode of ['composed', 'precomposed'] as const satisfies readonly SendMode[]) {
       for (let round = 0; round < ROUNDS; round++) {
         for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
-          const before = cpuNs(target.child.child.pid);
+          const key = `${mode} ${target.name}`;
+          const before = processCpuNs(target.child.child.pid);
+          const receiverBefore = processCpuNs(sink.child.pid);
+          const [ticksBefore, senderBefore] = [machineCpuTicks(), process.cpuUsage()];
           const rate = await sendBatch(target.port, MESSAGES_PER_ROUND, offset, mode);
+          const [ticksAfter, senderSpent] = [machineCpuTicks(), process.cpuUsage(senderBefore)];
           offset += MESSAGES_PER_ROUND + 4;
           const drained = target === hooked ? await drain(MESSAGES_PER_ROUND + 4) : undefined;
           // After the drain: the delivery thread's work for the round is counted in full.
-          const after = cpuNs(target.child.child.pid);
+          const after = processCpuNs(target.child.child.pid);
+          const receiverAfter = processCpuNs(sink.child.pid);
           const perMessage = (a: number, b: number) => (a - b) / 1000 / (MESSAGES_PER_ROUND + 4);
           const cpu = before && after ? { main: perMessage(after.main, before.main), all: perMessage(after.all, before.all) } : undefined;
-          if (cpu) cpus.set(`${mode} ${target.name}`, [...(cpus.get(`${mode} ${target.name}`) ?? []), cpu]);
-          if (drained !== undefined) drains.push(drained);
-          rates.set(`${mode} ${target.name}`, [...(rates.get(`${mode} ${target.name}`) ?? []), rate]);
+          if (cpu) cpus.set(key, [...(cpus.get(key) ?? []), cpu]);
+          machine.set(key, [
+            ...(machine.get(key) ?? []),
+            {
+              busy: busyShare(ticksBefore, ticksAfter),
+              sender: (senderSpent.user + senderSpent.system) / (MESSAGES_PER_ROUND + 4),
+              receiver: receiverBefore && receiverAfter ? perMessage(receiverAfter.all, receiverBefore.all) : Number.NaN,
+            },
+          ]);
+          if (drained !== undefined) {
+            drains.push(drained);
+            // The round's mail over the time until its last post arrived: what the webhooks keep up with, not what the intake takes in while their queue grows.
+            const sendMs = (MESSAGES_PER_ROUND / rate) * 1000;
+            delivered.set(mode, [...(delivered.get(mode) ?? []), MESSAGES_PER_ROUND / ((sendMs + drained) / 1000)]);
+          }
+          rates.set(key, [...(rates.get(key) ?? []), rate]);
           console.log(
             `  ${mode.padEnd(11)} round ${round + 1}: ${target.name.padEnd(12)} ${rate.toFixed(0).padStart(6)} msgs/s${cpu ? `  CPU/msg: SMTP thread ${cpu.main.toFixed(0).padStart(4)} us, all threads ${cpu.all.toFixed(0).padStart(4)} us` : ''}${drained === undefined ? '' : `   queue drained ${formatMs(0)(drained)} after the last 250`}`,
           );
@@ -256,6 +282,17 @@ async function runBench(): Promise<void> {
     console.log(
       `    round by round, one webhook / none: median ${median(paired).toFixed(2)}x, from ${Math.min(...paired).toFixed(2)}x to ${Math.max(...paired).toFixed(2)}x (n=${paired.length})`,
     );
+    const sustained = median(delivered.get(mode) ?? []);
+    console.log(
+      `    delivered, a round's mail over its sending and its queue's drain: median ${sustained.toFixed(0)} msgs/s, ${(sustained / none).toFixed(2)}x the rate with no webhook (the queue grows while the rate above holds)`,
+    );
+    const machineOf = (name: string, which: 'busy' | 'sender' | 'receiver') => median((machine.get(`${mode} ${name}`) ?? []).map((m) => m[which]));
+    if (Number.isFinite(machineOf('no webhook', 'busy'))) {
+      // With no webhook the sender is the bottleneck; a webhook adds its delivery and its receiver's work, and once every core is busy the rate can only fall.
+      console.log(
+        `    the machine while a round was sent (all ${availableParallelism()} cores, /proc/stat): no webhook ${(100 * machineOf('no webhook', 'busy')).toFixed(0)}% busy, one webhook ${(100 * machineOf('one webhook', 'busy')).toFixed(0)}%; CPU per message, the sender ${machineOf('no webhook', 'sender').toFixed(0)} us and ${machineOf('one webhook', 'sender').toFixed(0)} us, the receiver ${machineOf('one webhook', 'receiver').toFixed(0)} us`,
+      );
+    }
     if (Number.isFinite(mainNone)) {
       console.log(
         `    server CPU per message, the SMTP thread: no webhook ${mainNone.toFixed(0)} us, one webhook ${mainOne.toFixed(0)} us (${((100 * mainOne) / mainNone).toFixed(0)}%); all threads with one webhook ${cpuOf('one webhook', 'all').toFixed(0)} us`,
