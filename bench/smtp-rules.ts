@@ -21,7 +21,6 @@
 // the CPU per message (all its threads, from /proc/<pid>/task/*/schedstat):
 // on a shared machine the rate moves with everyone else's load, the CPU a
 // message costs the server much less.
-import { readdirSync, readFileSync } from 'node:fs';
 import { request } from 'undici';
 import { AttemptLog } from '../src/server/rules/attempt-log.js';
 import { RuleBook } from '../src/server/rules/rule-book.js';
@@ -31,7 +30,7 @@ import { MemoryRuleStore } from '../src/server/rules/rule-store.js';
 import { startRedisServer, type RedisServer } from '../test/support/redis-server.js';
 import type { BenchSection } from './section.js';
 import { sendBatch, type SendMode } from './server.js';
-import { freePort, median, startChild, verdict, waitFor, type Child } from './support.js';
+import { freePort, median, processCpuNs, startChild, verdict, waitFor, type Child } from './support.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const MESSAGES_PER_ROUND = Number(process.env.BENCH_MESSAGES ?? 2000);
@@ -158,19 +157,8 @@ function sumCpu(...parts: Array<number | undefined>): number | undefined {
   return total;
 }
 
-/** Nanoseconds the process has run on a CPU, all threads together (Linux); undefined elsewhere. */
-function cpuNs(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    let total = 0;
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
-    }
-    return total;
-  } catch {
-    return undefined;
-  }
-}
+/** Nanoseconds a process has run on a CPU, all its threads together (Linux, /proc); undefined where it cannot be read. */
+const cpuNs = (pid: number | undefined): number | undefined => processCpuNs(pid)?.all;
 
 async function startTarget(target: Target, redis: RedisServer | undefined, n: number): Promise<{ port: number; child: Child }> {
   const [port, http] = [await freePort(), await freePort()];

@@ -32,13 +32,12 @@
 //     pub/sub). Timed from the moment the send starts to the long-poll's
 //     answer, BENCH_STORE_WAKES (default 200) times; the send's own SMTP
 //     transaction is printed beside it.
-import { readdirSync, readFileSync } from 'node:fs';
 import { createClient } from '@redis/client';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { Pool } from 'undici';
 import { startRedisServer, type RedisServer } from '../test/support/redis-server.js';
 import type { BenchSection } from './section.js';
-import { answersHealthz, describe, formatMs, freePort, median, percentile, sleep, startChild, verdict, waitFor, type Child } from './support.js';
+import { answersHealthz, describe, formatMs, freePort, median, percentile, processCpuNs, sleep, startChild, verdict, waitFor, type Child } from './support.js';
 
 const MESSAGES = Number(process.env.BENCH_STORE_MESSAGES ?? 100_000);
 const ADDRESSES = Number(process.env.BENCH_STORE_ADDRESSES ?? 10_000);
@@ -95,15 +94,7 @@ interface Config {
 }
 
 /** Nanoseconds a process has run on a CPU, all its threads together (Linux, /proc); undefined where it cannot be read. */
-function cpuNs(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const tasks = readdirSync(`/proc/${pid}/task`);
-    return tasks.reduce((sum, task) => sum + Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]), 0);
-  } catch {
-    return undefined;
-  }
-}
+const cpuNs = (pid: number | undefined): number | undefined => processCpuNs(pid)?.all;
 
 /**
  * How many commands Redis has run so far: all of them (INFO stats, the ones
