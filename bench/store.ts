@@ -37,7 +37,22 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import { Pool } from 'undici';
 import { startRedisServer, type RedisServer } from '../test/support/redis-server.js';
 import type { BenchSection } from './section.js';
-import { answersHealthz, describe, formatMs, freePort, median, percentile, processCpuNs, sleep, startChild, verdict, waitFor, type Child } from './support.js';
+import {
+  answersHealthz,
+  busyShare,
+  describe,
+  formatMs,
+  freePort,
+  machineCpuTicks,
+  median,
+  percentile,
+  processCpuNs,
+  sleep,
+  startChild,
+  verdict,
+  waitFor,
+  type Child,
+} from './support.js';
 
 const MESSAGES = Number(process.env.BENCH_STORE_MESSAGES ?? 100_000);
 const ADDRESSES = Number(process.env.BENCH_STORE_ADDRESSES ?? 10_000);
@@ -120,6 +135,8 @@ async function redisCommands(redis: RedisServer): Promise<{ all: number; scripts
 interface IngestCost {
   readonly serverUs: number;
   readonly senderUs: number;
+  /** The share of all the machine's cores busy while the mail was sent (/proc/stat), 0 to 1. */
+  readonly busy: number;
   readonly redisUs: number | undefined;
   readonly redisCommands: number | undefined;
   readonly redisScripts: number | undefined;
@@ -131,9 +148,9 @@ async function measured<T>(config: Config, messages: number, run: () => Promise<
   const cpu = () => ({ server: pids.reduce<number>((sum, pid) => sum + (cpuNs(pid) ?? Number.NaN), 0), redis: config.redis && cpuNs(config.redis.pid) });
   const commandsBefore = config.redis && (await redisCommands(config.redis));
   const before = cpu();
-  const sender = process.cpuUsage();
+  const [sender, ticks] = [process.cpuUsage(), machineCpuTicks()];
   const result = await run();
-  const senderUsed = process.cpuUsage(sender);
+  const [senderUsed, ticksAfter] = [process.cpuUsage(sender), machineCpuTicks()];
   const after = cpu();
   const commandsAfter = config.redis && (await redisCommands(config.redis));
   const per = (ns: number) => ns / 1000 / messages;
@@ -142,6 +159,7 @@ async function measured<T>(config: Config, messages: number, run: () => Promise<
     cost: {
       serverUs: per(after.server - before.server),
       senderUs: (senderUsed.user + senderUsed.system) / messages,
+      busy: busyShare(ticks, ticksAfter),
       redisUs: after.redis === undefined || before.redis === undefined ? undefined : per(after.redis - before.redis),
       // the first INFO calls are counted in the second's total: they are not the mail's
       redisCommands: commandsBefore === undefined || commandsAfter === undefined ? undefined : (commandsAfter.all - commandsBefore.all - 2) / messages,
@@ -282,6 +300,7 @@ function meanCost(costs: readonly IngestCost[]): IngestCost {
   return {
     serverUs: mean((c) => c.serverUs)!,
     senderUs: mean((c) => c.senderUs)!,
+    busy: mean((c) => c.busy)!,
     redisUs: mean((c) => c.redisUs),
     redisCommands: mean((c) => c.redisCommands),
     redisScripts: mean((c) => c.redisScripts),
@@ -339,9 +358,9 @@ export const storeBench: BenchSection = {
     const ms = formatMs(2);
     const us = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? '-' : value.toFixed(0));
     console.log(
-      '\n  | configuration | ingest msgs/s | ingest p50 / p99 | CPU µs/msg: server / redis-server / senders | Redis per msg: script runs / EXISTS / all commands | list p50 / p99 | wake-up p50 / p99 (its SMTP send p50) |',
+      '\n  | configuration | ingest msgs/s | ingest p50 / p99 | CPU µs/msg: server / redis-server / senders | cores busy | Redis per msg: script runs / EXISTS / all commands | list p50 / p99 | wake-up p50 / p99 (its SMTP send p50) |',
     );
-    console.log('  | --- | --- | --- | --- | --- | --- | --- |');
+    console.log('  | --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const [name, r] of results) {
       const refused = r.listRefused > 0 ? ` (${r.listRefused} not 200, not timed)` : '';
       const commands =
@@ -349,7 +368,7 @@ export const storeBench: BenchSection = {
           ? '-'
           : `${r.cost.redisScripts?.toFixed(2)} / ${r.cost.redisExists?.toFixed(2)} / ${r.cost.redisCommands.toFixed(1)}`;
       console.log(
-        `  | ${name} | ${r.rate.toFixed(0)} | ${ms(percentile(r.ingest, 50))} / ${ms(percentile(r.ingest, 99))} | ${us(r.cost.serverUs)} / ${us(r.cost.redisUs)} / ${us(r.cost.senderUs)} | ${commands} | ${ms(percentile(r.list, 50))} / ${ms(percentile(r.list, 99))}${refused} | ${ms(percentile(r.wake, 50))} / ${ms(percentile(r.wake, 99))} (${ms(percentile(r.wakeSmtp, 50))}) |`,
+        `  | ${name} | ${r.rate.toFixed(0)} | ${ms(percentile(r.ingest, 50))} / ${ms(percentile(r.ingest, 99))} | ${us(r.cost.serverUs)} / ${us(r.cost.redisUs)} / ${us(r.cost.senderUs)} | ${Number.isNaN(r.cost.busy) ? '-' : `${(100 * r.cost.busy).toFixed(0)}%`} | ${commands} | ${ms(percentile(r.list, 50))} / ${ms(percentile(r.list, 99))}${refused} | ${ms(percentile(r.wake, 50))} / ${ms(percentile(r.wake, 99))} (${ms(percentile(r.wakeSmtp, 50))}) |`,
       );
     }
     const memory = results.get('memory')!;
