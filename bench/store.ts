@@ -6,9 +6,9 @@
 // (Debian's, no persistence) for the Redis runs.
 //
 //  1. SMTP ingest: BENCH_STORE_MESSAGES (default 100,000) messages over
-//     BENCH_STORE_ADDRESSES (default 10,000) addresses, sent by 8 senders
-//     each one message at a time over its own connection, split evenly over
-//     the replicas. Every configuration's servers run side by side, and the
+//     BENCH_STORE_ADDRESSES (default 10,000) addresses, sent by
+//     BENCH_STORE_SENDERS (default 8) senders each one message at a time
+//     over its own connection, split evenly over the replicas. Every configuration's servers run side by side, and the
 //     messages go in BENCH_STORE_ROUNDS (default 5) interleaved rounds, the
 //     configurations' order turned by one each round: this machine's speed
 //     drifts by tens of percent over minutes (the senders' own CPU per
@@ -58,7 +58,7 @@ const MESSAGES = Number(process.env.BENCH_STORE_MESSAGES ?? 100_000);
 const ADDRESSES = Number(process.env.BENCH_STORE_ADDRESSES ?? 10_000);
 const LISTS = Number(process.env.BENCH_STORE_LISTS ?? ADDRESSES);
 const WAKES = Number(process.env.BENCH_STORE_WAKES ?? 200);
-const SENDERS = 8;
+const SENDERS = Number(process.env.BENCH_STORE_SENDERS ?? 8);
 const ROUNDS = Number(process.env.BENCH_STORE_ROUNDS ?? 5);
 const SOURCE_MODE = process.env.BENCH_STORE_SOURCE ?? 'composed';
 if (SOURCE_MODE !== 'composed' && SOURCE_MODE !== 'precomposed')
@@ -313,7 +313,7 @@ export const storeBench: BenchSection = {
   description: 'memory store vs Redis store (1 and 2 replicas): SMTP ingest, list latency and wake-ups',
   async run() {
     console.log(
-      `${MESSAGES} messages over ${ADDRESSES} addresses per configuration, ${SENDERS} senders one message at a time, ${SOURCE_MODE === 'composed' ? 'nodemailer composing each message' : 'a pre-composed source'}, ${LISTS} list calls, ${WAKES} wake-ups (BENCH_STORE_MESSAGES, BENCH_STORE_ADDRESSES, BENCH_STORE_LISTS, BENCH_STORE_WAKES, BENCH_STORE_SOURCE adjust)`,
+      `${MESSAGES} messages over ${ADDRESSES} addresses per configuration, ${SENDERS} senders one message at a time, ${SOURCE_MODE === 'composed' ? 'nodemailer composing each message' : 'a pre-composed source'}, ${LISTS} list calls, ${WAKES} wake-ups (BENCH_STORE_MESSAGES, BENCH_STORE_ADDRESSES, BENCH_STORE_LISTS, BENCH_STORE_WAKES, BENCH_STORE_SOURCE, BENCH_STORE_SENDERS adjust)`,
     );
     const redis = await startRedisServer({ priority: 'normal' });
     const results = new Map<string, Result>();
