@@ -8,8 +8,9 @@
 //  1. SMTP ingest: BENCH_STORE_MESSAGES (default 100,000) messages over
 //     BENCH_STORE_ADDRESSES (default 10,000) addresses, sent by
 //     BENCH_STORE_SENDERS (default 8) senders each one message at a time
-//     over its own connection, split evenly over the replicas. Every configuration's servers run side by side, and the
-//     messages go in BENCH_STORE_ROUNDS (default 5) interleaved rounds, the
+//     over its own connection, split evenly over the replicas. Every
+//     configuration's servers run side by side, and the messages go in
+//     BENCH_STORE_ROUNDS (default 5) interleaved rounds, the
 //     configurations' order turned by one each round: this machine's speed
 //     drifts by tens of percent over minutes (the senders' own CPU per
 //     message showed it), so configurations measured one after the other
