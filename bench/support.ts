@@ -133,8 +133,6 @@ export function mailSender(smtpPort: number): MailSender {
   };
 }
 
-// --- numbers -----------------------------------------------------------------------
-
 // --- CPU (Linux, /proc) ---------------------------------------------------------
 
 /**
@@ -175,6 +173,8 @@ export function busyShare(before: ReturnType<typeof machineCpuTicks>, after: Ret
   if (!before || !after || after.total === before.total) return Number.NaN;
   return (after.busy - before.busy) / (after.total - before.total);
 }
+
+// --- numbers -----------------------------------------------------------------------
 
 /** The nearest-rank percentile (NaN for no values); `values` need not be sorted. */
 export function percentile(values: readonly number[], p: number): number {
