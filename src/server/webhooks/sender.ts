@@ -200,7 +200,7 @@ export class WebhookSender implements DeliverySender {
       try {
         pool.dispatch(options, handler);
       } catch (error) {
-        finish(failureOf(error, false, false), 0);
+        end(error);
       }
     });
   }
