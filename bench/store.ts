@@ -40,11 +40,9 @@ import { startRedisServer, type RedisServer } from '../test/support/redis-server
 import type { BenchSection } from './section.js';
 import {
   answersHealthz,
-  busyShare,
   describe,
   formatMs,
   freePort,
-  machineCpuTicks,
   median,
   percentile,
   processCpuNs,
@@ -52,6 +50,7 @@ import {
   startChild,
   verdict,
   waitFor,
+  withMachineCost,
   type Child,
 } from './support.js';
 
@@ -149,9 +148,7 @@ async function measured<T>(config: Config, messages: number, run: () => Promise<
   const cpu = () => ({ server: pids.reduce<number>((sum, pid) => sum + (cpuNs(pid) ?? Number.NaN), 0), redis: config.redis && cpuNs(config.redis.pid) });
   const commandsBefore = config.redis && (await redisCommands(config.redis));
   const before = cpu();
-  const [sender, ticks] = [process.cpuUsage(), machineCpuTicks()];
-  const result = await run();
-  const [senderUsed, ticksAfter] = [process.cpuUsage(sender), machineCpuTicks()];
+  const { result, busy, ownCpuUs } = await withMachineCost(run);
   const after = cpu();
   const commandsAfter = config.redis && (await redisCommands(config.redis));
   const per = (ns: number) => ns / 1000 / messages;
@@ -159,8 +156,8 @@ async function measured<T>(config: Config, messages: number, run: () => Promise<
     ...result,
     cost: {
       serverUs: per(after.server - before.server),
-      senderUs: (senderUsed.user + senderUsed.system) / messages,
-      busy: busyShare(ticks, ticksAfter),
+      senderUs: ownCpuUs / messages,
+      busy,
       redisUs: after.redis === undefined || before.redis === undefined ? undefined : per(after.redis - before.redis),
       // the first INFO calls are counted in the second's total: they are not the mail's
       redisCommands: commandsBefore === undefined || commandsAfter === undefined ? undefined : (commandsAfter.all - commandsBefore.all - 2) / messages,

@@ -152,7 +152,7 @@ export function processCpuNs(pid: number | undefined): { readonly main: number; 
 }
 
 /** The whole machine's CPU time so far, busy and in all (every core, in clock ticks), from /proc/stat; undefined off Linux. */
-export function machineCpuTicks(): { readonly busy: number; readonly total: number } | undefined {
+function machineCpuTicks(): { readonly busy: number; readonly total: number } | undefined {
   try {
     // cpu  user nice system idle iowait irq softirq steal guest guest_nice (guest time is inside user's already)
     const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
@@ -168,10 +168,17 @@ export function machineCpuTicks(): { readonly busy: number; readonly total: numb
   }
 }
 
-/** The share of the machine's CPU (all cores) that was busy between two `machineCpuTicks()`, 0 to 1; NaN when unknown. */
-export function busyShare(before: ReturnType<typeof machineCpuTicks>, after: ReturnType<typeof machineCpuTicks>): number {
-  if (!before || !after || after.total === before.total) return Number.NaN;
-  return (after.busy - before.busy) / (after.total - before.total);
+/**
+ * Runs `run` and reads what it cost: the share of all the machine's cores
+ * busy meanwhile (0 to 1, NaN where /proc/stat cannot tell) and this
+ * process's own CPU (all its threads), in microseconds.
+ */
+export async function withMachineCost<T>(run: () => Promise<T>): Promise<{ readonly result: T; readonly busy: number; readonly ownCpuUs: number }> {
+  const [before, own] = [machineCpuTicks(), process.cpuUsage()];
+  const result = await run();
+  const [after, spent] = [machineCpuTicks(), process.cpuUsage(own)];
+  const busy = !before || !after || after.total === before.total ? Number.NaN : (after.busy - before.busy) / (after.total - before.total);
+  return { result, busy, ownCpuUs: spent.user + spent.system };
 }
 
 // --- numbers -----------------------------------------------------------------------

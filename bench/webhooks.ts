@@ -38,21 +38,7 @@ import { MessageStore } from '../src/server/store/message-store.js';
 import { createWebhookService } from '../src/server/webhooks/webhook-service.js';
 import type { BenchSection } from './section.js';
 import { sendBatch, type SendMode } from './server.js';
-import {
-  busyShare,
-  describe,
-  formatMs,
-  freePort,
-  machineCpuTicks,
-  median,
-  percentile,
-  processCpuNs,
-  sleep,
-  startChild,
-  verdict,
-  waitFor,
-  type Child,
-} from './support.js';
+import { describe, formatMs, freePort, median, percentile, processCpuNs, sleep, startChild, verdict, waitFor, withMachineCost, type Child } from './support.js';
 
 const LATENCY_MAILS = Number(process.env.BENCH_WEBHOOK_MAILS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -183,6 +169,11 @@ export const webhooksBench: BenchSection = {
   },
 };
 
+/** Adds a round's value to its series. */
+function append<K, V>(series: Map<K, V[]>, key: K, value: V): void {
+  series.set(key, [...(series.get(key) ?? []), value]);
+}
+
 async function runBench(): Promise<void> {
   console.log(`every server on the ${STORE} store (BENCH_WEBHOOKS_STORE=memory|redis)`);
   console.log(`fan-out: ${LATENCY_MAILS} mails one at a time after 50 warm-up (BENCH_WEBHOOK_MAILS adjusts)`);
@@ -231,9 +222,7 @@ async function runBench(): Promise<void> {
           const key = `${mode} ${target.name}`;
           const before = processCpuNs(target.child.child.pid);
           const receiverBefore = processCpuNs(sink.child.pid);
-          const [ticksBefore, senderBefore] = [machineCpuTicks(), process.cpuUsage()];
-          const rate = await sendBatch(target.port, MESSAGES_PER_ROUND, offset, mode);
-          const [ticksAfter, senderSpent] = [machineCpuTicks(), process.cpuUsage(senderBefore)];
+          const { result: rate, busy, ownCpuUs } = await withMachineCost(() => sendBatch(target.port, MESSAGES_PER_ROUND, offset, mode));
           offset += MESSAGES_PER_ROUND + 4;
           const drained = target === hooked ? await drain(MESSAGES_PER_ROUND + 4) : undefined;
           // After the drain: the delivery thread's work for the round is counted in full.
@@ -241,22 +230,19 @@ async function runBench(): Promise<void> {
           const receiverAfter = processCpuNs(sink.child.pid);
           const perMessage = (a: number, b: number) => (a - b) / 1000 / (MESSAGES_PER_ROUND + 4);
           const cpu = before && after ? { main: perMessage(after.main, before.main), all: perMessage(after.all, before.all) } : undefined;
-          if (cpu) cpus.set(key, [...(cpus.get(key) ?? []), cpu]);
-          machine.set(key, [
-            ...(machine.get(key) ?? []),
-            {
-              busy: busyShare(ticksBefore, ticksAfter),
-              sender: (senderSpent.user + senderSpent.system) / (MESSAGES_PER_ROUND + 4),
-              receiver: receiverBefore && receiverAfter ? perMessage(receiverAfter.all, receiverBefore.all) : Number.NaN,
-            },
-          ]);
+          if (cpu) append(cpus, key, cpu);
+          append(machine, key, {
+            busy,
+            sender: ownCpuUs / (MESSAGES_PER_ROUND + 4),
+            receiver: receiverBefore && receiverAfter ? perMessage(receiverAfter.all, receiverBefore.all) : Number.NaN,
+          });
           if (drained !== undefined) {
             drains.push(drained);
             // The round's mail over the time until its last post arrived: what the webhooks keep up with, not what the intake takes in while their queue grows.
             const sendMs = (MESSAGES_PER_ROUND / rate) * 1000;
-            delivered.set(mode, [...(delivered.get(mode) ?? []), MESSAGES_PER_ROUND / ((sendMs + drained) / 1000)]);
+            append(delivered, mode, MESSAGES_PER_ROUND / ((sendMs + drained) / 1000));
           }
-          rates.set(key, [...(rates.get(key) ?? []), rate]);
+          append(rates, key, rate);
           console.log(
             `  ${mode.padEnd(11)} round ${round + 1}: ${target.name.padEnd(12)} ${rate.toFixed(0).padStart(6)} msgs/s${cpu ? `  CPU/msg: SMTP thread ${cpu.main.toFixed(0).padStart(4)} us, all threads ${cpu.all.toFixed(0).padStart(4)} us` : ''}${drained === undefined ? '' : `   queue drained ${formatMs(0)(drained)} after the last 250`}`,
           );
