@@ -95,6 +95,10 @@ const SERVER_LAYERS = {
   webhooks: { mayImport: ['base', 'store'], why: 'the webhooks hear of mail and attempts; they are told, they do not reach into intake or the lab' },
   waits: { mayImport: ['base', 'budgets', 'store'], why: 'a server-side wait hangs on the store and spends a budget, nothing more' },
   smtp: { mayImport: ['base', 'store', 'rules'], why: 'SMTP intake asks the lab and writes the store; it knows nothing of HTTP, Redis or webhooks' },
+  providers: {
+    mayImport: ['base', 'store', 'rules'],
+    why: "the provider APIs' intake is SMTP intake's twin: it asks the lab and writes the store, and knows nothing of HTTP (the dialects are a route group)",
+  },
   redis: {
     mayImport: ['base', 'budgets', 'store', 'rules', 'webhooks'],
     why: 'the Redis implementations stand on the boundaries they implement; no concern may know which backend it runs on',
@@ -105,6 +109,7 @@ const SERVER_LAYERS = {
   'http/mcp': { mayImport: ['base', 'budgets', 'store', 'rules', 'waits', 'http/edge'], why: 'a route group stands on the edge, beside the others' },
   'http/lab': { mayImport: ['base', 'budgets', 'store', 'rules', 'http/edge'], why: 'a route group stands on the edge, beside the others' },
   'http/webhooks': { mayImport: ['base', 'store', 'webhooks', 'http/edge'], why: 'a route group stands on the edge, beside the others' },
+  'http/providers': { mayImport: ['base', 'store', 'providers', 'http/edge'], why: 'a route group stands on the edge, beside the others' },
   'http/test-hooks': {
     mayImport: ['base', 'http/edge', 'http/mailbox'],
     why: "the fault switch spoils the mailbox API's answers, so it knows the mailbox calls and nothing else",
@@ -123,6 +128,7 @@ const SERVER_LAYERS = {
       'http/mcp',
       'http/lab',
       'http/webhooks',
+      'http/providers',
       'http/test-hooks',
     ],
     why: 'the route table and handler compose the edge and the route groups; SMTP and Redis are not theirs to know',

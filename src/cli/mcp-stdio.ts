@@ -60,6 +60,10 @@ function wireRule(r: SmtpRule): WireSmtpRule {
       return { ...head, kind: r.kind, delay_ms: r.delayMs, stage: r.stage, times: r.times };
     case 'disconnect':
       return { ...head, kind: r.kind, stage: r.stage, times: r.times };
+    case 'rate_limit':
+      return { ...head, kind: r.kind, retry_after_ms: r.retryAfter, stage: r.stage, times: r.times };
+    case 'unavailable':
+      return { ...head, kind: r.kind, status: r.status, stage: r.stage, times: r.times };
   }
 }
 
@@ -80,6 +84,9 @@ function wireAttempt(a: SmtpAttempt): WireSmtpAttempt {
     message_id: a.messageId,
     subject: a.subject,
     stored_id: a.storedId,
+    provider: a.provider,
+    user_agent: a.userAgent,
+    retry_after_ms: a.retryAfterMs,
   };
 }
 

@@ -26,4 +26,8 @@ export type SmtpRule = {
     }
   | { readonly kind: 'slow'; readonly delayMs: number; readonly stage: SmtpRuleStage; readonly times: number | null }
   | { readonly kind: 'disconnect'; readonly stage: SmtpRuleStage; readonly times: number }
+  /** A provider API answers 429 with `Retry-After` (over SMTP: `451 4.7.0`, saying when). */
+  | { readonly kind: 'rate_limit'; readonly retryAfter: number; readonly stage: SmtpRuleStage; readonly times: number }
+  /** A provider API answers `status` (500, 502, 503, 504; over SMTP: `451 4.3.0`). */
+  | { readonly kind: 'unavailable'; readonly status: number; readonly stage: SmtpRuleStage; readonly times: number }
 );

@@ -6,7 +6,8 @@ import { z } from 'zod';
 import { PAGING_PARAM } from '../contract/routes.js';
 import { MailroomNetworkError } from './errors.js';
 import type { MailSummary, MessageDetail, ServiceFeatures } from './messages.js';
-import { SMTP_ATTEMPT_OUTCOMES, SMTP_RULE_KINDS, SMTP_RULE_STAGES } from '../contract/smtp-lab.js';
+import { PROVIDER_NAMES, type ProviderName } from '../contract/providers.js';
+import { SMTP_ATTEMPT_OUTCOMES, SMTP_ATTEMPT_STAGES, SMTP_RULE_KINDS, SMTP_RULE_STAGES } from '../contract/smtp-lab.js';
 import type { SmtpAttempt, SmtpRule } from './smtp-lab.js';
 
 /** An answered request, as the client keeps it until the body is checked. */
@@ -200,6 +201,8 @@ const WireRule = z
     }),
     z.object({ kind: z.literal('slow'), delay_ms: z.number(), stage: Stage, times: Times.nullable() }),
     z.object({ kind: z.literal('disconnect'), stage: Stage, times: Times }),
+    z.object({ kind: z.literal('rate_limit'), retry_after_ms: z.number(), stage: Stage, times: Times }),
+    z.object({ kind: z.literal('unavailable'), status: z.number().int(), stage: Stage, times: Times }),
   ])
   .and(z.object({ id: z.string(), set_at: Timestamp, remaining: z.number().int().min(0).nullable() }))
   .transform((r): SmtpRule => {
@@ -216,6 +219,10 @@ const WireRule = z
         return Object.freeze({ ...head, kind: r.kind, delayMs: r.delay_ms, stage: r.stage, times: r.times });
       case 'disconnect':
         return Object.freeze({ ...head, kind: r.kind, stage: r.stage, times: r.times });
+      case 'rate_limit':
+        return Object.freeze({ ...head, kind: r.kind, retryAfter: r.retry_after_ms, stage: r.stage, times: r.times });
+      case 'unavailable':
+        return Object.freeze({ ...head, kind: r.kind, status: r.status, stage: r.stage, times: r.times });
     }
   });
 
@@ -234,7 +241,7 @@ export const SmtpAttempts = z.object({
         client_ip: z.string(),
         from: z.string(),
         to: z.string(),
-        stage: z.enum(['connect', 'mail', 'rcpt', 'data']),
+        stage: z.enum(SMTP_ATTEMPT_STAGES as [string, ...string[]]) as z.ZodType<SmtpAttempt['stage']>,
         code: z.number().int().nullable(),
         enhanced_code: z.string().nullable(),
         text: z.string(),
@@ -243,6 +250,9 @@ export const SmtpAttempts = z.object({
         message_id: z.string().nullish(),
         subject: z.string().nullish(),
         stored_id: z.string().nullish(),
+        provider: (z.enum(PROVIDER_NAMES as [string, ...string[]]) as z.ZodType<ProviderName>).nullish(),
+        user_agent: z.string().nullish(),
+        retry_after_ms: z.number().nullish(),
       })
       .transform((a): SmtpAttempt =>
         Object.freeze({
@@ -260,6 +270,9 @@ export const SmtpAttempts = z.object({
           messageId: a.message_id ?? null,
           subject: a.subject ?? null,
           storedId: a.stored_id ?? null,
+          provider: a.provider ?? null,
+          userAgent: a.user_agent ?? null,
+          retryAfterMs: a.retry_after_ms ?? null,
         }),
       ),
   ),

@@ -15,6 +15,7 @@
 // Both halves read the log this way: the runner's matchers and failure text
 // (runner/smtp-matchers.ts), and the MCP tool that shows it to an agent
 // (mcp/smtp-lab-tools.ts), so "mail 1, try 2" means the same in both.
+import type { ProviderName } from './providers.js';
 import type { SmtpAttemptOutcome, SmtpAttemptStage, SmtpRuleKind } from './smtp-lab.js';
 import type { WireSmtpAttempt } from './wire.js';
 
@@ -46,6 +47,12 @@ export interface SmtpAttempt {
   readonly subject: string | null;
   /** The stored message's id (a `MailSummary` id), for an accepted attempt. */
   readonly storedId: string | null;
+  /** For a provider API call (stage `api`, `code` its HTTP status): which provider's; null for SMTP. */
+  readonly provider: ProviderName | null;
+  /** For a provider API call: the client's User-Agent (which SDK made it). */
+  readonly userAgent: string | null;
+  /** When the sender was told to come back, in ms after the reply (`Retry-After`, a greylist's window); null when not said. */
+  readonly retryAfterMs: number | null;
 }
 
 /** An attempt as the wire carries it (`GET /mailbox/attempts`, the MCP tool's structured content), read into the shape above. */
@@ -65,6 +72,9 @@ export function attemptFromWire(wire: WireSmtpAttempt): SmtpAttempt {
     messageId: wire.message_id,
     subject: wire.subject,
     storedId: wire.stored_id,
+    provider: wire.provider ?? null,
+    userAgent: wire.user_agent ?? null,
+    retryAfterMs: wire.retry_after_ms ?? null,
   });
 }
 

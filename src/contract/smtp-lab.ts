@@ -6,14 +6,25 @@
 // fills in defaults, which are here so that every door that takes a rule
 // (the server's parser, the MCP tools' descriptions) names the same ones.
 
-export type SmtpRuleKind = 'greylist' | 'throttle' | 'defer' | 'reject' | 'slow' | 'disconnect';
-export const SMTP_RULE_KINDS: readonly SmtpRuleKind[] = Object.freeze(['greylist', 'throttle', 'defer', 'reject', 'slow', 'disconnect']);
+export type SmtpRuleKind = 'greylist' | 'throttle' | 'defer' | 'reject' | 'slow' | 'disconnect' | 'rate_limit' | 'unavailable';
+export const SMTP_RULE_KINDS: readonly SmtpRuleKind[] = Object.freeze([
+  'greylist',
+  'throttle',
+  'defer',
+  'reject',
+  'slow',
+  'disconnect',
+  'rate_limit',
+  'unavailable',
+]);
 
 /** Where a per-address rule can act: only from RCPT TO on does the server know the address. */
 export type SmtpRuleStage = 'rcpt' | 'data';
 export const SMTP_RULE_STAGES: readonly SmtpRuleStage[] = Object.freeze(['rcpt', 'data']);
 
-export type SmtpAttemptStage = 'connect' | 'mail' | 'rcpt' | 'data';
+/** `api`: a provider API's send call (docs/providers.md), one attempt per recipient of the call. */
+export type SmtpAttemptStage = 'connect' | 'mail' | 'rcpt' | 'data' | 'api';
+export const SMTP_ATTEMPT_STAGES: readonly SmtpAttemptStage[] = Object.freeze(['connect', 'mail', 'rcpt', 'data', 'api']);
 export type SmtpAttemptOutcome = 'accepted' | 'deferred' | 'rejected' | 'dropped';
 export const SMTP_ATTEMPT_OUTCOMES: readonly SmtpAttemptOutcome[] = Object.freeze(['accepted', 'deferred', 'rejected', 'dropped']);
 
@@ -29,6 +40,22 @@ export const RULE_DEFAULTS = Object.freeze({
   reject: Object.freeze({ code: 550, stage: 'data', times: 1 }),
   slow: Object.freeze({ stage: 'rcpt', times: null }),
   disconnect: Object.freeze({ stage: 'rcpt', times: 1 }),
+  // The two a provider API says most often when things go wrong; over SMTP they are deferrals.
+  rate_limit: Object.freeze({ retryAfterMs: 1_000, stage: 'rcpt', times: 1 }),
+  unavailable: Object.freeze({ status: 503, stage: 'rcpt', times: 1 }),
+});
+
+/** The HTTP statuses an `unavailable` rule may answer a provider API call with. */
+export const UNAVAILABLE_STATUSES: readonly number[] = Object.freeze([500, 502, 503, 504]);
+
+/**
+ * What the two API-first rules answer over SMTP: both are deferrals, a
+ * rate limit saying when to come back (`4.7.0`, as rate limiting does), an
+ * outage that the service is down (`4.3.0`).
+ */
+export const API_RULE_SMTP_REPLY = Object.freeze({
+  rate_limit: Object.freeze({ code: 451, enhancedCode: '4.7.0' }),
+  unavailable: Object.freeze({ code: 451, enhancedCode: '4.3.0' }),
 });
 
 /** The enhanced code a defer or reject answers with when none is given, by reply code. */

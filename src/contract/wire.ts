@@ -2,6 +2,7 @@
 // server writes these; the client checks them at its edge and turns them
 // into its own camel-cased shapes.
 import type { SmtpAttemptOutcome, SmtpAttemptStage, SmtpRuleKind, SmtpRuleStage } from './smtp-lab.js';
+import type { ProviderName } from './providers.js';
 
 /** A list entry, as `GET /api/v1/mailbox` shows it. */
 export interface WireSummary {
@@ -146,7 +147,9 @@ export type WireSmtpRuleInput =
       readonly times?: number;
     }
   | { readonly kind: 'slow'; readonly delay_ms: number; readonly stage?: SmtpRuleStage; readonly times?: number | null }
-  | { readonly kind: 'disconnect'; readonly stage?: SmtpRuleStage; readonly times?: number };
+  | { readonly kind: 'disconnect'; readonly stage?: SmtpRuleStage; readonly times?: number }
+  | { readonly kind: 'rate_limit'; readonly retry_after_ms?: number; readonly stage?: SmtpRuleStage; readonly times?: number }
+  | { readonly kind: 'unavailable'; readonly status?: number; readonly stage?: SmtpRuleStage; readonly times?: number };
 
 /** A stored rule: every field filled in, with its id, when it was set and how many times it has left (`null`: until cleared). */
 export type WireSmtpRule = {
@@ -166,6 +169,8 @@ export type WireSmtpRule = {
     }
   | { readonly kind: 'slow'; readonly delay_ms: number; readonly stage: SmtpRuleStage; readonly times: number | null }
   | { readonly kind: 'disconnect'; readonly stage: SmtpRuleStage; readonly times: number }
+  | { readonly kind: 'rate_limit'; readonly retry_after_ms: number; readonly stage: SmtpRuleStage; readonly times: number }
+  | { readonly kind: 'unavailable'; readonly status: number; readonly stage: SmtpRuleStage; readonly times: number }
 );
 
 /** `GET|POST /api/v1/mailbox/rules`: the address's rules in the order they act. */
@@ -207,6 +212,12 @@ export interface WireSmtpAttempt {
   readonly subject: string | null;
   /** The stored message's id, for an accepted attempt. */
   readonly stored_id: string | null;
+  /** For a provider API call (stage `api`): the provider; null for SMTP. */
+  readonly provider: ProviderName | null;
+  /** For a provider API call: the client's User-Agent (which SDK). */
+  readonly user_agent: string | null;
+  /** When the sender was told to come back, in ms after the reply (`Retry-After`, a greylist's window); null when not said. */
+  readonly retry_after_ms: number | null;
 }
 
 /** `GET /api/v1/mailbox/attempts`: oldest first. */

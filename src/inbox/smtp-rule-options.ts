@@ -2,7 +2,16 @@
 // edge (unknown keys refused, every message naming the key and the value)
 // and turned into the wire's rule. Defaults are the server's, filled in
 // there and shown in the rule it returns.
-import { DEFER_CODES, REJECT_CODES, SMTP_RULE_LIMITS, SMTP_RULE_STAGES, enhancedFits, isReplyText, type SmtpRuleStage } from '../contract/smtp-lab.js';
+import {
+  DEFER_CODES,
+  REJECT_CODES,
+  SMTP_RULE_LIMITS,
+  SMTP_RULE_STAGES,
+  UNAVAILABLE_STATUSES,
+  enhancedFits,
+  isReplyText,
+  type SmtpRuleStage,
+} from '../contract/smtp-lab.js';
 import { describeValue, expectedError } from '../contract/validation.js';
 import type { WireSmtpRuleInput } from '../contract/wire.js';
 
@@ -49,7 +58,37 @@ export interface DisconnectOptions {
   readonly times?: number | undefined;
 }
 
+export interface RateLimitOptions {
+  /** What the answer's `Retry-After` says, in ms (whole seconds on the wire, rounded up). Default 1 s. */
+  readonly retryAfter?: number | undefined;
+  /** How many calls (or SMTP attempts) are refused. Default 1. */
+  readonly times?: number | undefined;
+  /** Over SMTP: at RCPT TO (default) or at the end of DATA. A provider API call meets both at once. */
+  readonly stage?: SmtpRuleStage | undefined;
+}
+
+export interface UnavailableOptions {
+  /** The HTTP status a provider API answers: 500, 502, 503 (default) or 504. */
+  readonly status?: number | undefined;
+  /** How many calls (or SMTP attempts) are refused. Default 1. */
+  readonly times?: number | undefined;
+  /** Over SMTP: at RCPT TO (default) or at the end of DATA. */
+  readonly stage?: SmtpRuleStage | undefined;
+}
+
 type Kind = WireSmtpRuleInput['kind'];
+
+/** The method that sets each kind, as messages name it. */
+const METHOD: Readonly<Record<Kind, string>> = {
+  greylist: 'greylist',
+  throttle: 'throttle',
+  defer: 'defer',
+  reject: 'reject',
+  slow: 'slow',
+  disconnect: 'disconnect',
+  rate_limit: 'rateLimit',
+  unavailable: 'unavailable',
+};
 
 const KEYS: Readonly<Record<Kind, readonly string[]>> = {
   greylist: ['minDelay', 'resetOnEarlyRetry'],
@@ -58,15 +97,17 @@ const KEYS: Readonly<Record<Kind, readonly string[]>> = {
   reject: ['code', 'enhanced', 'text', 'stage', 'times'],
   slow: ['delayMs', 'stage', 'times'],
   disconnect: ['stage', 'times'],
+  rate_limit: ['retryAfter', 'times', 'stage'],
+  unavailable: ['status', 'times', 'stage'],
 };
 
 function checkKeys(kind: Kind, options: unknown, required: boolean): Record<string, unknown> {
   if (options === undefined && !required) return {};
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new TypeError(`Expected inbox.smtp.${kind}() options to be an object like { ${KEYS[kind][0]}: … }, got ${describeValue(options)}`);
+    throw new TypeError(`Expected inbox.smtp.${METHOD[kind]}() options to be an object like { ${KEYS[kind][0]}: … }, got ${describeValue(options)}`);
   }
   for (const key of Object.keys(options)) {
-    if (!KEYS[kind].includes(key)) throw new TypeError(`Unknown inbox.smtp.${kind}() option \`${key}\`; expected one of ${KEYS[kind].join(', ')}`);
+    if (!KEYS[kind].includes(key)) throw new TypeError(`Unknown inbox.smtp.${METHOD[kind]}() option \`${key}\`; expected one of ${KEYS[kind].join(', ')}`);
   }
   return options as Record<string, unknown>;
 }
@@ -79,7 +120,7 @@ function whole(o: Record<string, unknown>, key: string, min: number, max: number
 }
 
 function needed(kind: Kind, key: string, value: number | undefined, what: string): number {
-  if (value === undefined) throw new TypeError(`inbox.smtp.${kind}() needs \`${key}\` (${what})`);
+  if (value === undefined) throw new TypeError(`inbox.smtp.${METHOD[kind]}() needs \`${key}\` (${what})`);
   return value;
 }
 
@@ -144,5 +185,16 @@ export const ruleFromOptions = {
   disconnect(options: DisconnectOptions | undefined): WireSmtpRuleInput {
     const o = checkKeys('disconnect', options, false);
     return defined({ kind: 'disconnect' as const, stage: stage(o), times: times(o) });
+  },
+  rateLimit(options: RateLimitOptions | undefined): WireSmtpRuleInput {
+    const o = checkKeys('rate_limit', options, false);
+    return defined({ kind: 'rate_limit' as const, retry_after_ms: ms(o, 'retryAfter', 0, SMTP_RULE_LIMITS.maxWindowMs), stage: stage(o), times: times(o) });
+  },
+  unavailable(options: UnavailableOptions | undefined): WireSmtpRuleInput {
+    const o = checkKeys('unavailable', options, false);
+    if (o.status !== undefined && !(typeof o.status === 'number' && UNAVAILABLE_STATUSES.includes(o.status))) {
+      throw expectedError('status', UNAVAILABLE_STATUSES.join(', ').replace(/, (\d+)$/, ' or $1'), o.status);
+    }
+    return defined({ kind: 'unavailable' as const, status: o.status, stage: stage(o), times: times(o) });
   },
 };

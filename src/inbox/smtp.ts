@@ -13,7 +13,9 @@ import {
   ruleFromOptions,
   type DisconnectOptions,
   type GreylistOptions,
+  type RateLimitOptions,
   type ReplyRuleOptions,
+  type UnavailableOptions,
   type SlowOptions,
   type ThrottleOptions,
 } from './smtp-rule-options.js';
@@ -57,6 +59,14 @@ export interface InboxSmtp {
   slow(options: SlowOptions): Promise<SmtpRule>;
   /** The next `times` attempts lose the connection without a reply. */
   disconnect(options?: DisconnectOptions): Promise<SmtpRule>;
+  /**
+   * The next `times` provider API calls get the provider's 429 with
+   * `Retry-After` (SES `TooManyRequestsException`, Resend
+   * `rate_limit_exceeded`, ...); over SMTP, `451 4.7.0` saying when.
+   */
+  rateLimit(options?: RateLimitOptions): Promise<SmtpRule>;
+  /** The next `times` provider API calls get a 500/502/503/504 in the provider's shape; over SMTP, `451 4.3.0`. */
+  unavailable(options?: UnavailableOptions): Promise<SmtpRule>;
   /** Clears every rule of the address and what they remembered; returns how many there were. The log stays. */
   clear(): Promise<number>;
   /** The address's rules, in the order they act. */
@@ -103,6 +113,8 @@ export function createInboxSmtp(context: InboxSmtpContext): InboxSmtp {
     reject: async (options?: ReplyRuleOptions) => add(ruleFromOptions.reject(options)),
     slow: async (options: SlowOptions) => add(ruleFromOptions.slow(options)),
     disconnect: async (options?: DisconnectOptions) => add(ruleFromOptions.disconnect(options)),
+    rateLimit: async (options?: RateLimitOptions) => add(ruleFromOptions.rateLimit(options)),
+    unavailable: async (options?: UnavailableOptions) => add(ruleFromOptions.unavailable(options)),
     clear: () => retried((timeout) => client.clearSmtpRules(address, { timeout })),
     rules: () => retried((timeout) => client.smtpRules(address, { timeout })),
     attempts: () => read(),

@@ -124,6 +124,20 @@ export interface ServerOptions {
    */
   smtpRules?: boolean;
   /**
+   * The email providers' send APIs on the HTTP port, at their own paths
+   * (Resend `/emails`, SES `/v2/email/outbound-emails`, SendGrid
+   * `/v3/mail/send`, ...): an app's unchanged SDK, pointed at the server,
+   * sends into the same store as SMTP (docs/providers.md). Default true.
+   */
+  providerApis?: boolean;
+  /**
+   * Take mail for every domain, over SMTP and the provider APIs, and read
+   * any address's mailbox, as a test catcher does; fresh addresses are still
+   * made on the first of `domains`. Default true; `false` refuses other
+   * domains (`550 5.1.2`, `unknown_domain`).
+   */
+  catchAll?: boolean;
+  /**
    * Webhooks: registrations over HTTP (`/api/v1/webhooks`), the events
    * `message.received`, `delivery.deferred` and `delivery.rejected` posted
    * to them with retries, and `/metrics`. Default true; `false` serves
@@ -199,6 +213,8 @@ export interface ResolvedServerOptions {
   readonly allowOrigins: readonly string[];
   readonly faultInjection: boolean;
   readonly smtpRules: boolean;
+  readonly providerApis: boolean;
+  readonly catchAll: boolean;
   readonly webhooks: boolean;
   readonly staticWebhooks: readonly StaticWebhook[];
   readonly webhookAllow: readonly string[];
@@ -258,6 +274,8 @@ const KNOWN_OPTIONS = new Set<string>([
   'allowOrigins',
   'faultInjection',
   'smtpRules',
+  'providerApis',
+  'catchAll',
   'webhooks',
   'staticWebhooks',
   'webhookAllow',
@@ -360,6 +378,8 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
   o.allowOrigins ??= [];
   o.faultInjection ??= false;
   o.smtpRules ??= true;
+  o.providerApis ??= true;
+  o.catchAll ??= true;
   o.webhooks ??= true;
   o.staticWebhooks ??= [];
   o.webhookAllow ??= [];
@@ -465,6 +485,8 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
   );
   expect(typeof o.faultInjection === 'boolean', 'faultInjection', 'a boolean', o.faultInjection);
   expect(typeof o.smtpRules === 'boolean', 'smtpRules', 'a boolean', o.smtpRules);
+  expect(typeof o.providerApis === 'boolean', 'providerApis', 'a boolean', o.providerApis);
+  expect(typeof o.catchAll === 'boolean', 'catchAll', 'a boolean', o.catchAll);
   expect(typeof o.webhooks === 'boolean', 'webhooks', 'a boolean', o.webhooks);
   expect(
     Array.isArray(o.staticWebhooks) && o.staticWebhooks.every((w) => w !== null && typeof w === 'object' && typeof (w as StaticWebhook).url === 'string'),
@@ -524,6 +546,8 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     allowOrigins: Object.freeze([...o.allowOrigins]),
     faultInjection: o.faultInjection,
     smtpRules: o.smtpRules,
+    providerApis: o.providerApis,
+    catchAll: o.catchAll,
     webhooks: o.webhooks,
     staticWebhooks: Object.freeze([...o.staticWebhooks]),
     webhookAllow: Object.freeze([...o.webhookAllow]),

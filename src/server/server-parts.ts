@@ -21,6 +21,9 @@ import { createLabCalls, storedIdentityIn, type LabCalls } from './rules/lab-cal
 import type { LabStore } from './rules/lab-store.js';
 import type { ResolvedServerOptions } from './server-options.js';
 import { createSmtpIntake, type SmtpIntake, type SmtpTlsOptions } from './smtp/intake.js';
+import type { ProviderCallsContext } from './http/providers/answer-provider.js';
+import { bodyCapFor } from './http/providers/request-body.js';
+import { ApiIntake } from './providers/api-intake.js';
 import { selfSignedCertificate } from './smtp/tls-certificate.js';
 import { createMailboxReader, type MailboxReader } from './store/mailbox-reader.js';
 import { createWebhookService, staticWebhookId, type WebhookService } from './webhooks/webhook-service.js';
@@ -124,6 +127,7 @@ export function createHttp(
     logger: config.logger,
     edge,
     smtpTls,
+    providers: config.providerApis ? providerCalls(core) : undefined,
   });
   const http = createServer(
     {
@@ -137,6 +141,24 @@ export function createHttp(
     api.handle,
   );
   return { api, http };
+}
+
+/** The provider APIs' intake: the same store, lab, attempt feed and limits as SMTP's. */
+function providerCalls(core: CoreParts): ProviderCallsContext {
+  const { config } = core;
+  const now = () => config.clock.now();
+  const intake = new ApiIntake({
+    store: core.store,
+    attempts: core.attempts,
+    lab: core.smtpLab?.lab,
+    domains: config.domains,
+    catchAll: config.catchAll,
+    maxMessageBytes: config.maxMessageBytes,
+    maxRecipients: config.maxRecipients,
+    now,
+    logger: config.logger,
+  });
+  return { intake, bodyCap: bodyCapFor(config.maxMessageBytes), now };
 }
 
 /**

@@ -28,6 +28,9 @@ function attempt(at: number, outcome: SmtpAttempt['outcome'], extra: Partial<Smt
     messageId: outcome === 'accepted' ? `<${at}@app>` : null,
     subject: null,
     storedId: null,
+    provider: null,
+    userAgent: null,
+    retryAfterMs: null,
     ...rest,
   };
 }
@@ -182,6 +185,9 @@ describe('attemptFromWire', () => {
       message_id: '<1@app>',
       subject: 'Hi',
       stored_id: null,
+      provider: null,
+      user_agent: null,
+      retry_after_ms: null,
     };
     expect(attemptFromWire(wire)).toEqual({
       at: new Date(T0 + 1_500),
@@ -198,6 +204,9 @@ describe('attemptFromWire', () => {
       messageId: '<1@app>',
       subject: 'Hi',
       storedId: null,
+      provider: null,
+      userAgent: null,
+      retryAfterMs: null,
     });
   });
 });

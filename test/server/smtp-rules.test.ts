@@ -330,7 +330,25 @@ describe('the attempt log', () => {
     expect(answer.json.address).toBe(to);
     const [accepted, deferred] = answer.json.attempts;
     expect(Object.keys(accepted).sort()).toEqual(
-      ['at', 'began_at', 'client_ip', 'code', 'enhanced_code', 'from', 'message_id', 'outcome', 'rule', 'stage', 'stored_id', 'subject', 'text', 'to'].sort(),
+      [
+        'at',
+        'began_at',
+        'client_ip',
+        'code',
+        'enhanced_code',
+        'from',
+        'message_id',
+        'outcome',
+        'rule',
+        'stage',
+        'stored_id',
+        'subject',
+        'text',
+        'to',
+        'provider',
+        'user_agent',
+        'retry_after_ms',
+      ].sort(),
     );
     expect(accepted).toMatchObject({
       at: '2030-01-01T12:00:00.250Z',
@@ -344,6 +362,10 @@ describe('the attempt log', () => {
       rule: null,
       message_id: '<one@app.example>',
       subject: 'plain',
+      // an SMTP attempt's: no provider, no user agent, no Retry-After
+      provider: null,
+      user_agent: null,
+      retry_after_ms: null,
     });
     expect(accepted.client_ip).toMatch(/127\.0\.0\.1$/);
     expect(accepted.text).toBe(`Stored as ${accepted.stored_id} for ${to.toLowerCase()}`);
@@ -520,7 +542,7 @@ describe('refusals', () => {
   const cases: Array<[string, unknown, RegExp]> = [
     ['not JSON', '{"kind": ', /The body must be a JSON rule, like/],
     ['an array', [], /Expected the rule to be a JSON object like/],
-    ['no kind', {}, /Expected `kind` to be "greylist", "throttle", "defer", "reject", "slow", "disconnect", got undefined/],
+    ['no kind', {}, /Expected `kind` to be "greylist", "throttle", "defer", "reject", "slow", "disconnect", "rate_limit", "unavailable", got undefined/],
     ['an unknown kind', { kind: 'bounce' }, /Expected `kind` to be .*, got "bounce"/],
     ['an unknown field', { kind: 'greylist', minDelay: 2000 }, /Unknown field `minDelay` for a greylist rule; it takes `min_delay_ms`, `reset_on_early_retry`/],
     [

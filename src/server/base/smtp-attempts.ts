@@ -1,9 +1,11 @@
 // An SMTP attempt: what one recipient was told in one transaction, as the
-// sender saw it. The intake publishes one for every reply that decided a
+// sender saw it (or in one provider API call: stage `api`, the HTTP status
+// as its code). The intake publishes one for every reply that decided a
 // recipient's fate (a refusal at RCPT, the answer at the end of DATA, a
 // dropped connection), so that what a sender did can be shown and checked
 // later - the per-address attempt log, and the delivery events a webhook
 // receives - without either reaching into the SMTP session.
+import type { ProviderName } from '../../contract/providers.js';
 import type { SmtpAttemptOutcome, SmtpAttemptStage, SmtpRuleKind } from '../../contract/smtp-lab.js';
 import type { StoredMessage } from './stored-message.js';
 
@@ -45,6 +47,12 @@ export interface SmtpAttempt {
   readonly headerMessageId?: string | undefined;
   /** Its Subject header, decoded, likewise. */
   readonly headerSubject?: string | undefined;
+  /** For a provider API call (stage `api`): which provider's call it was. */
+  readonly provider?: ProviderName | undefined;
+  /** For a provider API call: the client's `User-Agent` (which SDK, which version). */
+  readonly userAgent?: string | undefined;
+  /** When the sender was told to come back (`Retry-After`, a greylist's window), in ms from the reply. */
+  readonly retryAfterMs?: number | undefined;
 }
 
 /**

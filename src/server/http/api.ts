@@ -40,6 +40,7 @@ import { answerMailboxIndex } from './web-ui/mailbox-index.js';
 import { createEventStreams, type EventStreams } from './web-ui/event-stream.js';
 import { uiAssetReply } from './web-ui/ui-assets.js';
 import { answerMetrics, answerWebhooks } from './webhooks/webhooks.js';
+import { answerProvider, type ProviderCallsContext } from './providers/answer-provider.js';
 import { ReplyWriter } from './write-reply.js';
 
 export interface ApiContext {
@@ -68,6 +69,8 @@ export interface ApiContext {
   readonly edge: EdgePolicy;
   /** SMTP over TLS as offered, advertised when defined; asked per request, as the implicit-TLS port is known once bound. */
   readonly smtpTls: () => WireSmtpTls | undefined;
+  /** The provider APIs' intake; when undefined their paths are not served. */
+  readonly providers: ProviderCallsContext | undefined;
 }
 
 export interface ApiHandler {
@@ -111,13 +114,14 @@ const answered = (reply: Reply): FaultedReply => ({ reply });
 
 /** The route table's handlers, one per route kind, each handing the request to its route group. */
 function routeHandlers(ctx: ApiContext, mailbox: MailboxCalls, events: EventStreams, hooks: TestHooks, closing: AbortSignal): RouteHandlers {
-  /** For a held call (a long-poll, the checks fetching links): aborted when the caller hangs up or the server closes. */
-  const signalFor = (call: ApiCall, res: ServerResponse): AbortSignal => {
-    if (call !== 'wait' && call !== 'checks') return closing;
+  /** Aborted when the caller hangs up or the server closes. */
+  const heldSignal = (res: ServerResponse): AbortSignal => {
     const gone = new AbortController();
     res.once('close', () => gone.abort());
     return AbortSignal.any([gone.signal, closing]);
   };
+  /** For a held call (a long-poll, the checks fetching links): aborted when the caller hangs up or the server closes. */
+  const signalFor = (call: ApiCall, res: ServerResponse): AbortSignal => (call !== 'wait' && call !== 'checks' ? closing : heldSignal(res));
   return {
     healthz: () => Promise.resolve(answered(json(200, healthOf(ctx)))),
     ui: ({ path }) => uiAssetReply(path).then(answered),
@@ -131,6 +135,9 @@ function routeHandlers(ctx: ApiContext, mailbox: MailboxCalls, events: EventStre
     metrics: () => answerMetrics(ctx.webhooks!).then(answered),
     faults: ({ method }, { req }) => answerFaults(hooks, method, req).then(answered),
     stats: (_, { params }) => Promise.resolve(answered(answerStats(hooks, params))),
+    // A dropped call (a disconnect rule) has no answer: its response is destroyed, and the writer writes nothing to it.
+    provider: ({ operation }, { req, res }) =>
+      answerProvider(ctx.providers!, operation, req, res, heldSignal(res)).then((reply) => answered(reply ?? json(500, {}))),
   };
 }
 
@@ -152,6 +159,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
   const checks = edgeChecks({ token: ctx.token, policy: ctx.edge });
   const served: ServedRoutes = {
     faultInjection: ctx.faultInjection,
+    providerApis: ctx.providers !== undefined,
     longPoll: ctx.waitSlots !== undefined,
     smtpRules: ctx.smtpLab !== undefined,
     webhooks: ctx.webhooks !== undefined,

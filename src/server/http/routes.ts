@@ -21,6 +21,8 @@ import type { ApiCall } from './mailbox/mailbox-calls.js';
 import type { SmtpLabCall } from './lab/smtp-lab.js';
 import { isUiPath } from './web-ui/ui-assets.js';
 import type { WebhookCall } from './webhooks/webhooks.js';
+import type { ProviderOperation } from './providers/provider-operation.js';
+import { providerOperationFor } from './providers/provider-table.js';
 
 export type Route =
   | { readonly kind: 'api'; readonly call: ApiCall; readonly id?: string }
@@ -33,7 +35,9 @@ export type Route =
   | { readonly kind: 'webhooks'; readonly call: WebhookCall; readonly id?: string; readonly eventId?: string }
   | { readonly kind: 'metrics' }
   | { readonly kind: 'faults'; readonly method: 'POST' | 'DELETE' }
-  | { readonly kind: 'stats' };
+  | { readonly kind: 'stats' }
+  /** A provider API's send call (Resend, SES, ...): intake, answered in the provider's own shape. */
+  | { readonly kind: 'provider'; readonly operation: ProviderOperation };
 
 function methodNotAllowed(method: string, path: string, allowed: readonly string[]): Refusal {
   return new Refusal(405, 'method_not_allowed', `${method} is not allowed on ${path}; use ${allowed.join(' or ')}`, { allow: allowed.join(', ') });
@@ -119,6 +123,7 @@ function messageRoute(method: string, verb: string, path: string): Route {
 /** Which optional route groups this server serves (each off unless its option is on). */
 export interface ServedRoutes {
   readonly faultInjection: boolean;
+  readonly providerApis: boolean;
   readonly longPoll: boolean;
   readonly smtpRules: boolean;
   readonly webhooks: boolean;
@@ -139,6 +144,12 @@ const is = (route: Route) => () => route;
 
 /** The routes in the order they are matched: the first row whose path matches answers, or refuses the method. */
 const ROUTE_TABLE: readonly RouteEntry[] = [
+  // The providers' own paths (`/emails`, `/v2/email/outbound-emails`, ...), so an SDK's base URL is simply the server's.
+  {
+    servedBy: 'providerApis',
+    path: (path) => providerOperationFor(path) !== undefined,
+    methods: { POST: (path) => ({ kind: 'provider', operation: providerOperationFor(path)! }) },
+  },
   { servedBy: 'webhooks', path: (path) => path === WEBHOOKS_PATH || path.startsWith(`${WEBHOOKS_PATH}/`), methods: webhookRoute },
   { servedBy: 'webhooks', path: METRICS_PATH, methods: { GET: is({ kind: 'metrics' }) } },
   { path: HEALTH_PATH, methods: { GET: is({ kind: 'healthz' }) } },

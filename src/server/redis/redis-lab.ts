@@ -77,6 +77,10 @@ function verdictAt(reply: readonly RedisReply[], at: number): { verdict: RuleVer
     case 'defer':
     case 'reject':
       return { to, verdict: { kind, code: Number(field(0)), enhancedCode: field(1), text: field(2) === '' ? null : field(2) } };
+    case 'rate_limit':
+      return { to, verdict: { kind, code: Number(field(0)), enhancedCode: field(1), retryAfterMs: Number(field(2)) } };
+    case 'unavailable':
+      return { to, verdict: { kind, code: Number(field(0)), enhancedCode: field(1), status: Number(field(2)) } };
     case 'throttle':
       return { to, verdict: { kind, limit: Number(field(0)), perMs: Number(field(1)), inWindow: Number(field(2)) } };
     case 'greylist':

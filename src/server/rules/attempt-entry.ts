@@ -21,6 +21,10 @@ const FIELDS = [
   'headerMessageId',
   'headerSubject',
   'outcome',
+  // A provider API call's; an SMTP attempt's entry ends before them.
+  'provider',
+  'userAgent',
+  'retryAfterMs',
 ] as const satisfies ReadonlyArray<Exclude<keyof SmtpAttempt, 'to'>>;
 
 /** The outcome an attempt's reply code means (a dropped connection has none): what an entry leaves out. */
@@ -66,5 +70,8 @@ export function decodeAttemptEntry(entry: string, to: string): SmtpAttempt {
     rule: field('rule'),
     headerMessageId: field('headerMessageId'),
     headerSubject: field('headerSubject'),
+    provider: field('provider'),
+    userAgent: field('userAgent'),
+    retryAfterMs: field('retryAfterMs'),
   };
 }

@@ -56,6 +56,9 @@ export async function toWireAttempt(entry: LoggedAttempt, stored: StoredIdentity
     message_id: entry.headerMessageId ?? identity?.messageId ?? null,
     subject: entry.headerSubject ?? identity?.subject ?? null,
     stored_id: entry.messageId ?? null,
+    provider: entry.provider ?? null,
+    user_agent: entry.userAgent ?? null,
+    retry_after_ms: entry.retryAfterMs ?? null,
   };
 }
 

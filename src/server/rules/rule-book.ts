@@ -13,7 +13,17 @@ import type { RuleStore } from './rule-store.js';
 import { pruneAccepted, throttle } from './throttle.js';
 
 export type RuleDecision =
-  | { readonly action: 'reply'; readonly code: number; readonly enhancedCode: string; readonly text: string; readonly rule: SmtpRuleKind }
+  | {
+      readonly action: 'reply';
+      readonly code: number;
+      readonly enhancedCode: string;
+      readonly text: string;
+      readonly rule: SmtpRuleKind;
+      /** When the sender may come back, where the rule knows (a provider API answers it as `Retry-After`). */
+      readonly retryAfterMs?: number | undefined;
+      /** The HTTP status a provider API answers with (`unavailable` rules). */
+      readonly httpStatus?: number | undefined;
+    }
   /** Close the connection without a reply; `text` is what the attempt log says happened. */
   | { readonly action: 'drop'; readonly text: string; readonly rule: SmtpRuleKind };
 
@@ -58,6 +68,8 @@ function tagged(detail: string, kind: SmtpRuleKind, address: string): string {
 export type RuleVerdict =
   | { readonly kind: 'disconnect' }
   | { readonly kind: 'defer' | 'reject'; readonly code: number; readonly enhancedCode: string; readonly text: string | null }
+  | { readonly kind: 'rate_limit'; readonly code: number; readonly enhancedCode: string; readonly retryAfterMs: number }
+  | { readonly kind: 'unavailable'; readonly code: number; readonly enhancedCode: string; readonly status: number }
   | { readonly kind: 'throttle'; readonly limit: number; readonly perMs: number; readonly inWindow: number }
   | { readonly kind: 'greylist'; readonly reason: 'first' | 'early'; readonly retryInMs: number; readonly restarted: boolean };
 
@@ -75,9 +87,20 @@ export function decisionOf(verdict: RuleVerdict, to: string): RuleDecision {
         text: tagged(verdict.text ?? DEFAULT_TEXT[verdict.kind], verdict.kind, to),
         rule: verdict.kind,
       };
+    case 'rate_limit': {
+      const detail = `Rate limited: too many requests, try again in ${spokenMs(verdict.retryAfterMs)}`;
+      const { code, enhancedCode, retryAfterMs } = verdict;
+      return { action: 'reply', code, enhancedCode, text: tagged(detail, 'rate_limit', to), rule: 'rate_limit', retryAfterMs };
+    }
+    case 'unavailable': {
+      const { code, enhancedCode, status } = verdict;
+      const detail = `Service unavailable (${status}), try again later`;
+      return { action: 'reply', code, enhancedCode, text: tagged(detail, 'unavailable', to), rule: 'unavailable', httpStatus: status };
+    }
     case 'throttle': {
       const detail = `Too many messages for this address: the limit is ${verdict.limit} per ${spokenMs(verdict.perMs)} and ${verdict.inWindow} came in that time; slow down`;
-      return { action: 'reply', code: 421, enhancedCode: '4.7.0', text: tagged(detail, 'throttle', to), rule: 'throttle' };
+      // A sender let in again once the window has moved on: a full window is the most it waits.
+      return { action: 'reply', code: 421, enhancedCode: '4.7.0', text: tagged(detail, 'throttle', to), rule: 'throttle', retryAfterMs: verdict.perMs };
     }
     case 'greylist': {
       const detail =
@@ -86,7 +109,7 @@ export function decisionOf(verdict: RuleVerdict, to: string): RuleDecision {
           : verdict.restarted
             ? `Greylisted: retried too soon, so the wait starts again; try again in ${spokenMs(verdict.retryInMs)}`
             : `Greylisted: retried too soon, try again in ${spokenMs(verdict.retryInMs)}`;
-      return { action: 'reply', code: 451, enhancedCode: '4.7.1', text: tagged(detail, 'greylist', to), rule: 'greylist' };
+      return { action: 'reply', code: 451, enhancedCode: '4.7.1', text: tagged(detail, 'greylist', to), rule: 'greylist', retryAfterMs: verdict.retryInMs };
     }
   }
 }
@@ -189,6 +212,14 @@ export class RuleBook {
           if (!acts(rule, stage)) break;
           spend(rule);
           return { kind: rule.kind, code: rule.code, enhancedCode: rule.enhancedCode, text: rule.text };
+        case 'rate_limit':
+          if (!acts(rule, stage)) break;
+          spend(rule);
+          return { kind: rule.kind, code: rule.code, enhancedCode: rule.enhancedCode, retryAfterMs: rule.retryAfterMs };
+        case 'unavailable':
+          if (!acts(rule, stage)) break;
+          spend(rule);
+          return { kind: rule.kind, code: rule.code, enhancedCode: rule.enhancedCode, status: rule.status };
         case 'throttle': {
           if (stage !== 'rcpt') break;
           const answer = throttle(state.accepted, rule, now);

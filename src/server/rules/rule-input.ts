@@ -11,6 +11,8 @@ import {
   SMTP_RULE_KINDS,
   SMTP_RULE_LIMITS,
   SMTP_RULE_STAGES,
+  API_RULE_SMTP_REPLY,
+  UNAVAILABLE_STATUSES,
   enhancedFits,
   isReplyText,
   type SmtpRuleStage,
@@ -25,6 +27,8 @@ const FIELDS: Readonly<Record<RuleSpec['kind'], readonly string[]>> = {
   reject: ['code', 'enhanced_code', 'text', 'stage', 'times'],
   slow: ['delay_ms', 'stage', 'times'],
   disconnect: ['stage', 'times'],
+  rate_limit: ['retry_after_ms', 'stage', 'times'],
+  unavailable: ['status', 'stage', 'times'],
 };
 
 function wholeNumber(body: Record<string, unknown>, field: string, min: number, max: number, what: string): number | undefined {
@@ -122,5 +126,25 @@ export function parseRuleInput(input: unknown): RuleSpec {
     }
     case 'disconnect':
       return Object.freeze({ kind: 'disconnect', stage: stageOf(body, RULE_DEFAULTS.disconnect.stage), times: timesOf(body, RULE_DEFAULTS.disconnect.times) });
+    case 'rate_limit':
+      return Object.freeze({
+        kind: 'rate_limit',
+        retryAfterMs: wholeNumber(body, 'retry_after_ms', 0, maxWindowMs, 'a whole number of milliseconds') ?? RULE_DEFAULTS.rate_limit.retryAfterMs,
+        ...API_RULE_SMTP_REPLY.rate_limit,
+        stage: stageOf(body, RULE_DEFAULTS.rate_limit.stage),
+        times: timesOf(body, RULE_DEFAULTS.rate_limit.times),
+      });
+    case 'unavailable': {
+      const status = body.status ?? RULE_DEFAULTS.unavailable.status;
+      if (typeof status !== 'number' || !UNAVAILABLE_STATUSES.includes(status))
+        throw expectedError('status', UNAVAILABLE_STATUSES.join(', ').replace(/, (\d+)$/, ' or $1'), status);
+      return Object.freeze({
+        kind: 'unavailable',
+        status,
+        ...API_RULE_SMTP_REPLY.unavailable,
+        stage: stageOf(body, RULE_DEFAULTS.unavailable.stage),
+        times: timesOf(body, RULE_DEFAULTS.unavailable.times),
+      });
+    }
   }
 }

@@ -17,7 +17,29 @@ export type RuleSpec =
       readonly times: number;
     }
   | { readonly kind: 'slow'; readonly delayMs: number; readonly stage: SmtpRuleStage; readonly times: number | null }
-  | { readonly kind: 'disconnect'; readonly stage: SmtpRuleStage; readonly times: number };
+  | { readonly kind: 'disconnect'; readonly stage: SmtpRuleStage; readonly times: number }
+  /**
+   * The API-first rules. Each keeps the SMTP reply it answers there
+   * (contract/smtp-lab.ts API_RULE_SMTP_REPLY), so both stores decide them
+   * as they decide a deferral; a provider API call reads `retryAfterMs` or
+   * `status` from the decision.
+   */
+  | {
+      readonly kind: 'rate_limit';
+      readonly retryAfterMs: number;
+      readonly code: number;
+      readonly enhancedCode: string;
+      readonly stage: SmtpRuleStage;
+      readonly times: number;
+    }
+  | {
+      readonly kind: 'unavailable';
+      readonly status: number;
+      readonly code: number;
+      readonly enhancedCode: string;
+      readonly stage: SmtpRuleStage;
+      readonly times: number;
+    };
 
 /** A stored rule: the spec, its id, when it was set, and how many more times it acts (`null`: until cleared). */
 export type RuleRecord = RuleSpec & {
@@ -68,5 +90,9 @@ export function toWireRule(rule: RuleRecord): WireSmtpRule {
       return { ...head, kind: rule.kind, delay_ms: rule.delayMs, stage: rule.stage, times: rule.times };
     case 'disconnect':
       return { ...head, kind: rule.kind, stage: rule.stage, times: rule.times };
+    case 'rate_limit':
+      return { ...head, kind: rule.kind, retry_after_ms: rule.retryAfterMs, stage: rule.stage, times: rule.times };
+    case 'unavailable':
+      return { ...head, kind: rule.kind, status: rule.status, stage: rule.stage, times: rule.times };
   }
 }

@@ -5,7 +5,9 @@
 //
 // As an edge check (edge.ts), it spares the routes that hold no mail: the
 // web UI's static files, which a browser loads before it can send a token,
-// and `/healthz`, which probes ask without one.
+// and `/healthz`, which probes ask without one; and the provider APIs' send
+// calls, which are intake as the SMTP port is (it takes mail without the
+// token too), and carry the provider's own key in `Authorization`.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Refusal } from '../../../contract/refusal.js';
 import type { EdgeCheck } from './edge-check.js';
@@ -30,7 +32,7 @@ export function bearerTokenCheck(token: string): (header: string | undefined) =>
 export function requireBearerToken(token: string): EdgeCheck {
   const isAuthorized = bearerTokenCheck(token);
   return ({ routeKind, headers }) => {
-    if (routeKind === 'healthz' || routeKind === 'ui') return undefined;
+    if (routeKind === 'healthz' || routeKind === 'ui' || routeKind === 'provider') return undefined;
     if (isAuthorized(headers.authorization)) return undefined;
     return new Refusal(401, 'unauthorized', 'This server requires `Authorization: Bearer <token>` (the token it was started with)', {
       'www-authenticate': 'Bearer',

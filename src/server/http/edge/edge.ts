@@ -48,7 +48,8 @@ export function edgeChecks(options: EdgeOptions): readonly EdgeCheck[] {
   return Object.freeze([
     ({ headers }) => refuseHost(headers.host, policy),
     ({ method, headers, routeKind }) => refuseOrigin(method, headers, policy, routeKind === 'ui'),
-    ({ method, headers }) => refuseContentType(method, headers),
+    // A provider's send call takes its provider's body (a form, multipart); the provider's own auth header, which no page can send without a preflight, guards it instead.
+    ({ method, headers, routeKind }) => (routeKind === 'provider' ? undefined : refuseContentType(method, headers)),
     ...(options.token === undefined ? [] : [requireBearerToken(options.token)]),
   ]);
 }

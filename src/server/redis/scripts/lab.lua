@@ -119,6 +119,13 @@ local function verdict(a, state, stage, tripleKey, maxTriples)
         if text == cjson.null then text = '' end
         return {kind, a, num(rule.code), rule.enhancedCode, text}, true
       end
+    elseif kind == 'rate_limit' or kind == 'unavailable' then
+      if acts(rule, stage) then
+        spend(rule)
+        local extra = rule.retryAfterMs
+        if kind == 'unavailable' then extra = rule.status end
+        return {kind, a, num(rule.code), rule.enhancedCode, num(extra)}, true
+      end
     elseif kind == 'throttle' then
       if stage == 'rcpt' then
         local inWindow = redis.call('ZCOUNT', T(a), '(' .. num(now - rule.perMs), '+inf')

@@ -1,0 +1,102 @@
+// A provider's send call, answered the one way every provider's is: the
+// provider's auth header checked for its shape (any key is taken), the body
+// read under its cap and read as sends by the dialect, every send prepared
+// by the intake (the lab may hold the answer, or refuse the send), the call
+// refused whole when a refusal is the whole call's, else each send stored,
+// the attempts logged with the status the dialect answers them with, and
+// the answer sent once the log holds them - or, for a disconnect rule, the
+// connection dropped with no answer at all.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApiCaller, ApiIntake, SendOutcome, TakenSend } from '../../providers/api-intake.js';
+import { ApiFailureError, type ApiFailure } from '../../providers/api-send.js';
+import type { Reply } from '../edge/reply.js';
+import { attemptText, headerValue, type ProviderOperation, type ProviderRequest, type SendResult } from './provider-operation.js';
+import { readProviderBody } from './request-body.js';
+
+export interface ProviderCallsContext {
+  readonly intake: ApiIntake;
+  /** The most a call's body may be, in bytes (request-body.ts bodyCapFor). */
+  readonly bodyCap: number;
+  /** Wall-clock ms. */
+  readonly now: () => number;
+}
+
+/** A refusal that is the whole call's at every provider: the request is refused, not one of its mails. */
+function refusesCall(outcome: SendOutcome): boolean {
+  if (outcome.kind === 'dropped') return true;
+  return outcome.kind === 'failed' && (outcome.failure.kind === 'rate_limited' || outcome.failure.kind === 'unavailable');
+}
+
+/** The answer to a provider call, or undefined when the connection was dropped without one. */
+export async function answerProvider(
+  ctx: ProviderCallsContext,
+  operation: ProviderOperation,
+  req: IncomingMessage,
+  res: ServerResponse,
+  signal: AbortSignal,
+): Promise<Reply | undefined> {
+  const caller: ApiCaller = {
+    provider: operation.provider,
+    clientIp: req.socket.remoteAddress ?? '',
+    userAgent: headerValue(req.headers, 'user-agent'),
+    beganAt: ctx.now(),
+  };
+  const authProblem = operation.authProblem(req.headers);
+  if (authProblem !== undefined) {
+    // The body is not read: drained, so the refusal reaches a client still sending.
+    req.resume();
+    return operation.refuse({ kind: 'auth', detail: authProblem });
+  }
+  let request: ProviderRequest;
+  let parsed;
+  try {
+    request = { path: new URL(req.url ?? '/', 'http://x').pathname, headers: req.headers, body: await readProviderBody(req, operation.body, ctx.bodyCap) };
+    parsed = operation.parse(request);
+  } catch (error) {
+    if (error instanceof ApiFailureError) return operation.refuse(error.failure);
+    throw error;
+  }
+
+  const { intake } = ctx;
+  const taken: (TakenSend | ApiFailure)[] = [];
+  for (const send of parsed.sends) taken.push('kind' in send ? send : await intake.prepare(send, caller, signal));
+  const prepared = taken.filter((t): t is TakenSend => !('kind' in t));
+  const unreadable = taken.find((t): t is ApiFailure => 'kind' in t);
+
+  // Refused whole: a rate limit, an outage or a drop anywhere in the call, or under `all` any failure at all.
+  const whole = prepared.find((t) => refusesCall(t.outcome)) ?? (parsed.batch === 'all' ? prepared.find((t) => t.outcome.kind === 'failed') : undefined);
+  const wholeFailure = unreadable && parsed.batch === 'all' ? unreadable : undefined;
+  if (whole || wholeFailure) {
+    if (whole?.outcome.kind === 'dropped') {
+      for (const t of prepared) intake.log(t, caller, undefined, whole.outcome.text);
+      await intake.flushed();
+      res.destroy();
+      return undefined;
+    }
+    const failure = wholeFailure ?? (whole!.outcome as Extract<SendOutcome, { kind: 'failed' }>).failure;
+    const reply = operation.refuse(failure);
+    const rule = whole?.outcome.kind === 'failed' ? whole.outcome.rule : undefined;
+    for (const t of prepared) intake.log({ ...t, outcome: { kind: 'failed', failure, rule } }, caller, reply.status, failure.detail);
+    await intake.flushed();
+    return reply;
+  }
+
+  const results: SendResult[] = [];
+  const delivered: TakenSend[] = [];
+  for (const t of taken) {
+    if ('kind' in t) {
+      results.push({ send: undefined, outcome: { kind: 'failed', failure: t } });
+      continue;
+    }
+    const done = await intake.deliver(t);
+    delivered.push(done);
+    results.push({ send: done.send, outcome: done.outcome });
+  }
+  const reply = operation.answer(results, request);
+  for (const t of delivered) {
+    const status = t.outcome.kind === 'failed' ? operation.refuse(t.outcome.failure).status : reply.status;
+    intake.log(t, caller, status, attemptText(t.outcome, t.send.stamp.id));
+  }
+  await intake.flushed();
+  return reply;
+}

@@ -1,0 +1,12 @@
+// Every provider operation this server answers, and which one a path is
+// for. A provider is added by writing its dialect file beside this one and
+// listing its operations here (and a row in the provider contract test).
+import type { ProviderOperation } from './provider-operation.js';
+import { RESEND_OPERATIONS } from './resend.js';
+
+export const PROVIDER_OPERATIONS: readonly ProviderOperation[] = Object.freeze([...RESEND_OPERATIONS]);
+
+/** The operation a POST to `path` is for, if any. */
+export function providerOperationFor(path: string): ProviderOperation | undefined {
+  return PROVIDER_OPERATIONS.find((operation) => operation.matches(path));
+}
