@@ -104,6 +104,11 @@ export const LEGAL_TREE: Readonly<Record<string, string>> = {
     "import { lab } from '../rules/lab.js';",
     'export const listen = () => ({ net: createServer(), slug: slugOf("x"), store, lab });',
   ].join('\n'),
+  'src/server/providers/intake.ts': [
+    "import { store } from '../store/store.js';",
+    "import { lab } from '../rules/lab.js';",
+    'export const intake = () => ({ store, lab });',
+  ].join('\n'),
   'src/server/redis/redis-store.ts': [
     "import type { Awaitable } from '../base/awaitable.js';",
     "import { spend } from '../budgets/budget.js';",
@@ -141,6 +146,11 @@ export const LEGAL_TREE: Readonly<Record<string, string>> = {
     "import { checks } from '../edge/checks.js';",
     'export const webhookRoutes = () => ({ webhooks, checks });',
   ].join('\n'),
+  'src/server/http/providers/answer.ts': [
+    "import { intake } from '../../providers/intake.js';",
+    "import { checks } from '../edge/checks.js';",
+    'export const answer = () => ({ intake, checks });',
+  ].join('\n'),
   'src/server/http/test-hooks/faults.ts': [
     "import { mailbox } from '../mailbox/routes.js';",
     "import { checks } from '../edge/checks.js';",
@@ -154,8 +164,9 @@ export const LEGAL_TREE: Readonly<Record<string, string>> = {
     "import { labRoutes } from './lab/routes.js';",
     "import { webhookRoutes } from './webhooks/routes.js';",
     "import { faults } from './test-hooks/faults.js';",
+    "import { answer } from './providers/answer.js';",
     "import { webhooks } from '../webhooks/service.js';",
-    'export const handle = () => ({ checks, mailbox, assets, endpoint, labRoutes, webhookRoutes, faults, webhooks });',
+    'export const handle = () => ({ checks, mailbox, assets, endpoint, labRoutes, webhookRoutes, faults, answer, webhooks });',
   ].join('\n'),
   'src/server/ui/api.ts': ["import type { Wire } from '../../contract/wire.js';", 'export const read = (wire: Wire) => wire.slug;'].join('\n'),
 
