@@ -51,7 +51,7 @@ export async function answerProvider(
   let parsed;
   try {
     request = { path: new URL(req.url ?? '/', 'http://x').pathname, headers: req.headers, body: await readProviderBody(req, operation.body, ctx.bodyCap) };
-    parsed = operation.parse(request);
+    parsed = await operation.parse(request);
   } catch (error) {
     if (error instanceof ApiFailureError) return operation.refuse(error.failure);
     throw error;

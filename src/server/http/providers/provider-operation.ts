@@ -48,8 +48,8 @@ export interface ProviderOperation {
   readonly body: BodyKind;
   /** Why the auth header is missing or not the provider's shape; undefined when it is. Any key is taken. */
   authProblem(headers: IncomingHttpHeaders): string | undefined;
-  /** The call's sends; throws ApiFailureError for a call that cannot be read at all. */
-  parse(request: ProviderRequest): ParsedCall;
+  /** The call's sends; throws (or rejects with) ApiFailureError for a call that cannot be read at all. */
+  parse(request: ProviderRequest): ParsedCall | Promise<ParsedCall>;
   /** The answer to a call whose mails were taken (some may have failed, under `batch: 'each'`). */
   answer(results: readonly SendResult[], request: ProviderRequest): Reply;
   /** The answer to a call refused whole, in the provider's shape and status. */

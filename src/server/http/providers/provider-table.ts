@@ -3,8 +3,9 @@
 // listing its operations here (and a row in the provider contract test).
 import type { ProviderOperation } from './provider-operation.js';
 import { RESEND_OPERATIONS } from './resend.js';
+import { SES_V2_OPERATIONS } from './ses-v2.js';
 
-export const PROVIDER_OPERATIONS: readonly ProviderOperation[] = Object.freeze([...RESEND_OPERATIONS]);
+export const PROVIDER_OPERATIONS: readonly ProviderOperation[] = Object.freeze([...SES_V2_OPERATIONS, ...RESEND_OPERATIONS]);
 
 /** The operation a POST to `path` is for, if any. */
 export function providerOperationFor(path: string): ProviderOperation | undefined {
