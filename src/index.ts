@@ -48,7 +48,16 @@ export type { HandledStore } from './inbox/handled.js';
 
 // The SMTP deferral lab (embedded server): inbox.smtp
 export type { InboxSmtp, WatchOptions, WatchOutcome } from './inbox/smtp.js';
-export type { GreylistOptions, ThrottleOptions, ReplyRuleOptions, SlowOptions, DisconnectOptions } from './inbox/smtp-rule-options.js';
+export type {
+  GreylistOptions,
+  ThrottleOptions,
+  ReplyRuleOptions,
+  SlowOptions,
+  DisconnectOptions,
+  RateLimitOptions,
+  UnavailableOptions,
+} from './inbox/smtp-rule-options.js';
+export type { ProviderName, ProviderStamp } from './contract/providers.js';
 export type { SmtpAttempt, SmtpRule, SmtpAttemptOutcome, SmtpAttemptStage, SmtpRuleKind, SmtpRuleStage } from './client/smtp-lab.js';
 
 // Webhooks (embedded server): inbox.webhooks, and verifying what your handler receives

@@ -5,6 +5,7 @@ import type { MailCheckOptions } from '../checks/options.js';
 import type { MailCheckReport } from '../checks/problem.js';
 import { checkMail } from '../checks/run-checks.js';
 import type { MailAttachment, MessageDetail } from '../client/messages.js';
+import { PROVIDER_HEADER, readStampHeader, type ProviderStamp } from '../contract/providers.js';
 
 export type RawLoader = (signal?: AbortSignal) => Promise<string>;
 
@@ -29,6 +30,13 @@ export class Mail implements MessageDetail {
   readonly links: readonly string[];
   /** Likely one-time codes, most likely first (see `extractCodes` for the heuristic). */
   readonly codes: readonly string[];
+  /**
+   * Which provider API took the mail (the embedded server's Resend, SES,
+   * SendGrid, Postmark, Mailgun or Brevo endpoints), with the id it answered
+   * the app with and the call's tags and metadata; null for mail that came
+   * over SMTP. See docs/providers.md.
+   */
+  readonly provider: ProviderStamp | null;
   readonly #loadRaw: RawLoader;
 
   constructor(address: string, detail: MessageDetail, loadRaw: RawLoader) {
@@ -49,6 +57,7 @@ export class Mail implements MessageDetail {
     this.attachments = Object.freeze(detail.attachments.map((a) => Object.freeze({ ...a })));
     this.links = Object.freeze(extractLinks(detail.html, detail.text));
     this.codes = Object.freeze(extractCodes(detail.text, detail.html));
+    this.provider = readStampHeader(this.header(PROVIDER_HEADER)) ?? null;
     this.#loadRaw = loadRaw;
   }
 
@@ -72,8 +81,8 @@ export class Mail implements MessageDetail {
   }
 
   toJSON(): Record<string, unknown> {
-    const { address, id, messageId, from, to, cc, subject, preview, date, receivedAt, size, text, html, headers, attachments, links, codes } = this;
-    return { address, id, messageId, from, to, cc, subject, preview, date, receivedAt, size, text, html, headers, attachments, links, codes };
+    const { address, id, messageId, from, to, cc, subject, preview, date, receivedAt, size, text, html, headers, attachments, links, codes, provider } = this;
+    return { address, id, messageId, from, to, cc, subject, preview, date, receivedAt, size, text, html, headers, attachments, links, codes, provider };
   }
 }
 

@@ -95,7 +95,7 @@ function headersOf(value: unknown, field: string): [string, string][] {
     const name = optionalString(h, 'Name', `${field}[${i}].Name`);
     const headerValue = optionalString(h, 'Value', `${field}[${i}].Value`);
     if (name === undefined || headerValue === undefined) fail({ kind: 'invalid', field, detail: `${field}[${i}] needs a Name and a Value` });
-    return [name!, headerValue!];
+    return [name, headerValue];
   });
 }
 
@@ -116,7 +116,7 @@ async function sendOf(body: unknown): Promise<ApiSend> {
       const name = optionalString(t, 'Name', `EmailTags[${i}].Name`);
       const value = optionalString(t, 'Value', `EmailTags[${i}].Value`);
       if (name === undefined || value === undefined) fail({ kind: 'invalid', field: 'EmailTags', detail: `EmailTags[${i}] needs a Name and a Value` });
-      return [name!, value!];
+      return [name, value];
     }),
   );
   const stamp: ProviderStamp = { name: 'ses', id: messageId(), tags: [], metadata };
@@ -134,9 +134,10 @@ async function sendOf(body: unknown): Promise<ApiSend> {
   }
 
   if (fromText === undefined) fail({ kind: 'invalid', field: 'FromEmailAddress', detail: 'Missing required parameter FromEmailAddress' });
-  if (to.length + cc.length + bcc.length === 0) fail({ kind: 'invalid', field: 'Destination', detail: 'Missing required parameter Destination: the message has no recipient' });
+  if (to.length + cc.length + bcc.length === 0)
+    fail({ kind: 'invalid', field: 'Destination', detail: 'Missing required parameter Destination: the message has no recipient' });
   if (to.length + cc.length + bcc.length > MAX_RECIPIENTS) fail({ kind: 'too_many_recipients', detail: `Recipient count exceeds ${MAX_RECIPIENTS}.` });
-  const fields = { from: address(fromText!, 'FromEmailAddress'), to, cc, bcc, replyTo: addressesAt(o.ReplyToAddresses, 'ReplyToAddresses') };
+  const fields = { from: address(fromText, 'FromEmailAddress'), to, cc, bcc, replyTo: addressesAt(o.ReplyToAddresses, 'ReplyToAddresses') };
 
   if (content.Simple !== undefined) {
     const simple = objectAt(content.Simple, 'Content.Simple');
@@ -145,13 +146,14 @@ async function sendOf(body: unknown): Promise<ApiSend> {
     const html = dataOf(bodyParts.Html, 'Content.Simple.Body.Html');
     const subject = dataOf(simple.Subject, 'Content.Simple.Subject');
     if (subject === undefined) fail({ kind: 'invalid', field: 'Content.Simple.Subject', detail: 'Missing required parameter Content.Simple.Subject' });
-    if (text === undefined && html === undefined) fail({ kind: 'invalid', field: 'Content.Simple.Body', detail: 'The message has no body: give Body.Text or Body.Html' });
+    if (text === undefined && html === undefined)
+      fail({ kind: 'invalid', field: 'Content.Simple.Body', detail: 'The message has no body: give Body.Text or Body.Html' });
     return {
       stamp,
       mail: {
         kind: 'composed',
         ...fields,
-        subject: subject!,
+        subject: subject,
         text,
         html,
         headers: headersOf(simple.Headers, 'Content.Simple.Headers'),
@@ -181,7 +183,7 @@ async function sendOf(body: unknown): Promise<ApiSend> {
       mail: {
         kind: 'composed',
         ...fields,
-        subject: rendered.subject!,
+        subject: rendered.subject,
         text: rendered.text,
         html: rendered.html,
         headers: headersOf(template.Headers, 'Content.Template.Headers'),

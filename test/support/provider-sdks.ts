@@ -1,0 +1,125 @@
+// The providers' own SDKs, each pointed at a mailroom server the way its
+// guide says (docs/providers.md), behind one small interface so a single
+// contract test (test/server/providers.test.ts) runs every provider through
+// what a user's app really calls. Each driver turns its SDK's way of
+// failing (Resend returns `{ error }`, the others throw their own classes)
+// into one `SdkOutcome` that names the SDK's error as the SDK does.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import type { ProviderName } from '../../src/contract/providers.js';
+import { Resend } from 'resend';
+
+export interface TestMail {
+  readonly from: string;
+  readonly to: readonly string[];
+  readonly cc?: readonly string[];
+  readonly bcc?: readonly string[];
+  readonly subject: string;
+  readonly text?: string;
+  readonly html?: string;
+  readonly attachment?: { readonly filename: string; readonly content: Buffer; readonly contentType: string };
+  readonly header?: readonly [string, string];
+}
+
+export type SdkOutcome =
+  | { readonly ok: true; readonly id: string }
+  /** `error`: the SDK's own name for it (an exception class's name, Resend's `name`); `status` when the SDK says it. */
+  | { readonly ok: false; readonly error: string; readonly status: number | undefined; readonly message: string };
+
+export interface SendAs {
+  /** The API key (or credentials) to send with; undefined: a good one; null: none at all. */
+  readonly key?: string | null;
+  /** The SDK's own retries, where it has them: off unless asked, so a refusal reaches the test at once. */
+  readonly sdkRetries?: boolean;
+}
+
+export interface ProviderDriver {
+  readonly provider: ProviderName;
+  /** `resend 6.38.0`: which SDK, at which version, as the test names it. */
+  readonly sdk: string;
+  send(baseURL: string, mail: TestMail, as?: SendAs): Promise<SdkOutcome>;
+}
+
+/** The installed version of a package, read from its package.json (not all export it). */
+const version = (name: string): string =>
+  (JSON.parse(readFileSync(join(fileURLToPath(new URL('../../node_modules/', import.meta.url)), name, 'package.json'), 'utf8')) as { version: string }).version;
+
+function thrown(error: unknown): SdkOutcome {
+  const e = error as { name?: string; constructor?: { name?: string }; message?: string; $metadata?: { httpStatusCode?: number }; code?: number };
+  return { ok: false, error: e.name ?? e.constructor?.name ?? 'Error', status: e.$metadata?.httpStatusCode ?? e.code, message: e.message ?? String(error) };
+}
+
+export const resendDriver: ProviderDriver = {
+  provider: 'resend',
+  sdk: `resend ${version('resend')}`,
+  async send(baseURL, mail, as = {}) {
+    // With no key the SDK refuses before any request (its constructor throws); a raw request gets the server's own refusal.
+    if (as.key === null) {
+      const answer = await fetch(`${baseURL}/emails`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const body = (await answer.json()) as { name: string; message: string };
+      return { ok: false, error: body.name, status: answer.status, message: body.message };
+    }
+    const resend = new Resend(as.key ?? 're_test_key', { baseUrl: baseURL });
+    const { data, error } = await resend.emails.send({
+      from: mail.from,
+      to: [...mail.to],
+      cc: mail.cc && [...mail.cc],
+      bcc: mail.bcc && [...mail.bcc],
+      subject: mail.subject,
+      text: mail.text,
+      html: mail.html,
+      headers: mail.header && { [mail.header[0]]: mail.header[1] },
+      attachments: mail.attachment && [{ filename: mail.attachment.filename, content: mail.attachment.content, contentType: mail.attachment.contentType }],
+    } as Parameters<Resend['emails']['send']>[0]);
+    if (error) return { ok: false, error: error.name, status: (error as { statusCode?: number }).statusCode ?? undefined, message: error.message };
+    return { ok: true, id: data.id };
+  },
+};
+
+export const sesV2Driver: ProviderDriver = {
+  provider: 'ses',
+  sdk: `@aws-sdk/client-sesv2 ${version('@aws-sdk/client-sesv2')}`,
+  async send(baseURL, mail, as = {}) {
+    const client = new SESv2Client({
+      endpoint: baseURL,
+      region: 'us-east-1',
+      credentials: { accessKeyId: as.key ?? 'AKIDTEST', secretAccessKey: 'test-secret' },
+      maxAttempts: as.sdkRetries ? 3 : 1,
+    });
+    if (as.key === null) {
+      // Unsigned: what an app without credentials would send, were the SDK to let it.
+      const answer = await fetch(`${baseURL}/v2/email/outbound-emails`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      return {
+        ok: false,
+        error: answer.headers.get('x-amzn-errortype') ?? '',
+        status: answer.status,
+        message: ((await answer.json()) as { message: string }).message,
+      };
+    }
+    try {
+      const answer = await client.send(
+        new SendEmailCommand({
+          FromEmailAddress: mail.from,
+          Destination: { ToAddresses: [...mail.to], CcAddresses: mail.cc && [...mail.cc], BccAddresses: mail.bcc && [...mail.bcc] },
+          Content: {
+            Simple: {
+              Subject: { Data: mail.subject },
+              Body: { ...(mail.text === undefined ? {} : { Text: { Data: mail.text } }), ...(mail.html === undefined ? {} : { Html: { Data: mail.html } }) },
+              Headers: mail.header && [{ Name: mail.header[0], Value: mail.header[1] }],
+              Attachments: mail.attachment && [
+                { FileName: mail.attachment.filename, RawContent: mail.attachment.content, ContentType: mail.attachment.contentType },
+              ],
+            },
+          },
+        }),
+      );
+      return { ok: true, id: answer.MessageId! };
+    } catch (error) {
+      return thrown(error);
+    } finally {
+      client.destroy();
+    }
+  },
+};
