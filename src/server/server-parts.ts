@@ -120,6 +120,7 @@ export function createHttp(
     domains: config.domains,
     token: config.token,
     faultInjection: config.faultInjection,
+    linkCheckAllow: config.linkCheckAllow,
     webhooks,
     logger: config.logger,
     edge,
