@@ -138,17 +138,30 @@ describe('the links checked', () => {
 });
 
 describe('the credentials a link check is given', () => {
-  // Finding 4: the app's Authorization went on to the host a redirect named.
+  // Finding 4, its reproduction: the app's Authorization went on to the host a redirect named (localhost is another origin than 127.0.0.1).
   it('go to the link’s own origin only: headers and name → value cookies are dropped at a redirect to another origin', async () => {
-    const link = `http://app.test:${port}/redir?to=${encodeURIComponent(`http://other.test:${port}/attacker`)}`;
-    expect(await linkProblems([link], { headers: { authorization: 'Bearer APP-SESSION' }, cookies: { sid: 'S' } })).toEqual([]);
+    const link = `${base}/redir?to=${encodeURIComponent(`http://localhost:${port}/attacker-host-after-redirect`)}`;
+    const report = await checkMail(
+      { html: html([link]), text: '', size: 100, subject: 'Links' },
+      { only: ['links'], links: { headers: { authorization: 'Bearer APP-SESSION-SECRET' }, cookies: { sid: 'COOKIE-FOR-127' } } },
+    );
+    expect(report.problems).toEqual([]);
     expect(seen).toEqual([
-      { host: `app.test:${port}`, path: '/redir', auth: 'Bearer APP-SESSION', cookie: 'sid=S' },
-      { host: `other.test:${port}`, path: '/attacker', auth: undefined, cookie: undefined },
+      { host: `127.0.0.1:${port}`, path: '/redir', auth: 'Bearer APP-SESSION-SECRET', cookie: 'sid=COOKIE-FOR-127' },
+      { host: `localhost:${port}`, path: '/attacker-host-after-redirect', auth: undefined, cookie: undefined },
     ]);
   });
 
-  it('send context.cookies() as a browser would: host-only or domain, within their path, secure ones over https or to loopback only', async () => {
+  it('send context.cookies() as a browser would: within their path, host-only or domain, secure ones over https or to loopback only', async () => {
+    // The path first, on addresses alone: the cookie for /members is not the home page's.
+    const members = { name: 'members', value: '1', domain: '127.0.0.1', path: '/members' };
+    expect(await linkProblems([`${base}/home`, `${base}/members/7`], { cookies: [members] })).toEqual([]);
+    expect(seen.map((s) => [s.path, s.cookie])).toEqual([
+      ['/home', undefined],
+      ['/members/7', 'members=1'],
+    ]);
+    seen.length = 0;
+
     const cookies = [
       { name: 'host', value: '1', domain: 'app.test', path: '/' },
       { name: 'domain', value: '1', domain: '.app.test', path: '/' },
