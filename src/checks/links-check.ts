@@ -74,41 +74,9 @@ export async function checkLinks(
   signal?: AbortSignal,
   resolve?: LookupFunction,
 ): Promise<MailProblem[]> {
-  const problems: MailProblem[] = [];
-  const targets = new Map<string, Target>();
-  const add = (raw: string, text: string) => {
-    let url: string;
-    try {
-      url = new URL(raw).href;
-    } catch {
-      return;
-    }
-    if (isSkipped(url, options.skip)) return;
-    const target = targets.get(url) ?? { url, texts: [] };
-    if (!target.texts.includes(text)) target.texts.push(text);
-    targets.set(url, target);
-  };
-  for (const link of reading.links) {
-    if (/^https?:\/\//i.test(link.href)) add(link.href, link.text === '' ? '(no text)' : link.text);
-    else if (!/^([a-z][a-z0-9+.-]*:|#)/i.test(link.href)) {
-      problems.push(
-        problem({
-          check: 'links',
-          severity: 'error',
-          message: `The link ${JSON.stringify(link.text)} points to ${JSON.stringify(link.href)}, which is not an absolute URL and goes nowhere in a mail client (${link.where}).`,
-          fix: 'Write the link as an absolute https:// URL (a template variable left empty shows up this way too).',
-          url: link.href,
-          text: link.text,
-          where: link.where,
-        }),
-      );
-    }
-  }
-  for (const match of linkify.match(mail.text) ?? []) if (/^https?:/i.test(match.url)) add(match.url, TEXT_PART);
-
-  const all = [...targets.values()];
+  const { targets, problems } = readTargets(mail, reading, options.skip);
   const maxLinks = options.maxLinks ?? DEFAULT_MAX_LINKS;
-  const fetched = all.slice(0, maxLinks);
+  const fetched = targets.slice(0, maxLinks);
   if (fetched.length === 0) return problems;
   const totalMs = options.totalTimeout ?? DEFAULT_LINKS_TOTAL_TIMEOUT_MS;
   // Loaded by the first link fetched, not with the module: the embedded
@@ -131,11 +99,49 @@ export async function checkLinks(
     if (outcome.kind === 'not-checked') outOfTime++;
     else if (outcome.kind !== 'answered' || outcome.status >= 400) problems.push(linkProblem(target, outcome, options.timeout ?? DEFAULT_LINK_TIMEOUT_MS));
   }
-  if (all.length > maxLinks) {
-    problems.push(notChecked(all.length - maxLinks, `the mail has ${all.length} distinct links and the check fetches at most ${maxLinks} (links.maxLinks)`));
+  if (targets.length > maxLinks) {
+    problems.push(
+      notChecked(targets.length - maxLinks, `the mail has ${targets.length} distinct links and the check fetches at most ${maxLinks} (links.maxLinks)`),
+    );
   }
   if (outOfTime > 0) problems.push(notChecked(outOfTime, `the check's total time, ${formatDuration(totalMs)}, ran out (links.totalTimeout)`));
   return problems;
+}
+
+/** The distinct http(s) URLs of the HTML and the text part not skipped, each with the texts it is linked from, and the hrefs that are no URL at all. */
+function readTargets(mail: CheckableMail, reading: HtmlReading, skip: LinkCheckOptions['skip']): { targets: Target[]; problems: MailProblem[] } {
+  const problems: MailProblem[] = [];
+  const targets = new Map<string, Target>();
+  const add = (raw: string, text: string) => {
+    let url: string;
+    try {
+      url = new URL(raw).href;
+    } catch {
+      return;
+    }
+    if (isSkipped(url, skip)) return;
+    const target = targets.get(url) ?? { url, texts: [] };
+    if (!target.texts.includes(text)) target.texts.push(text);
+    targets.set(url, target);
+  };
+  for (const link of reading.links) {
+    if (/^https?:\/\//i.test(link.href)) add(link.href, link.text === '' ? '(no text)' : link.text);
+    else if (!/^([a-z][a-z0-9+.-]*:|#)/i.test(link.href)) {
+      problems.push(
+        problem({
+          check: 'links',
+          severity: 'error',
+          message: `The link ${JSON.stringify(link.text)} points to ${JSON.stringify(link.href)}, which is not an absolute URL and goes nowhere in a mail client (${link.where}).`,
+          fix: 'Write the link as an absolute https:// URL (a template variable left empty shows up this way too).',
+          url: link.href,
+          text: link.text,
+          where: link.where,
+        }),
+      );
+    }
+  }
+  for (const match of linkify.match(mail.text) ?? []) if (/^https?:/i.test(match.url)) add(match.url, TEXT_PART);
+  return { targets: [...targets.values()], problems };
 }
 
 function notChecked(count: number, why: string): MailProblem {
