@@ -116,6 +116,12 @@ export function hostKind(host: string): AddressKind | undefined {
   return NEVER_NAMES.has(bare) ? 'never' : undefined;
 }
 
+/** A host as a refusal names it: `::a9fe:a9fe (169.254.169.254)` when it embeds the IPv4 address it was checked as. */
+export function shownHost(host: string): string {
+  const normal = normalizeAddress(host);
+  return normal && normal.address !== host.toLowerCase() ? `${host} (${normal.address})` : host;
+}
+
 /** `10.0.0.0/8` or `fd00::/8` as its parts, or undefined when `entry` is no CIDR. */
 function parseCidr(entry: string): { readonly address: string; readonly prefix: number; readonly family: Family } | undefined {
   const match = /^(.+)\/(\d{1,3})$/.exec(entry);

@@ -10,7 +10,7 @@
 // the address a name resolves to, at each connection the sender opens
 // (`addressRefusal`, through sender.ts's checked lookup), so a name that
 // resolves to a refused address is refused too, rebinding included.
-import { AllowList, addressKind, hostKind, hostOf } from '../../contract/destinations.js';
+import { AllowList, addressKind, hostKind, hostOf, shownHost } from '../../contract/destinations.js';
 
 export interface DestinationPolicy {
   /** The reason `url` may not be a webhook's destination, or undefined. */
@@ -26,12 +26,14 @@ export function destinationPolicy(allowed: readonly string[]): DestinationPolicy
     refusal(url) {
       const host = hostOf(url);
       if (host === undefined) return undefined; // the URL's own check says what is wrong with it
-      if (hostKind(host) === 'never') return `${host} is link-local or a cloud metadata address, never a webhook destination`;
+      if (hostKind(host) === 'never') return `${shownHost(host)} is link-local or a cloud metadata address, never a webhook destination`;
       return allow.empty || allow.has(host) ? undefined : `${host} is ${notListed}`;
     },
     addressRefusal(host, address) {
       const name = host.toLowerCase();
-      if (addressKind(address) === 'never') return `${name} resolved to ${address}, a link-local or cloud metadata address, never a webhook destination`;
+      if (addressKind(address) === 'never') {
+        return `${name} resolved to ${shownHost(address)}, a link-local or cloud metadata address, never a webhook destination`;
+      }
       if (allow.empty || allow.hasAddress(address) || allow.hasName(name)) return undefined;
       return `${name} resolved to ${address}, which is ${notListed}`;
     },
