@@ -30,7 +30,8 @@ export default defineConfig<MailroomOptions>({
   ],
   // Never reused (a stale server on the port would answer for this code); see e2e/servers.ts.
   webServer: [
-    mailroomWebServer({ smtpPort: SMTP_PORT, httpPort: HTTP_PORT, reuseExistingServer: false }),
+    // The web UI's "Check links too" may reach the demo app on loopback, and nothing else private.
+    mailroomWebServer({ smtpPort: SMTP_PORT, httpPort: HTTP_PORT, linkCheckAllow: ['127.0.0.1'], reuseExistingServer: false }),
     demoAppWebServer,
     maildevWebServer,
     maildevDemoAppWebServer,

@@ -6,11 +6,31 @@
 // status of 400 or more, or no answer, is an error naming the link's text.
 // An href that is not absolute can never work in a mail client: an error too,
 // without a request.
+//
+// The mail names the links, and anyone can send mail, so the checker is
+// held back: each hop goes only where link-destinations.ts allows (never
+// link-local or a metadata service; loopback and private hosts per
+// `allowPrivate`), and a refused one is reported in the same words whatever
+// is there, so the report is no port scanner. The credentials a test gives
+// go only where link-credentials.ts says. At most `maxLinks` links are
+// fetched, within `totalTimeout`; the rest are one warning.
 import { STATUS_CODES } from 'node:http';
+import type { LookupFunction } from 'node:net';
 import { LinkifyIt } from 'linkify-it';
+import type { Dispatcher } from 'undici';
+import { isDestinationRefused } from '../contract/destinations.js';
 import { formatDuration } from '../contract/format.js';
 import type { HtmlReading } from './html-reading.js';
-import { DEFAULT_LINK_CONCURRENCY, DEFAULT_LINK_TIMEOUT_MS, DEFAULT_MAX_REDIRECTS, type LinkCheckOptions, type LinkCookie } from './options.js';
+import { requestHeaders } from './link-credentials.js';
+import { linkDestinations, type LinkDestinations } from './link-destinations.js';
+import {
+  DEFAULT_LINK_CONCURRENCY,
+  DEFAULT_LINK_TIMEOUT_MS,
+  DEFAULT_LINKS_TOTAL_TIMEOUT_MS,
+  DEFAULT_MAX_LINKS,
+  DEFAULT_MAX_REDIRECTS,
+  type LinkCheckOptions,
+} from './options.js';
 import { problem, type CheckableMail, type MailProblem } from './problem.js';
 
 const linkify = new LinkifyIt({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
@@ -24,12 +44,72 @@ interface Target {
   readonly texts: string[];
 }
 
+/** How a request failed: no answer (and why), a destination the policy refuses, or the check's total time ran out first. */
+type Failure = { readonly kind: 'no-answer'; readonly reason: string } | { readonly kind: 'refused' } | { readonly kind: 'not-checked' };
+
 type Outcome =
   | { readonly kind: 'answered'; readonly status: number; readonly finalUrl: string }
-  | { readonly kind: 'no-answer'; readonly reason: string; readonly finalUrl: string }
+  | (Failure & { readonly finalUrl: string })
   | { readonly kind: 'too-many-redirects'; readonly finalUrl: string };
 
-export async function checkLinks(mail: CheckableMail, reading: HtmlReading, options: LinkCheckOptions = {}, signal?: AbortSignal): Promise<MailProblem[]> {
+/** What every request of one check shares. */
+interface LinkRun {
+  readonly options: LinkCheckOptions;
+  readonly destinations: LinkDestinations;
+  readonly dispatcher: Dispatcher;
+  readonly request: typeof import('undici').request;
+  /** The caller's: stops the check, an error. */
+  readonly outer: AbortSignal | undefined;
+  /** The check's total time: the links not fetched by then are reported as not checked. */
+  readonly total: AbortSignal;
+}
+
+const REFUSED_WORDS = "refused by the link checker's destination policy";
+
+/** `resolve` stands in for DNS (tests). */
+export async function checkLinks(
+  mail: CheckableMail,
+  reading: HtmlReading,
+  options: LinkCheckOptions = {},
+  signal?: AbortSignal,
+  resolve?: LookupFunction,
+): Promise<MailProblem[]> {
+  const { targets, problems } = readTargets(mail, reading, options.skip);
+  const maxLinks = options.maxLinks ?? DEFAULT_MAX_LINKS;
+  const fetched = targets.slice(0, maxLinks);
+  if (fetched.length === 0) return problems;
+  const totalMs = options.totalTimeout ?? DEFAULT_LINKS_TOTAL_TIMEOUT_MS;
+  // Loaded by the first link fetched, not with the module: the embedded
+  // server carries the checks for /checks, and most never fetch a link.
+  const { Agent, request } = await import('undici');
+  const destinations = linkDestinations(options.allowPrivate ?? 'all', resolve);
+  const dispatcher = new Agent({ connect: { lookup: destinations.lookup } });
+  const run: LinkRun = { options, destinations, dispatcher, request, outer: signal, total: AbortSignal.timeout(totalMs) };
+  let outcomes: Outcome[];
+  try {
+    outcomes = await inPool(fetched, options.concurrency ?? DEFAULT_LINK_CONCURRENCY, (target) =>
+      run.total.aborted ? Promise.resolve({ kind: 'not-checked', finalUrl: target.url } as const) : fetchLink(target.url, run),
+    );
+  } finally {
+    await dispatcher.destroy();
+  }
+  let outOfTime = 0;
+  for (const [i, target] of fetched.entries()) {
+    const outcome = outcomes[i]!;
+    if (outcome.kind === 'not-checked') outOfTime++;
+    else if (outcome.kind !== 'answered' || outcome.status >= 400) problems.push(linkProblem(target, outcome, options.timeout ?? DEFAULT_LINK_TIMEOUT_MS));
+  }
+  if (targets.length > maxLinks) {
+    problems.push(
+      notChecked(targets.length - maxLinks, `the mail has ${targets.length} distinct links and the check fetches at most ${maxLinks} (links.maxLinks)`),
+    );
+  }
+  if (outOfTime > 0) problems.push(notChecked(outOfTime, `the check's total time, ${formatDuration(totalMs)}, ran out (links.totalTimeout)`));
+  return problems;
+}
+
+/** The distinct http(s) URLs of the HTML and the text part not skipped, each with the texts it is linked from, and the hrefs that are no URL at all. */
+function readTargets(mail: CheckableMail, reading: HtmlReading, skip: LinkCheckOptions['skip']): { targets: Target[]; problems: MailProblem[] } {
   const problems: MailProblem[] = [];
   const targets = new Map<string, Target>();
   const add = (raw: string, text: string) => {
@@ -39,7 +119,7 @@ export async function checkLinks(mail: CheckableMail, reading: HtmlReading, opti
     } catch {
       return;
     }
-    if (isSkipped(url, options.skip)) return;
+    if (isSkipped(url, skip)) return;
     const target = targets.get(url) ?? { url, texts: [] };
     if (!target.texts.includes(text)) target.texts.push(text);
     targets.set(url, target);
@@ -61,20 +141,33 @@ export async function checkLinks(mail: CheckableMail, reading: HtmlReading, opti
     }
   }
   for (const match of linkify.match(mail.text) ?? []) if (/^https?:/i.test(match.url)) add(match.url, TEXT_PART);
-
-  const outcomes = await inPool([...targets.values()], options.concurrency ?? DEFAULT_LINK_CONCURRENCY, (target) => fetchLink(target.url, options, signal));
-  for (const [i, target] of [...targets.values()].entries()) {
-    const outcome = outcomes[i]!;
-    if (outcome.kind === 'answered' && outcome.status < 400) continue;
-    problems.push(linkProblem(target, outcome, options.timeout ?? DEFAULT_LINK_TIMEOUT_MS));
-  }
-  return problems;
+  return { targets: [...targets.values()], problems };
 }
 
-function linkProblem(target: Target, outcome: Outcome, timeoutMs: number): MailProblem {
+function notChecked(count: number, why: string): MailProblem {
+  return problem({
+    check: 'links',
+    severity: 'warning',
+    message: `${count} ${count === 1 ? 'link' : 'links'} not checked: ${why}.`,
+    fix: 'Skip the links you need not check (links.skip), or raise the limit.',
+  });
+}
+
+function linkProblem(target: Target, outcome: Exclude<Outcome, { kind: 'not-checked' }>, timeoutMs: number): MailProblem {
   const named = `The link ${nameOf(target.texts)} → ${target.url}`;
   const via = outcome.finalUrl === target.url ? '' : ` was redirected to ${outcome.finalUrl}, which`;
   const text = target.texts.join(', ');
+  if (outcome.kind === 'refused') {
+    // The same words whatever is at the address (open, closed, nothing): no request was made, and the report says no more.
+    return problem({
+      check: 'links',
+      severity: 'warning',
+      message: `${named}${via ? `${via} was` : ' was'} not checked: ${REFUSED_WORDS}.`,
+      fix: 'Link-local and cloud metadata addresses are never checked; loopback and private hosts only when allowed (links.allowPrivate in a test, --link-check-allow on mailroom serve).',
+      url: target.url,
+      text,
+    });
+  }
   if (outcome.kind === 'answered') {
     const statusText = STATUS_CODES[outcome.status] ?? '';
     return problem({
@@ -108,13 +201,20 @@ function linkProblem(target: Target, outcome: Outcome, timeoutMs: number): MailP
   });
 }
 
-async function fetchLink(url: string, options: LinkCheckOptions, signal: AbortSignal | undefined): Promise<Outcome> {
-  const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+async function fetchLink(url: string, run: LinkRun): Promise<Outcome> {
+  const maxRedirects = run.options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  const origin = new URL(url).origin;
   let current = url;
+  let ownOrigin = true;
   for (let hop = 0; hop <= maxRedirects; hop++) {
-    let answer = await requestOnce(current, 'HEAD', options, signal);
-    if (answer.kind === 'answered' && answer.status >= 400) answer = await requestOnce(current, 'GET', options, signal);
-    if (answer.kind === 'no-answer') return { ...answer, finalUrl: current };
+    const at = new URL(current);
+    // Once the link left its origin its own credentials stay behind, even if a later hop comes back.
+    ownOrigin &&= at.origin === origin;
+    if (run.destinations.refuses(current)) return { kind: 'refused', finalUrl: current };
+    const headers = requestHeaders(at, ownOrigin, run.options);
+    let answer = await requestOnce(current, 'HEAD', headers, run);
+    if (answer.kind === 'answered' && answer.status >= 400) answer = await requestOnce(current, 'GET', headers, run);
+    if (answer.kind !== 'answered') return { ...answer, finalUrl: current };
     const { status, location } = answer;
     if (status >= 300 && status < 400 && location !== undefined) {
       try {
@@ -129,51 +229,26 @@ async function fetchLink(url: string, options: LinkCheckOptions, signal: AbortSi
   return { kind: 'too-many-redirects', finalUrl: current };
 }
 
-type Answer =
-  { readonly kind: 'answered'; readonly status: number; readonly location: string | undefined } | { readonly kind: 'no-answer'; readonly reason: string };
+type Answer = { readonly kind: 'answered'; readonly status: number; readonly location: string | undefined } | Failure;
 
-async function requestOnce(url: string, method: 'HEAD' | 'GET', options: LinkCheckOptions, outer: AbortSignal | undefined): Promise<Answer> {
-  // Loaded by the first link fetched, not with the module: the embedded
-  // server carries the checks for /checks, and most never fetch a link.
-  const { request } = await import('undici');
-  const timeout = AbortSignal.timeout(options.timeout ?? DEFAULT_LINK_TIMEOUT_MS);
-  const signal = outer ? AbortSignal.any([outer, timeout]) : timeout;
+async function requestOnce(url: string, method: 'HEAD' | 'GET', headers: Record<string, string>, run: LinkRun): Promise<Answer> {
+  const timeout = AbortSignal.timeout(run.options.timeout ?? DEFAULT_LINK_TIMEOUT_MS);
+  const signal = AbortSignal.any([...(run.outer ? [run.outer] : []), run.total, timeout]);
   try {
-    const response = await request(url, { method, headers: headersFor(url, options), signal });
+    const response = await run.request(url, { method, headers, signal, dispatcher: run.dispatcher });
     // Only the status matters: drop at most a little of the body, then the socket goes back to the pool.
     await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
     const location = response.headers.location;
     return { kind: 'answered', status: response.statusCode, location: Array.isArray(location) ? location[0] : location };
   } catch (error) {
-    if (outer?.aborted) throw outer.reason;
-    // A socket error that came before the timer is what happened, even when
+    if (run.outer?.aborted) throw run.outer.reason;
+    if (isDestinationRefused(error)) return { kind: 'refused' };
+    // A socket error that came before a timer is what happened, even when
     // a late turn of the event loop saw the timer fire too.
+    if (run.total.aborted && !isSocketError(error)) return { kind: 'not-checked' };
     if (timeout.aborted && !isSocketError(error)) return { kind: 'no-answer', reason: 'timeout' };
     return { kind: 'no-answer', reason: describeNetworkError(error) };
   }
-}
-
-function headersFor(url: string, options: LinkCheckOptions): Record<string, string> {
-  const headers: Record<string, string> = { 'user-agent': 'mailroom-link-check', ...options.headers };
-  const cookies = cookiesFor(new URL(url).hostname, options.cookies);
-  if (cookies) headers.cookie = headers.cookie ? `${headers.cookie}; ${cookies}` : cookies;
-  return headers;
-}
-
-function cookiesFor(host: string, cookies: LinkCheckOptions['cookies']): string {
-  if (!cookies) return '';
-  const list: LinkCookie[] = Array.isArray(cookies)
-    ? [...(cookies as readonly LinkCookie[])]
-    : Object.entries(cookies).map(([name, value]) => ({ name, value: value as string }));
-  return list
-    .filter((c) => c.domain === undefined || domainMatches(host, c.domain))
-    .map((c) => `${c.name}=${c.value}`)
-    .join('; ');
-}
-
-function domainMatches(host: string, domain: string): boolean {
-  const bare = domain.replace(/^\./, '').toLowerCase();
-  return host === bare || host.endsWith(`.${bare}`);
 }
 
 function isSkipped(url: string, skip: LinkCheckOptions['skip']): boolean {

@@ -1,22 +1,40 @@
 // The options of `mail.check()` and `toPassMailChecks`, checked once, here,
 // so a misspelt key or a bad limit is an error naming it instead of a check
 // that silently runs with its default.
+import { allowEntryProblem } from '../contract/destinations.js';
 import { describeValue, expectedError } from '../contract/validation.js';
 import { CHECK_NAMES, type CheckName, type ExtraCheck } from './problem.js';
 
-/** A cookie as Playwright's `context.cookies()` lists it; `domain` limits which links it is sent to. */
+/**
+ * A cookie as Playwright's `context.cookies()` lists it, sent as a browser
+ * would: `domain` without a leading dot is host-only (that host alone), with
+ * one (`.example.com`) also its subdomains; `path` (default `/`) and its
+ * subpaths only; `secure` only over https (or to a loopback host, as
+ * Chromium does). A cookie without a domain is the link's own, like the
+ * `name → value` record.
+ */
 export interface LinkCookie {
   readonly name: string;
   readonly value: string;
   readonly domain?: string;
+  readonly path?: string;
+  readonly secure?: boolean;
 }
 
 export interface LinkCheckOptions {
   /** Links not to fetch: a string is a case-insensitive part of the URL, a RegExp is tested on it. */
   readonly skip?: readonly (string | RegExp)[];
-  /** Headers sent with every request (e.g. `authorization`). */
+  /**
+   * Headers (e.g. `authorization`) sent to each link's own origin, as
+   * written in the mail; dropped from a redirect to another origin, as
+   * fetch() drops `authorization`.
+   */
   readonly headers?: Readonly<Record<string, string>>;
-  /** Cookies: a `name → value` record sent to every link, or `context.cookies()` (each only to its domain). */
+  /**
+   * Cookies: a `name → value` record, sent like `headers` to each link's own
+   * origin, or `context.cookies()`, each sent where a browser would send it
+   * (see LinkCookie), redirects included.
+   */
   readonly cookies?: Readonly<Record<string, string>> | readonly LinkCookie[];
   /** How long one request may take, in ms (default 5000). */
   readonly timeout?: number;
@@ -24,6 +42,19 @@ export interface LinkCheckOptions {
   readonly concurrency?: number;
   /** Redirects followed before giving up (default 5). */
   readonly maxRedirects?: number;
+  /** Distinct links fetched at most (default 100); the rest are one warning. */
+  readonly maxLinks?: number;
+  /** How long the whole links check may take, in ms (default 30000); links not fetched by then are one warning. */
+  readonly totalTimeout?: number;
+  /**
+   * The loopback and private hosts links may reach (localhost, 10/8,
+   * 172.16/12, 192.168/16, 100.64/10, fc00::/7): `'all'` (the default: a
+   * test's app runs on localhost), or only these host names, addresses and
+   * CIDRs (the server's `--link-check-allow`). Public hosts are always
+   * reached; link-local addresses and the clouds' metadata services never,
+   * redirects included.
+   */
+  readonly allowPrivate?: 'all' | readonly string[];
 }
 
 export interface HtmlCheckOptions {
@@ -63,9 +94,11 @@ export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_LINK_TIMEOUT_MS = 5_000;
 export const DEFAULT_LINK_CONCURRENCY = 4;
 export const DEFAULT_MAX_REDIRECTS = 5;
+export const DEFAULT_MAX_LINKS = 100;
+export const DEFAULT_LINKS_TOTAL_TIMEOUT_MS = 30_000;
 
 const TOP_KEYS = ['only', 'skip', 'links', 'html', 'size', 'with', 'signal'];
-const LINK_KEYS = ['skip', 'headers', 'cookies', 'timeout', 'concurrency', 'maxRedirects'];
+const LINK_KEYS = ['skip', 'headers', 'cookies', 'timeout', 'concurrency', 'maxRedirects', 'maxLinks', 'totalTimeout', 'allowPrivate'];
 
 /** Throws a TypeError naming the first bad option; `extraKeys` are the caller's own (the matcher's `failOn`). */
 export function validateCheckOptions(options: unknown, extraKeys: readonly string[] = []): MailCheckOptions {
@@ -88,13 +121,32 @@ export function validateCheckOptions(options: unknown, extraKeys: readonly strin
     if (Array.isArray(links.cookies)) {
       for (const cookie of links.cookies as unknown[]) {
         const c = cookie as Partial<LinkCookie> | null;
-        if (c === null || typeof c !== 'object' || typeof c.name !== 'string' || typeof c.value !== 'string')
-          throw expectedError('links.cookies[]', 'a { name, value, domain? } cookie', cookie);
+        if (
+          c === null ||
+          typeof c !== 'object' ||
+          typeof c.name !== 'string' ||
+          typeof c.value !== 'string' ||
+          !['string', 'undefined'].includes(typeof c.domain) ||
+          !['string', 'undefined'].includes(typeof c.path) ||
+          !['boolean', 'undefined'].includes(typeof c.secure)
+        )
+          throw expectedError('links.cookies[]', 'a { name, value, domain?, path?, secure? } cookie', cookie);
       }
     }
     positive('links.timeout', links.timeout);
     whole('links.concurrency', links.concurrency, 1);
     whole('links.maxRedirects', links.maxRedirects, 0);
+    whole('links.maxLinks', links.maxLinks, 1);
+    positive('links.totalTimeout', links.totalTimeout);
+    const allow = links.allowPrivate;
+    if (allow !== undefined && allow !== 'all') {
+      if (!Array.isArray(allow) || !allow.every((entry) => typeof entry === 'string'))
+        throw expectedError('links.allowPrivate', "'all' or an array of host names, addresses and CIDRs", allow);
+      for (const entry of allow) {
+        const wrong = allowEntryProblem(entry);
+        if (wrong) throw new TypeError(`Expected \`links.allowPrivate[]\` to be a host name, an address or a CIDR, got ${JSON.stringify(entry)}: ${wrong}`);
+      }
+    }
   }
   if (o.html !== undefined) {
     const html = record('html', o.html, ['clients']);

@@ -33,8 +33,12 @@ Options (each also read from the environment variable shown):
   --no-smtp-rules           no SMTP rules, no attempt log     MAILROOM_SMTP_RULES=0 (default on)
   --webhook <url>           post every event there, repeatable MAILROOM_WEBHOOK    (comma-separated in the variable; default retry policy)
   --webhook-secret <secret> sign those posts with it          MAILROOM_WEBHOOK_SECRET (default: made up and printed at start)
-  --webhook-allow <host|cidr> the only webhook destinations,   MAILROOM_WEBHOOK_ALLOW (default: any but 169.254.169.254 and fd00:ec2::254)
+  --webhook-allow <host|cidr> the only webhook destinations,   MAILROOM_WEBHOOK_ALLOW (default: any; never link-local or cloud metadata)
                             repeatable
+  --link-check-allow <host|cidr>                              MAILROOM_LINK_CHECK_ALLOW (default: none, so public hosts only;
+                            a loopback or private host the    never link-local or cloud metadata)
+                            UI's link check may reach (the
+                            app under test), repeatable
   --no-webhooks             no webhooks, no /metrics          MAILROOM_WEBHOOKS=0  (default on)
   --smtp-tls                offer STARTTLS on the SMTP port   MAILROOM_SMTP_TLS=1  (default off, so no client meets a certificate)
                             with a certificate made at start
@@ -55,6 +59,7 @@ Options (each also read from the environment variable shown):
 API: GET|DELETE /api/v1/mailbox?address=A, GET /api/v1/mailbox/wait?address=A&since_id=ID,
      GET|POST|DELETE /api/v1/mailbox/rules?address=A, GET /api/v1/mailbox/attempts?address=A,
      GET|DELETE /api/v1/message/{id}?mailbox=A, GET /api/v1/message/{id}/raw?mailbox=A,
+     GET|POST /api/v1/message/{id}/checks?mailbox=A,
      GET|POST /api/v1/webhooks, GET|DELETE /api/v1/webhooks/{id}, GET /api/v1/webhooks/{id}/deliveries,
      GET /api/v1/webhooks/{id}/dead-letters, POST /api/v1/webhooks/{id}/dead-letters/{event_id}/replay,
      GET /metrics, GET /healthz; MCP (streamable HTTP): POST /mcp

@@ -66,6 +66,7 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
         webhook: { type: 'string', multiple: true },
         'webhook-secret': { type: 'string' },
         'webhook-allow': { type: 'string', multiple: true },
+        'link-check-allow': { type: 'string', multiple: true },
         'no-webhooks': { type: 'boolean' },
         store: { type: 'string' },
         'smtp-tls': { type: 'boolean' },
@@ -212,6 +213,8 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
 
   const webhookAllow = list('webhook-allow', 'MAILROOM_WEBHOOK_ALLOW');
   if (webhookAllow) options.webhookAllow = webhookAllow;
+  const linkCheckAllow = list('link-check-allow', 'MAILROOM_LINK_CHECK_ALLOW');
+  if (linkCheckAllow) options.linkCheckAllow = linkCheckAllow;
 
   const store = pick('store', 'MAILROOM_STORE');
   if (store !== undefined) {

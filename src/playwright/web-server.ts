@@ -23,6 +23,12 @@ export interface MailroomWebServerOptions {
   readonly allowedHosts?: readonly string[] | undefined;
   /** Web origins whose pages may call the server (`--allow-origin`), e.g. `http://localhost:3000`. */
   readonly allowOrigins?: readonly string[] | undefined;
+  /**
+   * Loopback and private hosts, addresses or CIDRs the web UI's "Check links
+   * too" may reach (`--link-check-allow`), e.g. your app's `127.0.0.1`.
+   * Default none: the UI's link check reaches public hosts only.
+   */
+  readonly linkCheckAllow?: readonly string[] | undefined;
   /** Offer STARTTLS on the SMTP port (`--smtp-tls`), with a certificate made at start unless `smtpTlsCert` is given. Default off. */
   readonly smtpTls?: boolean | undefined;
   /** A PEM certificate file for SMTP over TLS (`--smtp-tls-cert`), with `smtpTlsKey`. */
@@ -60,6 +66,9 @@ export function mailroomWebServer(options: MailroomWebServerOptions = {}): WebSe
   const allowOrigins: readonly unknown[] = options.allowOrigins ?? [];
   if (!Array.isArray(allowOrigins) || !allowOrigins.every((o): o is string => typeof o === 'string' && o !== ''))
     throw expectedError('allowOrigins', 'an array of origins like "http://localhost:3000"', allowOrigins);
+  const linkCheckAllow: readonly unknown[] = options.linkCheckAllow ?? [];
+  if (!Array.isArray(linkCheckAllow) || !linkCheckAllow.every((h): h is string => typeof h === 'string' && h !== ''))
+    throw expectedError('linkCheckAllow', 'an array of hosts, addresses or CIDRs like "127.0.0.1"', linkCheckAllow);
   const tls = tlsArgs(options);
   const timeout = options.timeout ?? 30_000;
   assertMs('timeout', timeout, { positive: true });
@@ -77,6 +86,7 @@ export function mailroomWebServer(options: MailroomWebServerOptions = {}): WebSe
     ...domains.flatMap((d) => ['--domain', d]),
     ...allowedHosts.flatMap((h) => ['--allowed-host', h]),
     ...allowOrigins.flatMap((o) => ['--allow-origin', o]),
+    ...linkCheckAllow.flatMap((h) => ['--link-check-allow', h]),
     ...tls,
   ];
   const readyHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { isDomainName } from '../contract/address.js';
+import { allowEntryProblem } from '../contract/destinations.js';
 import { DEFAULT_DOMAIN, DEFAULT_HOST, DEFAULT_HTTP_PORT, DEFAULT_SMTP_PORT } from '../contract/defaults.js';
 import { MAX_WAIT_SECONDS } from '../contract/limits.js';
 import type { RandomSource } from '../contract/random.js';
@@ -11,7 +12,6 @@ import type { WebhookEventType } from '../contract/webhooks.js';
 import { assertMs, expectedError } from '../contract/validation.js';
 import type { WallClock } from './base/clock.js';
 import { defaultLogger, type Logger } from './base/log.js';
-import { isAllowEntry } from './webhooks/destination-policy.js';
 import type { TlsCertificate } from './smtp/tls-certificate.js';
 import { parseStoreLocation, type StoreLocation } from './store/store-location.js';
 
@@ -152,10 +152,21 @@ export interface ServerOptions {
   /**
    * Where webhooks may post: host names, addresses or CIDRs
    * (`["hooks.internal", "10.0.0.0/8"]`); any other destination is refused
-   * at registration. Default: anywhere but the cloud metadata service
-   * (169.254.169.254, fd00:ec2::254), which is refused unless listed.
+   * at registration. Default: anywhere. Link-local addresses
+   * (169.254.0.0/16, fe80::/10) and the clouds' metadata services are
+   * never a destination, and cannot be listed.
    */
   webhookAllow?: readonly string[];
+  /**
+   * The loopback and private destinations the web UI's link check
+   * (`POST /api/v1/message/{id}/checks` with `{"links": true}`) may reach:
+   * host names, addresses or CIDRs, typically the app under test's
+   * (`["127.0.0.1", "app.internal"]`). Default: none, so a link in a mail
+   * cannot make this server probe its own network. Public addresses are
+   * always checked; link-local addresses and the clouds' metadata services
+   * never are, and cannot be listed.
+   */
+  linkCheckAllow?: readonly string[];
   /**
    * Where the mail lives: `memory` (the default, this process only) or a
    * Redis URL (`redis://host:port/db`, `rediss://` for TLS, `?prefix=name`
@@ -218,6 +229,7 @@ export interface ResolvedServerOptions {
   readonly webhooks: boolean;
   readonly staticWebhooks: readonly StaticWebhook[];
   readonly webhookAllow: readonly string[];
+  readonly linkCheckAllow: readonly string[];
   readonly store: StoreLocation;
   readonly clock: WallClock;
   readonly random: RandomSource;
@@ -279,6 +291,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'webhooks',
   'staticWebhooks',
   'webhookAllow',
+  'linkCheckAllow',
   'store',
   'clock',
   'random',
@@ -298,6 +311,16 @@ function isWebOrigin(value: string): boolean {
 
 function expect(condition: boolean, name: string, what: string, value: unknown): void {
   if (!condition) throw expectedError(name, what, value);
+}
+
+/** An allow list of destinations: host names, addresses or CIDRs, none of which link-local or a metadata address (contract/destinations.ts). */
+function checkAllowList(name: string, value: unknown, example: string): void {
+  const what = `an array of host names, addresses or CIDRs such as ${example}`;
+  expect(Array.isArray(value) && value.every((entry) => typeof entry === 'string'), name, what, value);
+  for (const entry of value as readonly string[]) {
+    const problem = allowEntryProblem(entry);
+    if (problem) throw new TypeError(`Expected \`${name}\` to be ${what}, got ${JSON.stringify(entry)}: ${problem}`);
+  }
 }
 
 function checkPort(name: string, value: number): void {
@@ -383,6 +406,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
   o.webhooks ??= true;
   o.staticWebhooks ??= [];
   o.webhookAllow ??= [];
+  o.linkCheckAllow ??= [];
   o.clock ??= systemClock;
   o.random ??= Math.random;
   o.logger ??= defaultLogger;
@@ -495,12 +519,8 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     o.staticWebhooks,
   );
   expect(o.webhooks || o.staticWebhooks.length === 0, 'staticWebhooks', 'empty when `webhooks` is false', o.staticWebhooks);
-  expect(
-    Array.isArray(o.webhookAllow) && o.webhookAllow.every((entry) => typeof entry === 'string' && isAllowEntry(entry)),
-    'webhookAllow',
-    'an array of host names, addresses or CIDRs such as ["hooks.internal", "10.0.0.0/8"]',
-    o.webhookAllow,
-  );
+  checkAllowList('webhookAllow', o.webhookAllow, '["hooks.internal", "10.0.0.0/8"]');
+  checkAllowList('linkCheckAllow', o.linkCheckAllow, '["127.0.0.1", "app.internal"]');
   expect(typeof o.random === 'function', 'random', 'a function returning numbers in [0, 1), like Math.random', o.random);
   expect(
     typeof o.clock === 'object' && o.clock !== null && typeof o.clock.now === 'function',
@@ -551,6 +571,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     webhooks: o.webhooks,
     staticWebhooks: Object.freeze([...o.staticWebhooks]),
     webhookAllow: Object.freeze([...o.webhookAllow]),
+    linkCheckAllow: Object.freeze([...o.linkCheckAllow]),
     store,
     clock: o.clock,
     random: o.random,

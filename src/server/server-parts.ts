@@ -123,6 +123,7 @@ export function createHttp(
     domains: config.domains,
     token: config.token,
     faultInjection: config.faultInjection,
+    linkCheckAllow: config.linkCheckAllow,
     webhooks,
     logger: config.logger,
     edge,

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MessageStore } from '../../src/server/store/message-store.js';
 import { MAX_ATTEMPTS_PER_DELIVERY, replayRefusal } from '../../src/server/webhooks/attempt.js';
 import { destinationPolicy } from '../../src/server/webhooks/destination-policy.js';
+import { resolveServerOptions } from '../../src/server/server-options.js';
 import { classify } from '../../src/server/webhooks/classify.js';
 import { BodyCache } from '../../src/server/webhooks/event-body.js';
 import { MessageGoneError, messageReceived } from '../../src/server/webhooks/events.js';
@@ -198,30 +199,41 @@ describe('the delivery thread', () => {
 });
 
 describe('webhook destinations', () => {
-  it('refuse the cloud metadata service by default, in any spelling, over the API; loopback and private addresses stay allowed', async () => {
+  // Security review 2, finding 6: the six spellings after the first four were registered (201).
+  it('refuse every link-local address and the clouds’ metadata services, in any spelling, over the API; loopback and private addresses stay allowed', async () => {
     const server = await start();
-    for (const url of [
+    const urls = [
       'http://169.254.169.254/latest/meta-data',
       'http://[fd00:ec2::254]/',
       'http://[::ffff:169.254.169.254]/',
       'http://metadata.google.internal/',
-    ]) {
-      const answer = await call(server, '/api/v1/webhooks', { method: 'POST', headers: json, body: JSON.stringify({ url }) });
-      expect([answer.status, answer.json.error], url).toEqual([400, 'invalid_request']);
-      expect(answer.json.message).toContain('cloud metadata');
-    }
+      'http://169.254.170.2/v2/credentials',
+      'http://100.100.100.200/latest/meta-data/',
+      'http://[::169.254.169.254]/',
+      'http://[64:ff9b::a9fe:a9fe]/',
+      'http://[fe80::a9fe:a9fe]/',
+      'http://169.254.169.253/',
+    ];
+    const answers = [];
+    for (const url of urls) answers.push(await call(server, '/api/v1/webhooks', { method: 'POST', headers: json, body: JSON.stringify({ url }) }));
+    expect(answers.map((answer) => answer.status)).toEqual(urls.map(() => 400));
+    for (const answer of answers) expect(answer.json.message).toContain('link-local or a cloud metadata address, never a webhook destination');
     for (const url of ['http://127.0.0.1:9/hook', 'http://10.1.2.3/hook', 'http://app.internal/hook']) {
       expect((await call(server, '/api/v1/webhooks', { method: 'POST', headers: json, body: JSON.stringify({ url }) })).status, url).toBe(201);
     }
   });
 
-  it('are narrowed to the hosts and CIDRs given with webhookAllow', async () => {
-    const policy = destinationPolicy(['10.0.0.0/8', 'hooks.internal', '169.254.169.254']);
+  it('are narrowed to the hosts and CIDRs given with webhookAllow, which can never open link-local or a metadata service', async () => {
+    const policy = destinationPolicy(['10.0.0.0/8', 'hooks.internal', '0.0.0.0/0']);
     expect(policy.refusal('http://10.9.8.7/x')).toBeUndefined();
     expect(policy.refusal('http://hooks.internal:8080/x')).toBeUndefined();
-    expect(policy.refusal('http://169.254.169.254/')).toBeUndefined();
-    expect(policy.refusal('http://127.0.0.1/x')).toMatch(/not among the destinations/);
-    expect(policy.refusal('http://evil.example/x')).toMatch(/not among the destinations/);
+    expect(policy.refusal('http://169.254.169.254/')).toMatch(/never a webhook destination/);
+    expect(destinationPolicy(['10.0.0.0/8']).refusal('http://127.0.0.1/x')).toMatch(/not among the destinations/);
+    expect(destinationPolicy(['10.0.0.0/8']).refusal('http://evil.example/x')).toMatch(/not among the destinations/);
+    expect(() => resolveServerOptions({ webhookAllow: ['169.254.169.254'] })).toThrow(
+      'Expected `webhookAllow` to be an array of host names, addresses or CIDRs such as ["hooks.internal", "10.0.0.0/8"], got "169.254.169.254": link-local or a cloud metadata address, which is never a destination',
+    );
+    expect(() => resolveServerOptions({ webhookAllow: ['hooks internal'] })).toThrow(/got "hooks internal": not a host name, an address or a CIDR/);
     const server = await start({ webhookAllow: ['hooks.internal'] });
     const refused = await call(server, '/api/v1/webhooks', { method: 'POST', headers: json, body: JSON.stringify({ url: 'http://127.0.0.1:9/' }) });
     expect(refused.status).toBe(400);
@@ -230,11 +242,17 @@ describe('webhook destinations', () => {
   it('are checked on the address a name resolves to at each connection: a name for the metadata service is refused before connecting, not retried', async () => {
     const receiver = await startReceiver();
     // stands in for DNS: the names a rebinding attacker (or a careless record) would point anywhere
-    const names: Record<string, string> = { 'app.test': '127.0.0.1', 'hooks.internal': '127.0.0.1', 'meta.attacker.test': '169.254.169.254' };
+    const names: Record<string, string> = {
+      'app.test': '127.0.0.1',
+      'hooks.internal': '127.0.0.1',
+      'meta.attacker.test': '169.254.169.254',
+      // ECS task credentials behind NAT64's prefix: unwrapped before the check
+      'ecs.attacker.test': '64:ff9b::a9fe:aa02',
+    };
     const resolve: LookupFunction = (hostname, _options, callback) => {
       const address = names[hostname];
       if (!address) return callback(Object.assign(new Error(`no such name ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
-      callback(null, [{ address, family: 4 }]);
+      callback(null, [{ address, family: address.includes(':') ? 6 : 4 }]);
     };
     const post = (sender: WebhookSender, host: string) =>
       sender.send({ url: `http://${host}:${receiver.port}/hooks/mail`, body: '{}', headers: json, timeoutMs: 5_000, signal: new AbortController().signal });
@@ -245,8 +263,9 @@ describe('webhook destinations', () => {
       expect((await post(open, 'app.test')).result).toMatchObject({ kind: 'answer', status: 204 });
       const refused = (await post(open, 'meta.attacker.test')).result;
       expect(refused).toMatchObject({ kind: 'failure', reason: 'destination' });
-      expect(refused.kind === 'failure' && refused.detail).toContain('meta.attacker.test resolved to 169.254.169.254, a cloud metadata address');
+      expect(refused.kind === 'failure' && refused.detail).toContain('meta.attacker.test resolved to 169.254.169.254, a link-local or cloud metadata address');
       expect(classify(refused, 0)).toMatchObject({ delivered: false, retry: false, reason: 'destination' });
+      expect((await post(open, 'ecs.attacker.test')).result).toMatchObject({ kind: 'failure', reason: 'destination' });
     } finally {
       await open.close();
     }

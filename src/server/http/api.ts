@@ -67,6 +67,8 @@ export interface ApiContext {
   readonly logger: Logger;
   /** The names and origins a browser may reach the server by (edge/edge-policy.ts). */
   readonly edge: EdgePolicy;
+  /** The loopback and private hosts the links check may reach (`linkCheckAllow`). */
+  readonly linkCheckAllow: readonly string[];
   /** SMTP over TLS as offered, advertised when defined; asked per request, as the implicit-TLS port is known once bound. */
   readonly smtpTls: () => WireSmtpTls | undefined;
   /** The provider APIs' intake; when undefined their paths are not served. */
@@ -128,7 +130,7 @@ function routeHandlers(ctx: ApiContext, mailbox: MailboxCalls, events: EventStre
     mailboxes: (_, { params }) => answerMailboxIndex(params, ctx.store, ctx.reader).then((body) => answered(json(200, body))),
     events: (_, { params, res }) => void events.open(params, res),
     mcp: (_, { req, res }) => void ctx.mcp.handle(req, res),
-    api: ({ call, id }, { params, res }) => answerWithFaults(hooks, call, params, () => mailbox({ call, id, params, signal: signalFor(call, res) })),
+    api: ({ call, id }, { params, req, res }) => answerWithFaults(hooks, call, params, () => mailbox({ call, id, params, req, signal: signalFor(call, res) })),
     smtpLab: ({ call }, { params, req }) => answerSmtpLab(call, params, req, ctx.smtpLab!.calls).then((body) => answered(json(200, body))),
     webhooks: (route, { params, req }) =>
       answerWebhooks(route.call, route, params, req, { webhooks: ctx.webhooks!, reader: ctx.reader }).then(({ status, body }) => answered(json(status, body))),

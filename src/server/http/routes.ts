@@ -112,7 +112,8 @@ function messageRoute(method: string, verb: string, path: string): Route {
     return { kind: 'api', call: 'raw', id };
   }
   if (checks) {
-    if (verb !== 'GET') throw methodNotAllowed(method, path, ['GET']);
+    // GET runs the checks that fetch nothing; POST with {"links": true} the links check too (mailbox/checks-request.ts).
+    if (verb !== 'GET' && verb !== 'POST') throw methodNotAllowed(method, path, ['GET', 'POST']);
     return { kind: 'api', call: 'checks', id };
   }
   if (verb === 'GET') return { kind: 'api', call: 'message', id };
@@ -184,7 +185,7 @@ function notFound(method: string, path: string, served: ServedRoutes): Refusal {
   return new Refusal(
     404,
     'not_found',
-    `No such route: ${method} ${path}. The API is GET|DELETE ${API_BASE}/mailbox?address=A, ${longPoll ? `GET ${WAIT_PATH}?address=A&since_id=ID, ` : ''}${smtpRules ? `GET|POST|DELETE ${RULES_PATH}?address=A, GET ${ATTEMPTS_PATH}?address=A, ` : ''}${webhooks ? `GET|POST ${WEBHOOKS_PATH}, GET ${METRICS_PATH}, ` : ''}GET|DELETE ${API_BASE}/message/{id}?mailbox=A, GET ${API_BASE}/message/{id}/raw?mailbox=A, GET ${API_BASE}/message/{id}/checks?mailbox=A, GET ${MAILBOXES_PATH}, GET ${EVENTS_PATH}, POST ${MCP_PATH} and GET ${HEALTH_PATH}; the web UI is at /`,
+    `No such route: ${method} ${path}. The API is GET|DELETE ${API_BASE}/mailbox?address=A, ${longPoll ? `GET ${WAIT_PATH}?address=A&since_id=ID, ` : ''}${smtpRules ? `GET|POST|DELETE ${RULES_PATH}?address=A, GET ${ATTEMPTS_PATH}?address=A, ` : ''}${webhooks ? `GET|POST ${WEBHOOKS_PATH}, GET ${METRICS_PATH}, ` : ''}GET|DELETE ${API_BASE}/message/{id}?mailbox=A, GET ${API_BASE}/message/{id}/raw?mailbox=A, GET|POST ${API_BASE}/message/{id}/checks?mailbox=A, GET ${MAILBOXES_PATH}, GET ${EVENTS_PATH}, POST ${MCP_PATH} and GET ${HEALTH_PATH}; the web UI is at /`,
   );
 }
 

@@ -65,9 +65,12 @@ export const api = {
   listing: (address: string) => json<WireListing>(`/api/v1/mailbox?${q({ address, limit: 100 })}`),
   message: (address: string, id: string) => json<WireMessage>(`/api/v1/message/${encodeURIComponent(id)}?${q({ mailbox: address })}`),
   raw: async (address: string, id: string) => (await call(`/api/v1/message/${encodeURIComponent(id)}/raw?${q({ mailbox: address })}`)).arrayBuffer(),
-  /** The mail checks; `links` makes the server fetch every link, so it is asked for separately. */
+  /** The mail checks; `links` makes the server fetch every link, an action, so it is a POST of JSON (docs/CONTRACT.md). */
   checks: (address: string, id: string, links: boolean) =>
-    json<WireCheckReport>(`/api/v1/message/${encodeURIComponent(id)}/checks?${q({ mailbox: address, links: links ? 1 : 0 })}`),
+    json<WireCheckReport>(
+      `/api/v1/message/${encodeURIComponent(id)}/checks?${q({ mailbox: address })}`,
+      links ? { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ links: true }) } : undefined,
+    ),
   deleteMessage: (address: string, id: string) =>
     json<{ deleted: boolean }>(`/api/v1/message/${encodeURIComponent(id)}?${q({ mailbox: address })}`, { method: 'DELETE' }),
   deleteMailbox: (address: string) => json<{ deleted: number }>(`/api/v1/mailbox?${q({ address })}`, { method: 'DELETE' }),

@@ -10,7 +10,8 @@ import { signatureHeader, WEBHOOK_HEADERS } from '../../contract/webhook-signatu
 import type { AttemptResult } from './classify.js';
 import { delivered, EXCERPT_CHARS, type DeliveryJob, type DeliveryOutcome, type DeliverySender } from './delivery-job.js';
 import { BodyCache } from './event-body.js';
-import { checkedLookup, DESTINATION_REFUSED, destinationPolicy } from './destination-policy.js';
+import { checkedLookup, DESTINATION_REFUSED } from '../../contract/destinations.js';
+import { destinationPolicy } from './destination-policy.js';
 
 export interface PostRequest {
   readonly url: string;
@@ -60,7 +61,8 @@ export class WebhookSender implements DeliverySender {
    */
   constructor(options: { readonly now?: () => number; readonly webhookAllow?: readonly string[]; readonly resolve?: LookupFunction } = {}) {
     this.#now = options.now ?? (() => performance.now());
-    this.#lookup = checkedLookup(destinationPolicy(options.webhookAllow ?? []), options.resolve);
+    const policy = destinationPolicy(options.webhookAllow ?? []);
+    this.#lookup = checkedLookup((host, address) => policy.addressRefusal(host, address), options.resolve);
   }
 
   /** Origins with an open pool (for tests). */

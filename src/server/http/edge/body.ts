@@ -11,6 +11,8 @@ export const BODY_LIMITS = Object.freeze({
   smtpRule: 16 * 1024,
   /** `POST /api/v1/webhooks`: one registration. */
   webhook: 16 * 1024,
+  /** `POST /api/v1/message/{id}/checks`: `{"links": true}`. */
+  checks: 1024,
   /** `POST /mcp`: one JSON-RPC message (or batch). */
   mcp: 1024 * 1024,
 });

@@ -3,6 +3,7 @@
 // mailbox. Each spends the address's budget first; refusals come back as
 // replies. Which call a request is, is the route table's (../routes.ts); how
 // an injected fault spoils the answer, the test hooks' (../test-hooks/).
+import type { IncomingMessage } from 'node:http';
 import { Refusal } from '../../../contract/refusal.js';
 import { PAGING_PARAM } from '../../../contract/routes.js';
 import type { WaitSlots } from '../../../contract/wait-slots.js';
@@ -13,6 +14,7 @@ import type { MailStore } from '../../store/mail-store.js';
 import type { MailboxReader } from '../../store/mailbox-reader.js';
 import { parseLimit, parseSinceId, singleParam } from '../edge/params.js';
 import { json, type Reply } from '../edge/reply.js';
+import { checksAsked } from './checks-request.js';
 import { longPoll } from './long-poll.js';
 import { messageChecks } from './message-checks.js';
 
@@ -37,6 +39,8 @@ export interface MailboxCallsContext {
   readonly messageBudget: RequestBudget;
   /** What else goes when a mailbox is deleted (the lab's rules and log, the webhooks scoped to it). */
   readonly onMailboxDeleted: (mailbox: string) => Awaitable<void>;
+  /** The loopback and private hosts the links check may reach (the server's `linkCheckAllow`). */
+  readonly linkCheckAllow: readonly string[];
 }
 
 export interface MailboxCall {
@@ -44,6 +48,8 @@ export interface MailboxCall {
   /** The message id, for the calls on one message. */
   readonly id: string | undefined;
   readonly params: URLSearchParams;
+  /** The request, for a call that reads its method and body (the checks). */
+  readonly req: IncomingMessage;
   /** Aborted when a held call must end (the caller hung up, the server closes). */
   readonly signal: AbortSignal;
 }
@@ -74,25 +80,27 @@ export function createMailboxCalls(ctx: MailboxCallsContext): MailboxCalls {
     return json(200, { deleted: await ctx.store.deleteMailbox(mailbox) });
   }
 
-  async function oneMessage(call: ApiCall, id: string, params: URLSearchParams, signal: AbortSignal): Promise<Reply> {
+  async function oneMessage({ call, id, params, req, signal }: MailboxCall): Promise<Reply> {
+    const asked = call === 'checks' ? await checksAsked(req, params) : undefined;
     const mailbox = mailboxParam(params, 'mailbox');
     await ctx.messageBudget.spend(mailbox, 'message');
-    if (call === 'deleteMessage') return json(200, { deleted: await ctx.store.delete(mailbox, id) });
-    const message = await ctx.store.get(mailbox, id);
+    if (call === 'deleteMessage') return json(200, { deleted: await ctx.store.delete(mailbox, id!) });
+    const message = await ctx.store.get(mailbox, id!);
     if (!message) {
-      throw new Refusal(404, 'not_found', `No message ${id} in ${mailbox}: it expired, was deleted, or never existed there`);
+      throw new Refusal(404, 'not_found', `No message ${id!} in ${mailbox}: it expired, was deleted, or never existed there`);
     }
     if (call === 'raw') {
       return { status: 200, headers: { 'content-type': 'message/rfc822', 'cache-control': 'no-store' }, body: await message.content.source() };
     }
-    if (call === 'checks') return json(200, await messageChecks(await ctx.reader.wireMessage(message), params, signal));
+    if (asked) return json(200, await messageChecks(await ctx.reader.wireMessage(message), asked, ctx.linkCheckAllow, signal));
     return json(200, await ctx.reader.wireMessage(message));
   }
 
-  return async ({ call, id, params, signal }) => {
+  return async (request) => {
+    const { call, params, signal } = request;
     if (call === 'list') return list(params);
     if (call === 'wait') return json(200, await longPoll({ ...ctx, slots: ctx.waitSlots! }, params, signal));
     if (call === 'deleteMailbox') return deleteMailbox(params);
-    return oneMessage(call, id!, params, signal);
+    return oneMessage(request);
   };
 }
