@@ -8,6 +8,11 @@
 //     +1.204 s  mail 1, try 2  DATA  250 2.6.0  accepted  waited 1.2 s  "Confirm your email"
 //     +1.210 s  mail 2, try 1  DATA  250 2.6.0  accepted  "Welcome to Acme"
 //
+// A provider API call (stage `api`) shows its HTTP status, the provider and
+// the Retry-After it was given:
+//
+//     +0.000 s  mail 1, try 1  API   429        deferred  resend API  (rate_limit)  retry after 2 s
+//
 // A reader without the log beside it (an agent reading the MCP tool's text)
 // asks for `senders: 'always'`: every line then names the client's IP and
 // its MAIL FROM, which a test's failure text leaves out unless there were
@@ -36,6 +41,8 @@ export function replyOf(attempt: Pick<SmtpAttempt, 'code' | 'enhancedCode'>): st
 
 /** The whole timeline: a heading line, then one line per attempt. */
 export function formatTimeline(address: string, attempts: readonly SmtpAttempt[], read: ReadLog = readLog(attempts), options: TimelineOptions = {}): string {
+  const api = attempts.filter((a) => a.stage === 'api').length;
+  const kind = api === 0 ? 'SMTP attempts' : api === attempts.length ? 'Provider API calls' : 'SMTP attempts and provider API calls';
   if (attempts.length === 0) return `SMTP attempts at ${address}: none.`;
   const first = attempts[0]!.at.getTime();
   const senders = new Set(attempts.map((a) => a.from.toLowerCase()));
@@ -44,7 +51,9 @@ export function formatTimeline(address: string, attempts: readonly SmtpAttempt[]
   const width = Math.max(...read.entries.map((e) => label(e.delivery, e.try).length));
   const lines = read.entries.map(({ attempt, delivery, try: t, waitedMs }) => {
     const notes = [
+      attempt.provider ? `${attempt.provider} API` : '',
       attempt.rule ? `(${attempt.rule})` : '',
+      attempt.retryAfterMs !== null ? `retry after ${formatDuration(attempt.retryAfterMs)}` : '',
       waitedMs !== undefined ? `waited ${formatDuration(waitedMs)}` : '',
       always ? `client ${attempt.clientIp}, MAIL FROM <${attempt.from}>` : senders.size > 1 ? `from ${attempt.from || '<>'}` : '',
       attempt.subject !== null ? JSON.stringify(attempt.subject) : '',
@@ -61,6 +70,6 @@ export function formatTimeline(address: string, attempts: readonly SmtpAttempt[]
       .trimEnd();
   });
   const time = (options.time ?? clockTime)(attempts[0]!.at);
-  const heading = `SMTP attempts at ${address}: ${plural(read.deliveries.length, 'mail')}, ${plural(attempts.length, 'attempt')}, times from the first (${time}):`;
+  const heading = `${kind} at ${address}: ${plural(read.deliveries.length, 'mail')}, ${plural(attempts.length, 'attempt')}, times from the first (${time}):`;
   return [heading, ...lines].join('\n');
 }

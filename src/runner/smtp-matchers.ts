@@ -162,6 +162,11 @@ export function missteps(read: ReadLog, policy: BackoffPolicy): Misstep[] {
       const mail = `mail ${delivery.number}`;
       if (before.outcome === 'rejected') {
         out.push({ delivery: delivery.number, text: `${mail} was retried after ${reply(before)}, a permanent refusal (try ${i + 1})` });
+      } else if (before.retryAfterMs !== null && wait < before.retryAfterMs) {
+        out.push({
+          delivery: delivery.number,
+          text: `${mail} was retried ${formatDuration(wait)} after ${reply(before)} that said to come back in ${formatDuration(before.retryAfterMs)} (Retry-After; try ${i + 1})`,
+        });
       } else if (i === 1 && wait < policy.firstRetryAfter) {
         out.push({
           delivery: delivery.number,
@@ -181,19 +186,21 @@ export function missteps(read: ReadLog, policy: BackoffPolicy): Misstep[] {
       previousWait = wait;
     });
   }
-  // Throttling asks for a slower pace in aggregate: after a 421 nothing new from that sender for a while.
+  // Throttling asks for a slower pace in aggregate: after a 421 (or a provider API's 429) nothing new
+  // from that sender for a while: minGap, or as long as the 429's Retry-After said.
   for (const entry of read.entries) {
     const throttled = entry.attempt;
-    if (throttled.code !== 421) continue;
+    if (throttled.code !== 421 && !(throttled.stage === 'api' && throttled.code === 429)) continue;
     const at = throttled.at.getTime();
+    const pause = throttled.retryAfterMs ?? policy.minGap;
     const hurried = read.entries.find((e) => {
       const began = (e.attempt.beganAt ?? e.attempt.at).getTime();
-      return e.delivery !== entry.delivery && e.attempt.from.toLowerCase() === throttled.from.toLowerCase() && began >= at && began - at < policy.minGap;
+      return e.delivery !== entry.delivery && e.attempt.from.toLowerCase() === throttled.from.toLowerCase() && began >= at && began - at < pause;
     });
     if (hurried) {
       out.push({
         delivery: hurried.delivery,
-        text: `mail ${hurried.delivery} was sent ${formatDuration((hurried.attempt.beganAt ?? hurried.attempt.at).getTime() - at)} after a 421 to mail ${entry.delivery}: a throttled sender slows down for everything it sends`,
+        text: `mail ${hurried.delivery} was sent ${formatDuration((hurried.attempt.beganAt ?? hurried.attempt.at).getTime() - at)} after a ${throttled.code} to mail ${entry.delivery}: a throttled sender slows down for everything it sends`,
       });
     }
   }
@@ -203,9 +210,10 @@ export function missteps(read: ReadLog, policy: BackoffPolicy): Misstep[] {
 /**
  * `expect(inbox).toHaveBackedOff({ minGap, firstRetryAfter, tolerance, within })`:
  * every retry waited (at least `minGap`, the first at least the greylisting
- * window), each wait was at least as long as the one before (within
- * `tolerance`), nothing was retried after a permanent refusal, and after a
- * 421 the sender slowed down for all its mail.
+ * window, and at least what a `Retry-After` said), each wait was at least as
+ * long as the one before (within `tolerance`), nothing was retried after a
+ * permanent refusal, and after a 421 (a provider API's 429) the sender
+ * slowed down for all its mail.
  */
 export async function matchBackedOff(
   received: unknown,

@@ -134,6 +134,27 @@ describe('readLog', () => {
     ]);
   });
 
+  it("judges a provider API sender's retries by the Retry-After it was given, and its pace after a 429", () => {
+    const api = (at: number, code: number, outcome: SmtpAttempt['outcome'], extra: Partial<SmtpAttempt> & { began?: number } = {}) =>
+      attempt(at, outcome, { stage: 'api', code, enhancedCode: null, provider: 'resend', subject: 'Confirm', messageId: null, ...extra });
+    const limited = { retryAfterMs: 2_000, rule: 'rate_limit' as const };
+    // Retried at once: the 429 said two seconds.
+    const hasty = readLog([api(0, 429, 'deferred', limited), api(150, 200, 'accepted', { began: 100 })]);
+    expect(missteps(hasty, policy).map((m) => m.text)).toEqual(['mail 1 was retried 100 ms after a 429 that said to come back in 2 s (Retry-After; try 2)']);
+    // Waited the Retry-After out: no misstep.
+    const patient = readLog([api(0, 429, 'deferred', limited), api(2_150, 200, 'accepted', { began: 2_100 })]);
+    expect(missteps(patient, policy)).toEqual([]);
+    // A second mail sent inside the Retry-After of another's 429 hurries too.
+    const hurried = readLog([
+      api(0, 429, 'deferred', limited),
+      api(1_550, 200, 'accepted', { began: 1_500, subject: 'Receipt' }),
+      api(2_550, 200, 'accepted', { began: 2_500 }),
+    ]);
+    expect(missteps(hurried, policy).map((m) => m.text)).toEqual([
+      'mail 2 was sent 1.5 s after a 429 to mail 1: a throttled sender slows down for everything it sends',
+    ]);
+  });
+
   it('prints the timeline: offsets from the first, mail and try, stage, reply, outcome, rule and wait', () => {
     const attempts = [
       attempt(0, 'deferred', { rule: 'greylist', enhancedCode: '4.7.1' }),
