@@ -31,6 +31,10 @@ Options (each also read from the environment variable shown):
   --wait-slots <n>          concurrent long-polls, 0 = off    MAILROOM_WAIT_SLOTS  (default ${DEFAULTS.waitSlots}; MCP waits have their own ${MCP_WAIT_SLOTS})
   --enable-faults           serve the test fault switch       MAILROOM_ENABLE_FAULTS=1
   --no-smtp-rules           no SMTP rules, no attempt log     MAILROOM_SMTP_RULES=0 (default on)
+  --no-provider-apis        no provider send APIs (Resend,    MAILROOM_PROVIDER_APIS=0 (default on; docs/providers.md)
+                            SES, SendGrid, ...) on the HTTP port
+  --no-catch-all            refuse mail to domains not served MAILROOM_CATCH_ALL=0 (default: every domain's mail is
+                            (550 5.1.2, unknown_domain)       taken; fresh addresses are made on the first --domain)
   --webhook <url>           post every event there, repeatable MAILROOM_WEBHOOK    (comma-separated in the variable; default retry policy)
   --webhook-secret <secret> sign those posts with it          MAILROOM_WEBHOOK_SECRET (default: made up and printed at start)
   --webhook-allow <host|cidr> the only webhook destinations,   MAILROOM_WEBHOOK_ALLOW (default: any; never link-local or cloud metadata)

@@ -63,6 +63,8 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
         'wait-slots': { type: 'string' },
         'enable-faults': { type: 'boolean' },
         'no-smtp-rules': { type: 'boolean' },
+        'no-provider-apis': { type: 'boolean' },
+        'no-catch-all': { type: 'boolean' },
         webhook: { type: 'string', multiple: true },
         'webhook-secret': { type: 'string' },
         'webhook-allow': { type: 'string', multiple: true },
@@ -178,11 +180,17 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
   const allowOrigins = list('allow-origin', 'MAILROOM_ALLOW_ORIGIN');
   if (allowOrigins) options.allowOrigins = allowOrigins.map((origin) => origin.replace(/\/$/, ''));
   if (v['enable-faults'] === true || /^(1|true|yes)$/i.test(env.MAILROOM_ENABLE_FAULTS ?? '')) options.faultInjection = true;
-  const rules = blankToUndefined(env.MAILROOM_SMTP_RULES);
-  if (rules !== undefined && !/^(0|1|true|false|yes|no)$/i.test(rules.trim())) {
-    throw new UsageError(`mailroom serve: MAILROOM_SMTP_RULES must be 1 (on, the default) or 0 (off), got ${JSON.stringify(rules)}`);
-  }
-  if (v['no-smtp-rules'] === true || (rules !== undefined && /^(0|false|no)$/i.test(rules.trim()))) options.smtpRules = false;
+  /** Whether an on-by-default part is switched off, by its `--no-…` flag or its variable set to 0. */
+  const switchedOff = (flag: 'no-smtp-rules' | 'no-provider-apis' | 'no-catch-all' | 'no-webhooks', envName: string): boolean => {
+    const value = blankToUndefined(env[envName]);
+    if (value !== undefined && !/^(0|1|true|false|yes|no)$/i.test(value.trim())) {
+      throw new UsageError(`mailroom serve: ${envName} must be 1 (on, the default) or 0 (off), got ${JSON.stringify(value)}`);
+    }
+    return v[flag] === true || (value !== undefined && /^(0|false|no)$/i.test(value.trim()));
+  };
+  if (switchedOff('no-smtp-rules', 'MAILROOM_SMTP_RULES')) options.smtpRules = false;
+  if (switchedOff('no-provider-apis', 'MAILROOM_PROVIDER_APIS')) options.providerApis = false;
+  if (switchedOff('no-catch-all', 'MAILROOM_CATCH_ALL')) options.catchAll = false;
 
   const hooks =
     v.webhook ??
@@ -202,11 +210,7 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
     }
     options.staticWebhooks = hooks.map((url) => ({ url, secret }));
   }
-  const webhooksOff = blankToUndefined(env.MAILROOM_WEBHOOKS);
-  if (webhooksOff !== undefined && !/^(0|1|true|false|yes|no)$/i.test(webhooksOff.trim())) {
-    throw new UsageError(`mailroom serve: MAILROOM_WEBHOOKS must be 1 (on, the default) or 0 (off), got ${JSON.stringify(webhooksOff)}`);
-  }
-  if (v['no-webhooks'] === true || (webhooksOff !== undefined && /^(0|false|no)$/i.test(webhooksOff.trim()))) {
+  if (switchedOff('no-webhooks', 'MAILROOM_WEBHOOKS')) {
     if (options.staticWebhooks) throw new UsageError('mailroom serve: --webhook needs the webhooks on; drop --no-webhooks (or MAILROOM_WEBHOOKS=0)');
     options.webhooks = false;
   }

@@ -43,7 +43,7 @@ export interface MessageDetail extends MailSummary {
 export interface ServiceFeatures {
   /** The path of the long-poll (`GET /api/v1/mailbox/wait`), when the service offers one. */
   readonly wait: string | undefined;
-  /** The domains the service receives mail for, when it says (`domains` in `/healthz`). */
+  /** The domains the service receives mail for, when it says (`domains` in `/healthz`); undefined when it takes every domain's (`catch_all`). */
   readonly domains: readonly string[] | undefined;
   /** The list pages older than an id (`before_id`, advertised as `features.paging`). */
   readonly paging: boolean;

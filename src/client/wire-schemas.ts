@@ -94,6 +94,7 @@ export const WaitAnswer = Listing.extend({ timed_out: z.boolean() });
 export const Health = z.object({
   ok: z.unknown().optional(),
   domains: z.array(z.string()).nullish().catch(undefined),
+  catch_all: z.boolean().nullish().catch(undefined),
   features: z
     .object({
       wait: z.unknown().optional(),
@@ -120,7 +121,8 @@ export function featuresOf(text: string): ServiceFeatures {
   const parsed = Health.safeParse(safeJson(text));
   if (!parsed.success) return NO_FEATURES;
   const features = parsed.data.features;
-  const domains = parsed.data.domains?.map((d) => d.toLowerCase());
+  // A service that catches every domain's mail serves every address: no domain can be refused.
+  const domains = parsed.data.catch_all === true ? undefined : parsed.data.domains?.map((d) => d.toLowerCase());
   return Object.freeze({
     wait: pathOf(features?.wait),
     domains: domains ? Object.freeze(domains) : undefined,

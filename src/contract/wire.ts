@@ -63,8 +63,10 @@ export interface WireWaitAnswer extends WireListing {
 /** `GET /healthz`: up, the domains served, and what is offered beyond the contract's calls. */
 export interface WireHealth {
   readonly ok: boolean;
-  /** The domains whose addresses can receive mail here (optional: a service may not say). */
+  /** The domains whose addresses can receive mail here (optional: a service may not say); with `catch_all`, the ones fresh addresses are made on. */
   readonly domains?: readonly string[];
+  /** Every domain's mail is taken (the embedded server's default): an address on any domain can receive mail. */
+  readonly catch_all?: boolean;
   /**
    * `wait`: the long-poll's path; `mcp`: the MCP endpoint's; `paging`: the
    * list's paging parameter (`before_id`); `smtp_rules` and `smtp_attempts`:
@@ -72,7 +74,8 @@ export interface WireHealth {
    * `events`: the web UI and its calls (embedded server); `webhooks` and
    * `metrics`: the webhooks' registrations and the Prometheus metrics
    * (embedded server); `smtp_tls`: SMTP over TLS as offered (embedded
-   * server, present only when TLS is on).
+   * server, present only when TLS is on); `providers`: the email providers
+   * whose send APIs the server answers (embedded server, docs/providers.md).
    */
   readonly features: {
     readonly wait?: string;
@@ -86,6 +89,7 @@ export interface WireHealth {
     readonly mailboxes?: string;
     readonly events?: string;
     readonly smtp_tls?: WireSmtpTls;
+    readonly providers?: readonly string[];
   };
 }
 

@@ -15,7 +15,16 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { attemptFromWire, readLog } from '../contract/attempt-reading.js';
 import { formatTimeline, replyOf } from '../contract/attempt-timeline.js';
-import { DEFAULT_ENHANCED, DEFER_CODES, REJECT_CODES, RULE_DEFAULTS, SMTP_RULE_KINDS, SMTP_RULE_LIMITS, SMTP_RULE_STAGES } from '../contract/smtp-lab.js';
+import {
+  DEFAULT_ENHANCED,
+  DEFER_CODES,
+  REJECT_CODES,
+  RULE_DEFAULTS,
+  SMTP_RULE_KINDS,
+  SMTP_RULE_LIMITS,
+  SMTP_RULE_STAGES,
+  UNAVAILABLE_STATUSES,
+} from '../contract/smtp-lab.js';
 import type { WireSmtpAttempts, WireSmtpRule } from '../contract/wire.js';
 import { address, answer, structured, type SmtpLabTools } from './tools.js';
 
@@ -33,7 +42,8 @@ const RULE_FIELDS = {
   kind: field({
     type: 'string',
     enum: [...SMTP_RULE_KINDS],
-    description: 'What the server does to mail for the address: greylist, throttle, defer, reject, slow or disconnect.',
+    description:
+      'What the server does to mail for the address: greylist, throttle, defer, reject, slow or disconnect; rate_limit or unavailable (what a provider API answers when it is overloaded or down).',
   }),
   min_delay_ms: field({
     type: 'integer',
@@ -83,7 +93,18 @@ const RULE_FIELDS = {
     type: 'integer',
     minimum: 1,
     maximum: maxTimes,
-    description: `defer, reject, disconnect: how many attempts it acts on (default ${RULE_DEFAULTS.defer.times}); slow: every attempt until cleared unless given.`,
+    description: `defer, reject, disconnect, rate_limit, unavailable: how many attempts it acts on (default ${RULE_DEFAULTS.defer.times}); slow: every attempt until cleared unless given.`,
+  }),
+  retry_after_ms: field({
+    type: 'integer',
+    minimum: 0,
+    maximum: maxWindowMs,
+    description: `rate_limit: what the answer's Retry-After says, in ms (default ${RULE_DEFAULTS.rate_limit.retryAfterMs}).`,
+  }),
+  status: field({
+    type: 'integer',
+    enum: [...UNAVAILABLE_STATUSES],
+    description: `unavailable: the HTTP status a provider API call gets (default ${RULE_DEFAULTS.unavailable.status}).`,
   }),
   delay_ms: field({
     type: 'integer',
@@ -102,7 +123,9 @@ const SET_RULE_DESCRIPTION = [
   `defer {code, enhanced_code, text, stage, times}: the next times attempts get a 4xx;`,
   `reject {code, enhanced_code, text, stage, times}: the same with a 5xx (a good sender never retries it);`,
   `slow {delay_ms, stage, times}: the reply is held delay_ms;`,
-  `disconnect {stage, times}: the connection drops without a reply.`,
+  `disconnect {stage, times}: the connection drops without a reply;`,
+  `rate_limit {retry_after_ms, stage, times}: a provider API call (Resend, SES, SendGrid, Postmark, Mailgun, Brevo) gets that provider's 429 with Retry-After; over SMTP 451 4.7.0 saying when;`,
+  `unavailable {status, stage, times}: a provider API call gets that provider's 500/502/503/504; over SMTP 451 4.3.0.`,
   'Rules act in the order they were set: defer with times 2, then reject, is a deferral that turns into a bounce.',
   `An address holds at most ${maxRulesPerAddress} rules. A malformed rule, or a field of another kind, fails with invalid_request naming the field.`,
   'Typical use: set {"kind": "greylist", "min_delay_ms": 1000}, make the app send mail to the address, then call list_smtp_attempts until it shows the 451 4.7.1 deferral and a retry accepted at least 1 s later (wait_for_message then returns the mail).',

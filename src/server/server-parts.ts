@@ -47,7 +47,7 @@ export interface CoreParts extends OpenedStore {
 export function coreParts(config: ResolvedServerOptions, opened: OpenedStore): CoreParts {
   const { store, messageBudget } = opened;
   const { logger } = config;
-  const reader = createMailboxReader(store, config.domains);
+  const reader = createMailboxReader(store, config.domains, config.catchAll);
   const attempts = new AttemptFeed((error) => logger.error(`mailroom: an SMTP attempt listener failed: ${String(error)}`));
   const lab = config.smtpRules ? opened.lab() : undefined;
   const smtpLab = lab && { lab, calls: createLabCalls({ lab, storedIdentity: storedIdentityIn(store), reader, messageBudget }) };
@@ -128,6 +128,7 @@ export function createHttp(
     logger: config.logger,
     edge,
     smtpTls,
+    catchAll: config.catchAll,
     providers: config.providerApis ? providerCalls(core) : undefined,
   });
   const http = createServer(
@@ -171,6 +172,7 @@ export async function createSmtp(core: CoreParts): Promise<SmtpIntake> {
   const { config } = core;
   return createSmtpIntake({
     domains: config.domains,
+    catchAll: config.catchAll,
     maxMessageBytes: config.maxMessageBytes,
     maxRecipients: config.maxRecipients,
     maxConnections: config.maxSmtpConnections,

@@ -77,7 +77,7 @@ describe('mailroom mcp (stdio)', () => {
   });
 
   it('times out as an answer, and refuses addresses with the service slugs', async () => {
-    const server = await start();
+    const server = await start({ catchAll: false });
     const client = await proxyTo(server);
     const quiet = await client.callTool({ name: 'wait_for_message', arguments: { address: freshAddress(), timeout_seconds: 1 } });
     expect(quiet.isError).toBeUndefined();
@@ -136,7 +136,7 @@ describe('the SMTP deferral lab through mailroom mcp', () => {
   });
 
   it("sends a rule as given, so the service's parser refuses a bad one with invalid_request naming the field", async () => {
-    const server = await start();
+    const server = await start({ catchAll: false });
     const client = await proxyTo(server);
     const to = freshAddress('stdio-bad');
     for (const [rule, words] of [

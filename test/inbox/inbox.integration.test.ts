@@ -25,7 +25,8 @@ const stuck = (ms: number) => new Promise<'stuck'>((resolve) => setTimeout(() =>
 
 let server: MailroomServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  // Strict about domains (catchAll off), so an unserved domain's refusal can be seen.
+  server = await startTestServer({ catchAll: false });
 });
 afterAll(async () => {
   await server?.close();

@@ -10,7 +10,8 @@ import { send, startTestServer } from '../support/server.js';
 
 let server: MailroomServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  // Strict about domains (catchAll off), so an unserved domain's refusal can be seen.
+  server = await startTestServer({ catchAll: false });
 });
 afterAll(async () => {
   await server?.close();

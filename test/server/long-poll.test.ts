@@ -148,7 +148,7 @@ describe('GET /api/v1/mailbox/wait', () => {
   });
 
   it('refuses malformed parameters and addresses with the contract slugs', async () => {
-    const server = await start({ domains: ['mailroom.test'] });
+    const server = await start({ domains: ['mailroom.test'], catchAll: false });
     const address = freshAddress();
     const cases: Array<[Record<string, string | number>, number, string, RegExp]> = [
       [{ address, since_id: 'not-an-id' }, 400, 'invalid_request', /since_id.*11 characters/],
@@ -198,6 +198,7 @@ describe('discovery', () => {
     expect((await call(on, '/healthz')).json).toEqual({
       ok: true,
       domains: ['mailroom.test'],
+      catch_all: true,
       features: {
         wait: '/api/v1/mailbox/wait',
         mcp: '/mcp',
@@ -209,10 +210,12 @@ describe('discovery', () => {
         ui: '/',
         mailboxes: '/api/v1/mailboxes',
         events: '/api/v1/events',
+        providers: expect.arrayContaining(['ses', 'resend']),
       },
     });
 
-    const off = await start({ waitSlots: 0 });
+    // With the long-poll, catch-all and the provider APIs off, none of them is claimed.
+    const off = await start({ waitSlots: 0, catchAll: false, providerApis: false });
     expect((await call(off, '/healthz')).json).toEqual({
       ok: true,
       domains: ['mailroom.test'],

@@ -37,10 +37,28 @@ describe('the lab tools on the embedded server', () => {
     expect(tools.map((t) => t.name).sort()).toEqual([...LAB_TOOLS, ...MAIL_TOOLS].sort());
     const set = tools.find((t) => t.name === 'set_smtp_rule')!;
     expect(Object.keys(set.inputSchema.properties ?? {}).sort()).toEqual(
-      ['address', 'code', 'delay_ms', 'enhanced_code', 'kind', 'limit', 'min_delay_ms', 'per_ms', 'reset_on_early_retry', 'stage', 'text', 'times'].sort(),
+      [
+        'address',
+        'code',
+        'delay_ms',
+        'enhanced_code',
+        'kind',
+        'limit',
+        'min_delay_ms',
+        'per_ms',
+        'reset_on_early_retry',
+        'retry_after_ms',
+        'stage',
+        'status',
+        'text',
+        'times',
+      ].sort(),
     );
     expect(set.inputSchema.required).toEqual(['address', 'kind']);
-    expect(set.inputSchema.properties!.kind).toMatchObject({ type: 'string', enum: ['greylist', 'throttle', 'defer', 'reject', 'slow', 'disconnect'] });
+    expect(set.inputSchema.properties!.kind).toMatchObject({
+      type: 'string',
+      enum: ['greylist', 'throttle', 'defer', 'reject', 'slow', 'disconnect', 'rate_limit', 'unavailable'],
+    });
     expect(set.inputSchema.properties!.min_delay_ms).toMatchObject({ type: 'integer', minimum: 0, maximum: 86_400_000 });
     expect(set.description).toContain('list_smtp_attempts');
     expect(tools.find((t) => t.name === 'list_smtp_attempts')!.description).toMatch(/retried/);
@@ -123,7 +141,7 @@ describe('the lab tools on the embedded server', () => {
       [{ kind: 'greylist', min_delay_ms: '2s' }, /Expected `min_delay_ms` to be a whole number of milliseconds from 0 to 86400000, got "2s"/],
       [{ kind: 'greylist', minDelay: 2000 }, /Unknown field `minDelay` for a greylist rule; it takes `min_delay_ms`, `reset_on_early_retry`/],
       [{ kind: 'throttle', per_ms: 1000 }, /A throttle rule needs `limit`/],
-      [{ kind: 'bounce' }, /Expected `kind` to be "greylist", "throttle", "defer", "reject", "slow", "disconnect", got "bounce"/],
+      [{ kind: 'bounce' }, /Expected `kind` to be "greylist", "throttle", "defer", "reject", "slow", "disconnect", "rate_limit", "unavailable", got "bounce"/],
       [{}, /Expected `kind` to be .*, got undefined/],
       [{ kind: 'defer', code: 550 }, /Expected `code` to be 450, 451 or 452, got 550/],
       [{ kind: 'disconnect', times: 0 }, /Expected `times` to be a whole number of attempts from 1 to 10000, got 0/],
@@ -167,8 +185,8 @@ describe('the lab tools on the embedded server', () => {
     expect(textOf(result)).toContain('acts on the next 2 attempts');
   });
 
-  it('refuses an address at a domain the server does not serve, and a malformed one, with their slugs', async () => {
-    const server = await start();
+  it('refuses an address at a domain the server does not serve (catchAll off), and a malformed one, with their slugs', async () => {
+    const server = await start({ catchAll: false });
     const client = await connectMcp(server);
     for (const name of ['set_smtp_rule', 'list_smtp_rules', 'clear_smtp_rules', 'list_smtp_attempts']) {
       const unknown = await client.callTool({ name, arguments: { address: 'someone@elsewhere.test', kind: 'greylist' } });

@@ -157,8 +157,8 @@ describe('wait_for_message through the SDK client', () => {
     expect(textOf(result)).toMatch(/not an error.*Call wait_for_message again/);
   });
 
-  it('refuses an address it can never serve with a tool error carrying the slug', async () => {
-    const server = await start();
+  it('refuses an address it can never serve (catchAll off) with a tool error carrying the slug', async () => {
+    const server = await start({ catchAll: false });
     const client = await connectMcp(server);
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ address: 'not an address' }, 'invalid_address'],

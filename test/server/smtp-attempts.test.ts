@@ -30,7 +30,7 @@ describe('SMTP attempts', () => {
   });
 
   it('publishes a refusal at RCPT with its code, enhanced code and outcome, and nothing for the refused recipient at DATA', async () => {
-    const { server, seen } = await watch();
+    const { server, seen } = await watch({ catchAll: false });
     const served = freshAddress('ok');
     const unserved = `nobody-${Date.now()}@elsewhere.example`;
     await sendMail(server, { to: [served, unserved], subject: 'half', text: 'x' });

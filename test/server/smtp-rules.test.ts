@@ -592,8 +592,8 @@ describe('refusals', () => {
     expect(big.json.error).toBe('invalid_request');
   });
 
-  it('refuses an address of an unserved domain with unknown_domain, a malformed one with invalid_address, none with invalid_request', async () => {
-    const server = await start();
+  it('refuses an address of an unserved domain with unknown_domain (catchAll off), a malformed one with invalid_address, none with invalid_request', async () => {
+    const server = await start({ catchAll: false });
     const unserved = await setRule(server, 'someone@elsewhere.example', { kind: 'defer' });
     expect([unserved.status, unserved.json.error]).toEqual([404, 'unknown_domain']);
     const malformed = await call(server, `${ATTEMPTS}?address=not-an-address`);

@@ -559,8 +559,8 @@ describe('the API', () => {
     expect(answer.json.message).toContain(message);
   });
 
-  it('refuses an address it cannot serve, a body that is not JSON, and malformed ids', async () => {
-    const server = await start();
+  it('refuses an address it cannot serve (catchAll off), a body that is not JSON, and malformed ids', async () => {
+    const server = await start({ catchAll: false });
     const post = (body: string) => call(server, '/api/v1/webhooks', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     expect((await post(JSON.stringify({ url: 'http://127.0.0.1/', address: 'a@elsewhere.example' }))).json.error).toBe('unknown_domain');
     expect((await post(JSON.stringify({ url: 'http://127.0.0.1/', address: 'not an address' }))).json.error).toBe('invalid_address');

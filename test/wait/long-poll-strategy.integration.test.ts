@@ -16,7 +16,7 @@ import { eventsOf, observedInbox, send, startTestServer } from '../support/serve
 
 let server: MailroomServer;
 beforeAll(async () => {
-  server = await startTestServer({ waitSlots: 64 });
+  server = await startTestServer({ waitSlots: 64, catchAll: false });
 });
 afterAll(async () => {
   await server?.close();

@@ -41,6 +41,7 @@ import { createEventStreams, type EventStreams } from './web-ui/event-stream.js'
 import { uiAssetReply } from './web-ui/ui-assets.js';
 import { answerMetrics, answerWebhooks } from './webhooks/webhooks.js';
 import { answerProvider, type ProviderCallsContext } from './providers/answer-provider.js';
+import { PROVIDER_NAMES_SERVED } from './providers/provider-table.js';
 import { ReplyWriter } from './write-reply.js';
 
 export interface ApiContext {
@@ -71,6 +72,8 @@ export interface ApiContext {
   readonly linkCheckAllow: readonly string[];
   /** SMTP over TLS as offered, advertised when defined; asked per request, as the implicit-TLS port is known once bound. */
   readonly smtpTls: () => WireSmtpTls | undefined;
+  /** Every domain's mail is taken and every address read (healthz says so). */
+  readonly catchAll: boolean;
   /** The provider APIs' intake; when undefined their paths are not served. */
   readonly providers: ProviderCallsContext | undefined;
 }
@@ -98,6 +101,7 @@ function healthOf(ctx: ApiContext): WireHealth {
   return {
     ok: true,
     domains: ctx.domains,
+    ...(ctx.catchAll ? { catch_all: true } : {}),
     features: {
       ...(ctx.waitSlots ? { wait: WAIT_PATH } : {}),
       mcp: MCP_PATH,
@@ -108,6 +112,7 @@ function healthOf(ctx: ApiContext): WireHealth {
       mailboxes: MAILBOXES_PATH,
       events: EVENTS_PATH,
       ...(smtpTls ? { smtp_tls: smtpTls } : {}),
+      ...(ctx.providers ? { providers: PROVIDER_NAMES_SERVED } : {}),
     },
   };
 }

@@ -4,8 +4,8 @@
 // - attempt-reporter.ts: the attempt feed, every reply that decides a fate;
 // - rule-steps.ts: the deferral lab's decisions at RCPT TO and end of DATA;
 // - data-intake.ts: the message read, stored and answered at the end of DATA.
-// Here: the recipient checks every server makes (a well-formed address in a
-// served domain), STARTTLS required before MAIL FROM when asked, smtp-server's
+// Here: the recipient checks every server makes (a well-formed address, in a
+// served domain unless the server catches all), STARTTLS required before MAIL FROM when asked, smtp-server's
 // options, and the open sockets. The SMTP port and the implicit-TLS port are
 // two smtp-server instances made from the same steps: one attempt log, one
 // set of rules, one connection cap.
@@ -37,6 +37,8 @@ export interface SmtpTlsOptions {
 
 export interface SmtpIntakeOptions {
   readonly domains: readonly string[];
+  /** Take mail for every domain; else `550 5.1.2` for a domain not in `domains`. */
+  readonly catchAll: boolean;
   readonly maxMessageBytes: number;
   /** Distinct recipients one transaction takes; the rest are answered `452 4.5.3` (recipient-cap.ts). */
   readonly maxRecipients: number;
@@ -107,7 +109,7 @@ const PROTOCOL: SMTPServerOptions = {
 };
 
 export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
-  const { domains, maxMessageBytes, maxRecipients, maxConnections, idleTimeout, store, attempts, now, lab, tls, logger } = options;
+  const { domains, catchAll, maxMessageBytes, maxRecipients, maxConnections, idleTimeout, store, attempts, now, lab, tls, logger } = options;
   const served = new Set(domains);
   const holds = new ReplyHolds();
   const conversations = new Conversations(maxRecipients);
@@ -168,7 +170,7 @@ export function createSmtpIntake(options: SmtpIntakeOptions): SmtpIntake {
       if (overCap) return callback(reporter.refuse(session, given, 'rcpt', 452, overCap));
       const parsed = isMalformedRecipient(address) ? undefined : parseMailboxAddress(given);
       if (!parsed) return callback(reporter.refuse(session, given, 'rcpt', 553, `5.1.3 Malformed recipient address <${address.address}>`));
-      if (!served.has(parsed.domain)) {
+      if (!catchAll && !served.has(parsed.domain)) {
         return callback(reporter.refuse(session, given, 'rcpt', 550, `5.1.2 Domain ${parsed.domain} is not served here (served: ${domains.join(', ')})`));
       }
       if (rules) return rules.rcpt(session, given, callback);

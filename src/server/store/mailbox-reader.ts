@@ -11,7 +11,8 @@ import type { StoredMessage } from '../base/stored-message.js';
 export interface MailboxReader {
   /**
    * The mailbox key of an address given by a caller, or the refusal for it:
-   * `invalid_request` when missing, `invalid_address`, `unknown_domain`.
+   * `invalid_request` when missing, `invalid_address`, `unknown_domain`
+   * (only when the server does not catch all).
    * `name` is the parameter's name, for the message.
    */
   mailboxKey(value: string | undefined, name: string): string;
@@ -57,7 +58,8 @@ export async function wireMessageOf(message: MessageFields): Promise<WireMessage
   };
 }
 
-export function createMailboxReader(store: MailStore, domains: readonly string[]): MailboxReader {
+/** `catchAll`: every domain's mail is taken, so any well-formed address is a mailbox; else only the served domains'. */
+export function createMailboxReader(store: MailStore, domains: readonly string[], catchAll = false): MailboxReader {
   const served = new Set(domains);
 
   return {
@@ -66,7 +68,7 @@ export function createMailboxReader(store: MailStore, domains: readonly string[]
         throw new Refusal(400, 'invalid_request', `Missing parameter \`${name}\` (the full address, e.g. ${name}=signup-42@${domains[0]})`);
       const parsed = parseMailboxAddress(value);
       if (!parsed) throw new Refusal(400, 'invalid_address', `${JSON.stringify(value)} is not a well-formed email address, so it can never receive mail`);
-      if (!served.has(parsed.domain)) {
+      if (!catchAll && !served.has(parsed.domain)) {
         throw new Refusal(404, 'unknown_domain', `This server does not serve the domain of ${value}; it serves ${domains.join(', ')}`);
       }
       return parsed.key;

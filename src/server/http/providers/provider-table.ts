@@ -7,6 +7,9 @@ import { SES_V2_OPERATIONS } from './ses-v2.js';
 
 export const PROVIDER_OPERATIONS: readonly ProviderOperation[] = Object.freeze([...SES_V2_OPERATIONS, ...RESEND_OPERATIONS]);
 
+/** The providers whose send calls are answered, as `/healthz` lists them (`features.providers`). */
+export const PROVIDER_NAMES_SERVED: readonly string[] = Object.freeze([...new Set(PROVIDER_OPERATIONS.map((operation) => operation.provider))]);
+
 /** The operation a POST to `path` is for, if any. */
 export function providerOperationFor(path: string): ProviderOperation | undefined {
   return PROVIDER_OPERATIONS.find((operation) => operation.matches(path));
