@@ -108,7 +108,8 @@ test('a page on another port of the same host (same site) starts no GET through 
     const transport = createTransport({ host: '127.0.0.1', port: server.smtpPort, secure: false, ignoreTLS: true });
     await transport.sendMail({ from: 'app@acme.example', to: address, subject: 'Reset', html: '<p>code 123456</p>' });
     transport.close();
-    const [{ id }] = (await (await fetch(`${server.apiURL}/api/v1/mailbox?address=${address}`)).json()).messages as [{ id: string }];
+    const { messages } = (await (await fetch(`${server.apiURL}/api/v1/mailbox?address=${address}`)).json()) as { messages: { id: string }[] };
+    const id = messages[0]!.id;
     const mailbox = `mailbox=${encodeURIComponent(address)}`;
     const gets = [
       `/api/v1/mailbox?address=${encodeURIComponent(address)}`,
