@@ -1,9 +1,10 @@
 // The mail frame's document (src/server/ui/mail-document.ts) as a function,
 // run where it runs: in Chromium, whose parser and serialiser decide what a
 // cleaned mail turns into. The module is compiled on the spot and loaded into
-// a blank page; each case parses the result again, as the frame will, and
-// counts what could fetch. That opening a mail fetches nothing is proven
-// through the web UI in web-ui.spec.ts.
+// one blank page per worker (a page per case would cost a browser context
+// each); each case parses the result again, as the frame will, and counts
+// what could fetch. That opening a mail fetches nothing is proven through
+// the web UI in web-ui.spec.ts.
 import { readFileSync } from 'node:fs';
 import { transformSync } from 'esbuild';
 import { test as base, expect } from '@playwright/test';
@@ -42,29 +43,45 @@ window.linksAfterOneCleaning = (html) => {
   return parse(parsed.documentElement.outerHTML).querySelectorAll('link').length;
 };`;
 
-interface Page {
+interface InPage {
   probe(html: string, allowImages: boolean): Probed;
   linksAfterOneCleaning(html: string): number;
 }
 
-const test = base.extend<{ run: (html: string, allowImages?: boolean) => Promise<Probed> }>({
-  run: async ({ page }, use) => {
-    const compiled = transformSync(readFileSync(SOURCE, 'utf8'), { loader: 'ts', format: 'iife', globalName: 'mailDocument' }).code;
-    await page.setContent('<!doctype html><title>mail document</title>');
-    await page.addScriptTag({ content: `${compiled}\n${PROBE}` });
-    await use((html, allowImages = false) =>
-      page.evaluate(([html, allowImages]) => (globalThis as unknown as Page).probe(html, allowImages), [html, allowImages] as const),
-    );
-  },
+interface MailDocument {
+  /** frameDocument(html, allowImages) and the frame's parse of what it gives. */
+  readonly run: (html: string, allowImages?: boolean) => Promise<Probed>;
+  /** How many <link>s a single clean-and-serialise leaves for the next parse. */
+  readonly linksAfterOneCleaning: (html: string) => Promise<number>;
+}
+
+const test = base.extend<object, { mailDocument: MailDocument }>({
+  mailDocument: [
+    async ({ browser }, use) => {
+      const compiled = transformSync(readFileSync(SOURCE, 'utf8'), { loader: 'ts', format: 'iife', globalName: 'mailDocument' }).code;
+      const page = await browser.newPage();
+      await page.setContent('<!doctype html><title>mail document</title>');
+      await page.addScriptTag({ content: `${compiled}\n${PROBE}` });
+      await use({
+        run: (html, allowImages = false) =>
+          page.evaluate(([html, allowImages]) => (globalThis as unknown as InPage).probe(html, allowImages), [html, allowImages] as const),
+        linksAfterOneCleaning: (html) => page.evaluate((html) => (globalThis as unknown as InPage).linksAfterOneCleaning(html), html),
+      });
+      await page.close();
+    },
+    { scope: 'worker' },
+  ],
 });
 
-test('a mail with nothing to remove is given as it is, behind the image policy and the new-tab base', async ({ run }) => {
+test('a mail with nothing to remove is given as it is, behind the image policy and the new-tab base', async ({ mailDocument: { run } }) => {
   const html = '<table><tr><td style="color:red">Hi <a href="https://acme.example/x">there</a></td></tr></table><img src="https://acme.example/p.gif">';
   expect((await run(html)).document).toBe(`${CSP}${BASE}${html}`);
   expect((await run(html, true)).document).toBe(`${BASE}${html}`);
 });
 
-test('every <link>, <base>, <meta http-equiv>, <meta name=referrer> and <iframe srcdoc> goes; the rest of the mail stays', async ({ run }) => {
+test('every <link>, <base>, <meta http-equiv>, <meta name=referrer> and <iframe srcdoc> goes; the rest of the mail stays', async ({
+  mailDocument: { run },
+}) => {
   const { document, strays } = await run(
     [
       '<head><meta charset="utf-8"><meta name="viewport" content="width=device-width">',
@@ -82,7 +99,7 @@ test('every <link>, <base>, <meta http-equiv>, <meta name=referrer> and <iframe 
   expect(document).not.toContain('tracker.example');
 });
 
-test('a declarative shadow root’s <link> goes, and its template stays', async ({ run }) => {
+test('a declarative shadow root’s <link> goes, and its template stays', async ({ mailDocument: { run } }) => {
   const { document, strays } = await run(
     '<div><template shadowrootmode="open"><link rel="prefetch" href="https://tracker.example/s"><slot></slot></template>x</div>',
   );
@@ -90,23 +107,27 @@ test('a declarative shadow root’s <link> goes, and its template stays', async 
   expect(document).toContain('<template shadowrootmode="open"><slot></slot></template>');
 });
 
-test('with remote images allowed, a copy of the image policy in the mail goes too, and nothing of ours but the base is in front', async ({ run }) => {
+test('with remote images allowed, a copy of the image policy in the mail goes too, and nothing of ours but the base is in front', async ({
+  mailDocument: { run },
+}) => {
   const { document, strays } = await run(`${CSP}<p>x</p>`, true);
   expect(strays).toEqual([BASE]);
   expect(document.startsWith(BASE)).toBe(true);
 });
 
-test('a <link> that a re-parse brings out of a <style> is caught by checking the cleaned document’s own parse', async ({ run, page }) => {
+test('a <link> that a re-parse brings out of a <style> is caught by checking the cleaned document’s own parse', async ({
+  mailDocument: { run, linksAfterOneCleaning },
+}) => {
   // One removal, one serialisation: the next parse has a link that was not there before.
   const html = `<link rel="prefetch" href="https://tracker.example/a">${reparseLayers(1, (layer) => (layer === 1 ? '<link rel="prefetch" href="https://tracker.example/b">' : ''))}`;
-  const once = await page.evaluate((html) => (globalThis as unknown as Page).linksAfterOneCleaning(html), html);
+  const once = await linksAfterOneCleaning(html);
   expect(once, 'a single clean-and-serialise would leave a link').toBe(1);
   const { document, strays } = await run(html);
   expect(strays).toEqual([CSP, BASE]);
   expect(document).not.toContain('tracker.example/b');
 });
 
-test('a mail that grows a new <link> every time it is cleaned is not shown: a notice says where to read it', async ({ run }) => {
+test('a mail that grows a new <link> every time it is cleaned is not shown: a notice says where to read it', async ({ mailDocument: { run } }) => {
   const html = reparseLayers(6, (layer) => `<link rel="prefetch" href="https://tracker.example/${layer}">`);
   const { document, strays } = await run(html);
   expect(strays).toEqual([CSP, BASE]);
