@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createTransport } from 'nodemailer';
+import { startServer } from 'mailroomjs/server';
 import { test as base, expect } from 'mailroomjs/playwright';
 import { API_URL, SMTP_PORT } from './servers.js';
 
@@ -95,6 +96,50 @@ for (const host of ['127.0.0.1', 'localhost']) {
     expect(webhooks.map((w) => w.url)).not.toContain(hookUrl);
   });
 }
+
+test('a page on another port of the same host (same site) starts no GET through an <img>: the API refuses each, and the UI page still opens from it', async ({
+  page,
+  evil,
+}) => {
+  // A server of this test's own, so its request counters say what got past the edge.
+  const server = await startServer({ smtpPort: 0, httpPort: 0 });
+  try {
+    const address = 'samesite@mailroom.test';
+    const transport = createTransport({ host: '127.0.0.1', port: server.smtpPort, secure: false, ignoreTLS: true });
+    await transport.sendMail({ from: 'app@acme.example', to: address, subject: 'Reset', html: '<p>code 123456</p>' });
+    transport.close();
+    const { messages } = (await (await fetch(`${server.apiURL}/api/v1/mailbox?address=${address}`)).json()) as { messages: { id: string }[] };
+    const id = messages[0]!.id;
+    const mailbox = `mailbox=${encodeURIComponent(address)}`;
+    const gets = [
+      `/api/v1/mailbox?address=${encodeURIComponent(address)}`,
+      `/api/v1/message/${id}?${mailbox}`,
+      `/api/v1/message/${id}/raw?${mailbox}`,
+      `/api/v1/message/${id}/checks?${mailbox}`,
+    ];
+    evil.serve(
+      `<!doctype html><title>same site</title>${gets.map((path) => `<img src="${server.apiURL}${path}" alt="">`).join('')}<a href="${server.apiURL}/">mail</a>`,
+    );
+    const answered: string[] = [];
+    page.on('response', (response) => {
+      if (response.url().startsWith(server.apiURL)) answered.push(`${response.status()} ${new URL(response.url()).pathname}`);
+    });
+    const before = server.stats(address);
+    // `load` waits for every image to be answered or refused.
+    await page.goto(`http://127.0.0.1:${evil.port}/`, { waitUntil: 'load' });
+    expect(server.stats(address)).toEqual(before);
+    for (const line of answered) expect(line).toMatch(/^403 /);
+    // The server's own UI page opens from a link there (a navigation), and the person reading it is served.
+    await page.getByRole('link', { name: 'mail' }).click();
+    await expect(page).toHaveURL(`${server.apiURL}/`);
+    await expect(page.getByRole('navigation', { name: 'Mailboxes' }).getByRole('link', { name: /samesite@mailroom\.test/ })).toBeVisible();
+    // Control: a request the counters do count, the same GET typed in the address bar.
+    await page.goto(`${server.apiURL}${gets[0]}`);
+    expect(server.stats(address).list).toBe(before.list + 1);
+  } finally {
+    await server.close();
+  }
+});
 
 test('a link in a mail opens in a new tab that works and has no handle on the mailroom tab', async ({ page, inbox, evil }) => {
   evil.serve('<!doctype html><title>landing</title><script>document.title = "ran:" + (window.opener === null ? "no-opener" : "opener")</script>');

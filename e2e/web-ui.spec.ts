@@ -16,6 +16,8 @@ interface Remote {
   readonly url: string;
   /** How often each path was asked for. */
   hits(path: string): number;
+  /** Every path asked for, in order. */
+  paths(): string[];
 }
 
 type Send = (mail: {
@@ -29,15 +31,17 @@ type Send = (mail: {
 const test = base.extend<{ remote: Remote; send: Send; mailbox: string }>({
   remote: async ({}, use) => {
     const counts = new Map<string, number>();
+    const asked: string[] = [];
     const server = createServer((req, res) => {
       counts.set(req.url ?? '/', (counts.get(req.url ?? '/') ?? 0) + 1);
+      asked.push(req.url ?? '/');
       // A 1x1 transparent GIF.
       res.writeHead(200, { 'content-type': 'image/gif', 'cache-control': 'no-store' });
       res.end(Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64'));
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
-    await use({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits: (path) => counts.get(path) ?? 0 });
+    await use({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits: (path) => counts.get(path) ?? 0, paths: () => [...asked] });
     server.close();
   },
   send: async ({ inbox }, use) => {
@@ -134,6 +138,44 @@ test('a remote image is not fetched until the person allows it', async ({ page, 
   await expect.poll(() => remote.hits('/bg.gif')).toBe(1);
   await expect(frame.getByRole('img', { name: 'pixel' })).toBeVisible();
   expect(new URL(page.url()).searchParams.get('address')).toBe(mailbox);
+});
+
+test('a mail’s <link>, <base> and <meta http-equiv> fetch nothing when it is opened: no prefetch, prerender, preload or stylesheet', async ({
+  page,
+  inbox,
+  send,
+  remote,
+}) => {
+  const links = ['prefetch', 'prerender', 'preload', 'preconnect', 'dns-prefetch', 'modulepreload', 'stylesheet', 'icon']
+    .map((rel) => `<link rel="${rel}" href="${remote.url}/${rel}"${rel === 'preload' ? ' as="fetch" crossorigin' : ''}>`)
+    .join('');
+  await send({
+    subject: 'Read receipt',
+    html: [
+      `<head><base href="${remote.url}/base/"><meta http-equiv="refresh" content="0; url=${remote.url}/refresh">${links}</head>`,
+      '<body><p id="marker">Your order has shipped.</p>',
+      `<svg><foreignObject><link rel="prefetch" href="${remote.url}/svg-foreign"></foreignObject></svg>`,
+      `<noscript><link rel="prefetch" href="${remote.url}/noscript"></noscript>`,
+      `<iframe srcdoc="<link rel=prefetch href=${remote.url}/nested-srcdoc>"></iframe>`,
+      `<div><template shadowrootmode="open"><link rel="prefetch" href="${remote.url}/shadow"><slot></slot></template>in a shadow root</div>`,
+      '</body>',
+    ].join(''),
+  });
+  await page.goto(`${API_URL}/?address=${encodeURIComponent(inbox.address)}`);
+  await page.getByRole('option', { name: /Read receipt/ }).click();
+  const frame = page.frameLocator('iframe[title="HTML of “Read receipt”"]');
+  await expect(frame.getByText('Your order has shipped.')).toBeVisible();
+  await expect(frame.getByText('in a shadow root')).toBeVisible();
+  // A fair chance for anything the frame would fetch: a request of our own,
+  // through the same browser, sent after the frame is drawn, has arrived.
+  const control = await page.context().newPage();
+  await control.goto(`${remote.url}/control`);
+  await control.close();
+  expect(remote.paths()).toEqual(['/control']);
+  // What is left is ours (Playwright's CSS reaches into the open shadow root too).
+  expect(
+    await frame.locator('link, base, meta').evaluateAll((found) => found.map((element) => (element as unknown as { outerHTML: string }).outerHTML)),
+  ).toEqual(['<meta http-equiv="Content-Security-Policy" content="img-src data: blob:">', '<base target="_blank">']);
 });
 
 test('an inline (cid:) image is shown from the mail itself, with remote images still blocked', async ({ page, mailbox, send }) => {

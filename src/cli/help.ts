@@ -4,12 +4,14 @@ import { MCP_WAIT_SLOTS } from '../contract/limits.js';
 import { DEFAULTS } from '../server/server-options.js';
 
 export const HELP = `Usage: mailroom serve [options]
-       mailroom mcp [--api-url <url>] [--token <token>]
+       mailroom mcp [--api-url <url>] [--token-file <file>]
 
 \`mailroom mcp\` serves the MCP tools (wait_for_message, list_messages,
 get_message, delete_message) over stdio, for agents configured with a
 command, in front of any mailbox HTTP API: --api-url (MAILROOM_API_URL,
-default ${DEFAULT_API_URL}) and --token (MAILROOM_TOKEN).
+default ${DEFAULT_API_URL}) and the token in MAILROOM_TOKEN (the agent's
+env) or --token-file <file> (MAILROOM_TOKEN_FILE); --token <token> works
+but shows it to every local user in \`ps\`, and warns.
 
 Runs the embedded mail server: SMTP in, the mailbox HTTP API out.
 
@@ -24,7 +26,9 @@ Options (each also read from the environment variable shown):
   --max-store-bytes <n>     bytes of mail kept in memory,     MAILROOM_MAX_STORE_BYTES (default ${DEFAULTS.maxStoreBytes / 1024 / 1024}M; 512M, 2G, "unlimited")
                             oldest evicted first
   --max-recipients <n>      recipients per SMTP transaction   MAILROOM_MAX_RECIPIENTS (default ${DEFAULTS.maxRecipients}; the rest 452 4.5.3)
-  --token <token>           require Authorization: Bearer     MAILROOM_TOKEN
+  --token-file <file>       require Authorization: Bearer     MAILROOM_TOKEN_FILE (or the token itself in MAILROOM_TOKEN)
+                            with the token this file holds
+  --token <token>           the same, on the command line     (visible in \`ps\`: prefer the two above; warns)
   --allowed-host <name>     answer to this Host too, repeatable MAILROOM_ALLOWED_HOST (default: loopback names only while on loopback)
   --allow-origin <origin>   let this web origin's pages call   MAILROOM_ALLOW_ORIGIN (e.g. https://app.example:8443; default: none)
                             the API, repeatable
@@ -36,7 +40,11 @@ Options (each also read from the environment variable shown):
   --no-catch-all            refuse mail to domains not served MAILROOM_CATCH_ALL=0 (default: every domain's mail is
                             (550 5.1.2, unknown_domain)       taken; fresh addresses are made on the first --domain)
   --webhook <url>           post every event there, repeatable MAILROOM_WEBHOOK    (comma-separated in the variable; default retry policy)
-  --webhook-secret <secret> sign those posts with it          MAILROOM_WEBHOOK_SECRET (default: made up and printed at start)
+  --webhook-secret-file <file>
+                            sign those posts with the secret  MAILROOM_WEBHOOK_SECRET_FILE (or the secret itself in
+                            this file holds                   MAILROOM_WEBHOOK_SECRET; default: made up at start,
+                                                              shown by GET /api/v1/webhooks/{id} with the token)
+  --webhook-secret <secret> the same, on the command line     (visible in \`ps\`; warns)
   --webhook-allow <host|cidr> the only webhook destinations,   MAILROOM_WEBHOOK_ALLOW (default: any; never link-local or cloud metadata)
                             repeatable
   --link-check-allow <host|cidr>                              MAILROOM_LINK_CHECK_ALLOW (default: none, so public hosts only;

@@ -1,16 +1,15 @@
 // The `mailroom` command line: `mailroom serve` runs the embedded server (one
 // line per listener when ready, a clean exit on SIGINT/SIGTERM); `mailroom
 // mcp` serves the MCP tools on stdio in front of any mailbox HTTP API.
-import { parseArgs } from 'node:util';
-import { DEFAULT_API_URL } from '../contract/defaults.js';
 import { packageVersion } from '../contract/package-version.js';
 import { API_BASE, MCP_PATH } from '../contract/routes.js';
-import { fromEnv } from '../contract/validation.js';
 import { startServer, type Logger } from '../server/index.js';
 import { describeRedisUrl } from '../server/store/store-location.js';
 import { HELP } from './help.js';
+import { mcpOptionsFrom } from './mcp-options.js';
 import { installProcessGuards } from './process-guards.js';
-import { optionsFrom, UsageError } from './serve-options.js';
+import { optionsFrom } from './serve-options.js';
+import { UsageError } from './usage-error.js';
 
 const cliLogger: Logger = {
   info: (message) => console.log(message),
@@ -57,6 +56,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     console.log(packageVersion());
     return 0;
   }
+  for (const warning of parsed.warnings) console.error(warning);
 
   let server;
   try {
@@ -108,24 +108,22 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
  * `mailroom serve --help`.
  */
 async function mcp(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
-  let values;
+  let options;
   try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      allowPositionals: false,
-      strict: true,
-      options: { 'api-url': { type: 'string' }, token: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    }));
+    options = mcpOptionsFrom(argv, env);
   } catch (error) {
-    console.error(`mailroom mcp: ${(error as Error).message}. Run \`mailroom --help\` for the options.`);
-    return 2;
+    if (error instanceof UsageError) {
+      console.error(error.message);
+      return 2;
+    }
+    throw error;
   }
-  if (values.help) {
+  if (options.help) {
     console.log(HELP);
     return 0;
   }
-  const apiURL = values['api-url'] ?? fromEnv(env.MAILROOM_API_URL) ?? DEFAULT_API_URL;
-  const token = values.token ?? fromEnv(env.MAILROOM_TOKEN);
+  for (const warning of options.warnings) console.error(warning);
+  const { apiURL, token } = options;
   // Loaded here so `mailroom serve` does not load the client.
   const { runStdioProxy } = await import('./mcp-stdio.js');
   try {

@@ -1,16 +1,26 @@
 // `mailroom serve`'s flags and environment variables turned into startServer
 // options (flags win), each mistake named with the flag and its variable.
+// A secret given on the command line is taken with a warning (secret-option.ts).
 import { accessSync, constants } from 'node:fs';
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { isDomainName } from '../contract/address.js';
-import { blankToUndefined } from '../contract/validation.js';
+import { blankToUndefined, describeValue } from '../contract/validation.js';
 import type { ServerOptions } from '../server/index.js';
 import { parseStoreLocation } from '../server/store/store-location.js';
 import { parseDuration } from './duration.js';
+import { secretOption, type SecretNames } from './secret-option.js';
+import { UsageError } from './usage-error.js';
 
-/** A mistake on the command line: printed as it is, exit code 2. */
-export class UsageError extends Error {}
+export { UsageError } from './usage-error.js';
+
+const TOKEN: SecretNames = { command: 'mailroom serve', flag: 'token', envName: 'MAILROOM_TOKEN', what: 'the API token' };
+const WEBHOOK_SECRET: SecretNames = {
+  command: 'mailroom serve',
+  flag: 'webhook-secret',
+  envName: 'MAILROOM_WEBHOOK_SECRET',
+  what: 'the secret that signs the --webhook posts',
+};
 
 function integer(value: string, flag: string, envName: string, min: number, max: number, what: string): number {
   if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max) {
@@ -39,8 +49,18 @@ function readableFile(path: string, flag: string, envName: string): string {
   return path;
 }
 
-/** Builds startServer options from argv and the environment (flags win). Exported for tests. */
-export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { options: ServerOptions; help: boolean; version: boolean } {
+/** A Redis URL's password on the command line: the same exposure as a token there. */
+function storeWarning(store: string): string | undefined {
+  try {
+    if (new URL(store).password === '') return undefined;
+  } catch {
+    return undefined;
+  }
+  return "mailroom serve: warning: --store's URL carries a password, which every user of this machine can read on the command line (`ps` shows it while the server runs); set MAILROOM_STORE instead";
+}
+
+/** Builds startServer options from argv and the environment (flags win), and the warnings to print first. Exported for tests. */
+export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { options: ServerOptions; help: boolean; version: boolean; warnings: string[] } {
   let parsed;
   try {
     parsed = parseArgs({
@@ -58,6 +78,7 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
         'max-recipients': { type: 'string' },
         'max-store-bytes': { type: 'string' },
         token: { type: 'string' },
+        'token-file': { type: 'string' },
         'allowed-host': { type: 'string', multiple: true },
         'allow-origin': { type: 'string', multiple: true },
         'wait-slots': { type: 'string' },
@@ -67,6 +88,7 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
         'no-catch-all': { type: 'boolean' },
         webhook: { type: 'string', multiple: true },
         'webhook-secret': { type: 'string' },
+        'webhook-secret-file': { type: 'string' },
         'webhook-allow': { type: 'string', multiple: true },
         'link-check-allow': { type: 'string', multiple: true },
         'no-webhooks': { type: 'boolean' },
@@ -90,6 +112,7 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
     return blankToUndefined(env[envName]);
   };
   const options: ServerOptions = {};
+  const warnings: string[] = [];
   /** A repeatable flag, or its variable's comma-separated values. */
   const list = (flag: string, envName: string): string[] | undefined => {
     const fromFlags = (v as Record<string, unknown>)[flag];
@@ -165,8 +188,9 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
   if (waitSlots !== undefined) {
     options.waitSlots = integer(waitSlots, '--wait-slots', 'MAILROOM_WAIT_SLOTS', 0, 100_000, 'a whole number from 0 to 100000 (0 turns the long-poll off)');
   }
-  const token = pick('token', 'MAILROOM_TOKEN');
-  if (token !== undefined) options.token = token;
+  const token = secretOption(v, env, TOKEN);
+  if (token.warning) warnings.push(token.warning);
+  if (token.value !== undefined) options.token = token.value;
   const allowedHosts = list('allowed-host', 'MAILROOM_ALLOWED_HOST');
   if (allowedHosts) {
     for (const name of allowedHosts) {
@@ -197,7 +221,9 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
     env.MAILROOM_WEBHOOK?.split(',')
       .map((u) => u.trim())
       .filter(Boolean);
-  const secret = pick('webhook-secret', 'MAILROOM_WEBHOOK_SECRET');
+  const signing = secretOption(v, env, WEBHOOK_SECRET);
+  if (signing.warning) warnings.push(signing.warning);
+  const secret = signing.value;
   if (secret !== undefined && !(hooks && hooks.length > 0)) {
     throw new UsageError(
       'mailroom serve: --webhook-secret (or MAILROOM_WEBHOOK_SECRET) signs the --webhook URLs, but no --webhook (or MAILROOM_WEBHOOK) was given',
@@ -206,7 +232,7 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
   if (hooks && hooks.length > 0) {
     for (const url of hooks) {
       if (!/^https?:\/\/[^/]/.test(url))
-        throw new UsageError(`mailroom serve: --webhook (or MAILROOM_WEBHOOK) must be an http(s) URL, got ${JSON.stringify(url)}`);
+        throw new UsageError(`mailroom serve: --webhook (or MAILROOM_WEBHOOK) must be an http(s) URL, got ${describeValue(url)}`);
     }
     options.staticWebhooks = hooks.map((url) => ({ url, secret }));
   }
@@ -228,10 +254,12 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
       throw new UsageError(`mailroom serve: --store (or MAILROOM_STORE): ${(error as Error).message.replace(/^Expected `store` to be/, 'must be')}`);
     }
     options.store = store.trim();
+    const exposed = typeof v.store === 'string' ? storeWarning(options.store) : undefined;
+    if (exposed) warnings.push(exposed);
   }
 
   tlsOptions(v, pick, env, options);
-  return { options, help: v.help === true, version: v.version === true };
+  return { options, help: v.help === true, version: v.version === true, warnings };
 }
 
 /** SMTP over TLS: `--smtp-tls`, `--smtp-tls-cert`/`--smtp-tls-key`, `--smtp-require-tls`, `--smtps-port`. */

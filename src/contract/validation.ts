@@ -1,10 +1,11 @@
 // The words of every option check, on both halves: "Expected `x` to be …,
 // got …", naming the option and showing the value, so a typo reads the same
-// wherever it is caught.
+// wherever it is caught. A URL's password is never shown (url-credentials.ts).
+import { withoutCredentials } from './url-credentials.js';
 
-/** A value as an error message shows it: strings quoted, objects by kind. */
+/** A value as an error message shows it: strings quoted (a URL's credentials masked), objects by kind. */
 export function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'string') return JSON.stringify(withoutCredentials(value));
   if (typeof value === 'function') return 'a function';
   if (Array.isArray(value)) return `[${value.map(describeValue).join(', ')}]`;
   if (value instanceof RegExp) return `a RegExp ${String(value)}`;

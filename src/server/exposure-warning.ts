@@ -9,6 +9,6 @@ export function exposureWarning(host: string, token: string | undefined): string
   return (
     `mailroom: WARNING: listening on ${host}, which other machines may reach, without a token: ` +
     `anyone who can connect can read and delete every mailbox. ` +
-    `Start with --token <secret> (MAILROOM_TOKEN) or bind to 127.0.0.1.`
+    `Give it a token (MAILROOM_TOKEN, --token-file FILE; startServer's token) or bind to 127.0.0.1.`
   );
 }

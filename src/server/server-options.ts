@@ -493,7 +493,8 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     o.token === undefined || (typeof o.token === 'string' && o.token.length > 0 && /^[\x21-\x7e]+$/.test(o.token)),
     'token',
     'a non-empty string of printable ASCII without spaces',
-    o.token,
+    // A secret is never echoed, not even a malformed one (it may be the real token with a stray space).
+    typeof o.token === 'string' && o.token !== '' ? '(not shown)' : o.token,
   );
   expect(
     Array.isArray(o.allowedHosts) && o.allowedHosts.every((name) => typeof name === 'string' && (isIP(name) !== 0 || isDomainName(name.toLowerCase()))),

@@ -5,7 +5,8 @@
 // together and owns their lifetime.
 import { createServer, type Server as HttpServer } from 'node:http';
 import { MCP_WAIT_SLOTS } from '../contract/limits.js';
-import { API_BASE } from '../contract/routes.js';
+import { API_BASE, WEBHOOKS_PATH } from '../contract/routes.js';
+import { describeValue } from '../contract/validation.js';
 import { WaitSlots } from '../contract/wait-slots.js';
 import type { WireSmtpTls } from '../contract/wire.js';
 import { AttemptFeed } from './base/smtp-attempts.js';
@@ -199,14 +200,22 @@ async function smtpTlsOf(config: ResolvedServerOptions): Promise<SmtpTlsOptions 
   return { certificate, starttls: config.smtpTls, required: config.smtpRequireTls, implicit };
 }
 
-/** The webhooks given in the options; one given without a secret has its made-up secret logged, so a receiver can check signatures. */
-export async function registerStaticWebhooks(config: ResolvedServerOptions, webhooks: WebhookService | undefined): Promise<void> {
+/**
+ * The webhooks given in the options. One given without a secret gets one made
+ * up, and the log says where to read it (the API shows it to whoever may call
+ * the API), never the secret itself: logs end up in CI output.
+ */
+export async function registerStaticWebhooks(config: ResolvedServerOptions, webhooks: WebhookService | undefined, apiURL: string): Promise<void> {
   for (const [index, given] of config.staticWebhooks.entries()) {
     try {
       const webhook = await webhooks!.register({ url: given.url, secret: given.secret, events: given.events }, { id: staticWebhookId(given, index) });
-      if (given.secret === undefined) config.logger.warn(`mailroom: webhook ${webhook.id} posts to ${webhook.url}, signed with the secret ${webhook.secret}`);
+      if (given.secret === undefined) {
+        config.logger.warn(
+          `mailroom: webhook ${webhook.id} posts to ${webhook.url}, signed with a secret made up at start (not shown here): GET ${apiURL}${WEBHOOKS_PATH}/${webhook.id}${config.token === undefined ? '' : ' with the token'} answers it (its webhook.secret)`,
+        );
+      }
     } catch (error) {
-      throw new TypeError(`Invalid static webhook ${JSON.stringify(given.url)}: ${(error as Error).message}`, { cause: error });
+      throw new TypeError(`Invalid static webhook ${describeValue(given.url)}: ${(error as Error).message}`, { cause: error });
     }
   }
 }

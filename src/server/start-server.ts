@@ -101,7 +101,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
   apiURL = `http://${hostForURL(config.host)}:${httpPort}`;
   boundHttpPort = httpPort;
   boundSmtpsPort = smtpsPort;
-  await registerStaticWebhooks(config, webhooks).catch(abandon);
+  await registerStaticWebhooks(config, webhooks, apiURL).catch(abandon);
 
   const exposed = exposureWarning(config.host, config.token);
   if (exposed) logger.warn(exposed);

@@ -1,6 +1,6 @@
 // `mailroom serve` as a user runs it: the built bin in a child process.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,7 +59,17 @@ describe('mailroom serve', () => {
   it('prints help and exits 0', async () => {
     const r = run(['serve', '--help']);
     expect(await r.exit).toBe(0);
-    for (const flag of ['--smtp-port', '--http-port', '--host', '--domain', '--retention', '--max-messages', '--token', 'MAILROOM_SMTP_PORT']) {
+    for (const flag of [
+      '--smtp-port',
+      '--http-port',
+      '--host',
+      '--domain',
+      '--retention',
+      '--max-messages',
+      '--token-file',
+      '--webhook-secret-file',
+      'MAILROOM_SMTP_PORT',
+    ]) {
       expect(r.stdout()).toContain(flag);
     }
   });
@@ -71,7 +81,7 @@ describe('mailroom serve', () => {
       const r = run(['mcp', flag]);
       expect(await r.exit).toBe(0);
       expect(r.stdout()).toBe(serve.stdout());
-      expect(r.stdout()).toContain('mailroom mcp [--api-url <url>] [--token <token>]');
+      expect(r.stdout()).toContain('mailroom mcp [--api-url <url>] [--token-file <file>]');
       expect(r.stderr()).toBe('');
     }
   });
@@ -152,7 +162,7 @@ describe('mailroom serve', () => {
     const open = run(['serve', '--host', '0.0.0.0', '--smtp-port', '0', '--http-port', '0']);
     await ready(open);
     expect(open.stderr()).toContain('mailroom: WARNING: listening on 0.0.0.0, which other machines may reach, without a token');
-    expect(open.stderr()).toContain('--token <secret> (MAILROOM_TOKEN)');
+    expect(open.stderr()).toContain('Give it a token (MAILROOM_TOKEN, --token-file FILE');
     const guarded = run(['serve', '--host', '0.0.0.0', '--smtp-port', '0', '--http-port', '0'], { MAILROOM_TOKEN: 'tok123' });
     const loopback = run(['serve', '--smtp-port', '0', '--http-port', '0']);
     await Promise.all([ready(guarded), ready(loopback)]);
@@ -185,6 +195,7 @@ describe('mailroom serve', () => {
     const hooked = run(['serve', '--smtp-port', '0', '--http-port', '0', '--webhook', receiver.url, '--webhook-secret', 'cli-secret']);
     const off = run(['serve', '--smtp-port', '0', '--http-port', '0', '--no-webhooks']);
     const { smtpPort, apiURL } = await ready(hooked);
+    expect(hooked.stderr()).toContain('mailroom serve: warning: --webhook-secret on the command line can be read by every user of this machine');
     const transport = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true });
     await transport.sendMail({ from: 'app@example.com', to: 'cli-hook@mailroom.test', subject: 'via the cli', text: 'x' });
     transport.close();
@@ -202,6 +213,28 @@ describe('mailroom serve', () => {
     expect(secretAlone.stderr()).toContain('--webhook-secret (or MAILROOM_WEBHOOK_SECRET) signs the --webhook URLs, but no --webhook');
     expect(await badURL.exit).toBe(2);
     expect(badURL.stderr()).toContain('--webhook (or MAILROOM_WEBHOOK) must be an http(s) URL, got "localhost:3000/hook"');
+  });
+
+  it('--token-file: the token read from a file; a webhook without a secret gets one made up, named by where to read it, never printed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mailroom-cli-token-'));
+    try {
+      const tokenFile = join(dir, 'token');
+      writeFileSync(tokenFile, 'file-token-123\n', { mode: 0o600 });
+      const r = run(['serve', '--smtp-port', '0', '--http-port', '0', '--token-file', tokenFile, '--webhook', 'http://127.0.0.1:9/hook']);
+      const { apiURL } = await ready(r);
+      const id = /webhook (wh_\S+) posts to http:\/\/127\.0\.0\.1:9\/hook, signed with a secret made up at start \(not shown here\)/.exec(r.stderr())?.[1];
+      expect(r.stderr()).toContain(`GET ${apiURL}/api/v1/webhooks/${id} with the token answers it (its webhook.secret)`);
+      expect((await request(`${apiURL}/api/v1/webhooks/${id}`)).statusCode).toBe(401);
+      const shown = await request(`${apiURL}/api/v1/webhooks/${id}`, { headers: { authorization: 'Bearer file-token-123' } });
+      const { secret } = ((await shown.body.json()) as { webhook: { secret: string } }).webhook;
+      expect(secret).toMatch(/^whsec_/);
+      expect(r.stderr()).not.toContain(secret);
+      expect(r.stderr()).not.toContain('warning');
+      r.child.kill('SIGTERM');
+      expect(await r.exit).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('--smtp-tls --smtp-require-tls --smtps-port: announces both SMTP ports and takes mail over STARTTLS and implicit TLS', async () => {
@@ -241,7 +274,7 @@ describe('mailroom serve', () => {
     const retention = run(['serve', '--retention', 'forever']);
     const port = run(['serve'], { MAILROOM_HTTP_PORT: 'eighty' });
     const command = run(['start']);
-    const store = run(['serve'], { MAILROOM_STORE: 'mysql://db:3306' });
+    const store = run(['serve', '--store', 'redis://:hunter2secret@127.0.0.1:1/99']);
     expect(await unknown.exit).toBe(2);
     expect(unknown.stderr()).toContain("Unknown option '--smtp-prot'");
     expect(await retention.exit).toBe(2);
@@ -252,6 +285,8 @@ describe('mailroom serve', () => {
     expect(command.stderr()).toContain('unknown command "start"');
     expect(await store.exit).toBe(2);
     expect(store.stderr()).toContain('--store (or MAILROOM_STORE): must be "memory" or a Redis URL such as "redis://127.0.0.1:6379/0"');
-    expect(store.stderr()).toContain('got "mysql://db:3306"');
+    // The password never shows (issue 44): masked as the connect failure masks it.
+    expect(store.stderr()).toContain('got "redis://:***@127.0.0.1:1/99"');
+    expect(store.stderr()).not.toContain('hunter2secret');
   });
 });

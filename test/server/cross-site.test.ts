@@ -126,6 +126,30 @@ describe('a request from a page of another origin', () => {
     expect(page.status).toBe(200);
   });
 
+  it('is refused 403 when the browser says Sec-Fetch-Site: same-site (a page on another port), but the UI page opens from a link and an allowed origin passes', async () => {
+    const server = await start({ allowOrigins: ['http://127.0.0.1:3000'] });
+    // What an <img> on http://127.0.0.1:OTHER_PORT sends: no Origin on a GET.
+    const img = { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image' };
+    for (const path of [listPath(freshAddress()), '/api/v1/mailboxes', '/api/v1/mailbox/wait?address=a%40mailroom.test', '/healthz']) {
+      const answer = await call(server, path, { headers: img });
+      expect([answer.status, answer.json.error], path).toEqual([403, 'forbidden_origin']);
+      expect(answer.json.message, path).toContain('Sec-Fetch-Site: same-site');
+    }
+    const sneaky = await call(server, listPath(freshAddress()), { headers: { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'navigate' } });
+    expect(sneaky.status).toBe(403);
+    const odd = await call(server, listPath(freshAddress()), { headers: { 'sec-fetch-site': 'same-origin, same-site' } });
+    expect(odd.status).toBe(403);
+    const page = await call(server, '/', { headers: { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'navigate' } });
+    expect(page.status).toBe(200);
+    const allowed = await call(server, listPath(freshAddress()), { headers: { origin: 'http://127.0.0.1:3000', 'sec-fetch-site': 'same-site' } });
+    expect(allowed.status).toBe(200);
+    // The UI's own calls, a URL typed in the address bar, and clients that are not browsers.
+    for (const site of ['same-origin', 'none', undefined]) {
+      const headers: Record<string, string> = site === undefined ? {} : { 'sec-fetch-site': site };
+      expect((await call(server, listPath(freshAddress()), { headers })).status, String(site)).toBe(200);
+    }
+  });
+
   it('is served from the server’s own origin (any loopback spelling) and from an origin given with allowOrigins', async () => {
     const server = await start({ allowOrigins: ['http://localhost:3000'] });
     for (const origin of [`http://127.0.0.1:${server.httpPort}`, `http://localhost:${server.httpPort}`]) {

@@ -105,7 +105,7 @@ describe('binding', () => {
       {
         level: 'warn',
         message:
-          'mailroom: WARNING: listening on 0.0.0.0, which other machines may reach, without a token: anyone who can connect can read and delete every mailbox. Start with --token <secret> (MAILROOM_TOKEN) or bind to 127.0.0.1.',
+          "mailroom: WARNING: listening on 0.0.0.0, which other machines may reach, without a token: anyone who can connect can read and delete every mailbox. Give it a token (MAILROOM_TOKEN, --token-file FILE; startServer's token) or bind to 127.0.0.1.",
       },
     ]);
     const guarded = silentLogger();

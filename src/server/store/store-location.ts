@@ -4,6 +4,7 @@
 // shared by every server given the same URL. `?prefix=name` puts the keys
 // under another prefix than `mailroom`, so several services (or test runs)
 // can share one Redis database.
+import { withoutCredentials } from '../../contract/url-credentials.js';
 import { expectedError } from '../../contract/validation.js';
 
 export type StoreLocation = { readonly kind: 'memory' } | { readonly kind: 'redis'; readonly url: string; readonly prefix: string };
@@ -15,9 +16,8 @@ const WHAT = '"memory" or a Redis URL such as "redis://127.0.0.1:6379/0" (rediss
 export function describeRedisUrl(url: string): string {
   try {
     const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
     parsed.search = '';
-    return `Redis at ${parsed.toString()}`;
+    return `Redis at ${withoutCredentials(parsed.href)}`;
   } catch {
     return 'Redis';
   }

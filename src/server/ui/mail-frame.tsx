@@ -3,14 +3,17 @@
 // inherits, forbids inline scripts and handlers as well), no forms, no top
 // navigation, an opaque origin that can read nothing of the UI's. Links open
 // in a new tab (allow-popups, escaping the sandbox so the site works there).
-// Remote images are blocked until the person allows them: a policy of the
-// frame's own narrows images to data: and blob: (tracking pixels stay
-// unfetched), and is left out once allowed. Inline images (`cid:`) are the
-// mail's own attachments: read out of the raw source and shown as data: URLs.
+// The document the frame gets is cleaned first (mail-document.ts): nothing in
+// it loads from the network without a click. Remote images are blocked until
+// the person allows them: a policy of the frame's own narrows images to
+// data: and blob: (tracking pixels stay unfetched), and is left out once
+// allowed. Inline images (`cid:`) are the mail's own attachments: read out of
+// the raw source and shown as data: URLs.
 import PostalMime from 'postal-mime';
 import { useEffect, useState } from 'preact/hooks';
 import { contentIdKey, hasInlineReferences, replaceInlineReferences } from '../../contract/inline-images.js';
 import { api, ApiError } from './api.js';
+import { frameDocument } from './mail-document.js';
 
 /** Does the HTML name an image (or background) on the network? Then the "show images" switch is offered. */
 export function hasRemoteImages(html: string): boolean {
@@ -19,13 +22,6 @@ export function hasRemoteImages(html: string): boolean {
     /url\(\s*["']?\s*(https?:)?\/\//i.test(html) ||
     /\bbackground\s*=\s*["']?\s*(https?:)?\/\//i.test(html)
   );
-}
-
-const BLOCK_REMOTE_IMAGES = '<meta http-equiv="Content-Security-Policy" content="img-src data: blob:">';
-const LINKS_IN_NEW_TAB = '<base target="_blank">';
-
-export function frameDocument(html: string, allowImages: boolean): string {
-  return `${allowImages ? '' : BLOCK_REMOTE_IMAGES}${LINKS_IN_NEW_TAB}${html}`;
 }
 
 /**

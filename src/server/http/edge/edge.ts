@@ -13,8 +13,9 @@
 // The checks, in order: the Host it names (DNS rebinding, host.ts), the page
 // that sent it (Origin, Sec-Fetch-Site, origin.ts), that a request changing
 // state says its body is JSON (content-type.ts), then the token
-// (bearer-token.ts). So a page of another site is refused before anything
-// is counted or its token looked at; docs/security.md has the why.
+// (bearer-token.ts). So a page other than the server's own is refused
+// before anything is counted or its token looked at; docs/security.md has
+// the why.
 //
 // To add a check: write it as an
 // `EdgeCheck` (edge-check.ts) in its own file in this folder, with the test

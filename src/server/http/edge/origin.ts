@@ -1,9 +1,14 @@
-// `Origin` and `Sec-Fetch-Site`: a browser request made by a page of another
-// site is refused (`403 forbidden_origin`) on every route. A page's fetch,
-// even `mode: 'no-cors'`, and its form posts carry the page's `Origin` on
-// every method but GET and HEAD; `Sec-Fetch-Site: cross-site` marks the rest
-// (a GET by an <img> or a <script>). Clients that are not browsers send
-// neither and are not concerned.
+// `Origin` and `Sec-Fetch-Site`: a browser request made by a page other than
+// the server's own is refused (`403 forbidden_origin`) on every route. A
+// page's fetch, even `mode: 'no-cors'`, and its form posts carry the page's
+// `Origin` on every method but GET and HEAD; `Sec-Fetch-Site` marks the rest
+// (a GET by an <img> or a <script>), and only `same-origin` (the UI's own
+// calls) and `none` (the address bar, a bookmark) pass. `same-site` is
+// refused like `cross-site`: it is a page on another port of the same host
+// (a dev server, a notebook, the app under test showing user content), and
+// such a page's <img> would otherwise start the GETs that act (the mail
+// checks, long-polls that hold a slot). Clients that are not browsers send
+// neither header and are not concerned.
 //
 // The server's own origin is the one the request was sent to: `Origin`'s
 // host and port equal to `Host` (which host.ts has checked). Any other must
@@ -33,10 +38,14 @@ function isOwnOrigin(origin: string, host: string | undefined): boolean {
   }
 }
 
+/** What `Sec-Fetch-Site` says of a request that passes: the server's own page sent it, or nobody did (the person typed the URL). */
+const OWN_PAGE_OR_NONE: ReadonlySet<string> = new Set(['same-origin', 'none']);
+
 /**
- * A navigation to the UI's page (a bookmark, a link from a test report) is
- * cross-site when it comes from another site, and serves nothing but the
- * static page; it is let through. Every call the page then makes is same-origin.
+ * A navigation to the UI's page (a bookmark, a link from a test report, the
+ * app under test on another port) is cross-site or same-site when it comes
+ * from another page, and serves nothing but the static page; it is let
+ * through. Every call the page then makes is same-origin.
  */
 export function refuseOrigin(method: string, headers: OriginHeaders, policy: EdgePolicy, isStaticPage: boolean): Refusal | undefined {
   const origin = headerOf(headers.origin);
@@ -53,15 +62,15 @@ export function refuseOrigin(method: string, headers: OriginHeaders, policy: Edg
     }
   }
   const site = headerOf(headers['sec-fetch-site']);
-  if (site === 'cross-site') {
+  if (site !== undefined && !OWN_PAGE_OR_NONE.has(site)) {
     const navigation = headerOf(headers['sec-fetch-mode']) === 'navigate' && (method === 'GET' || method === 'HEAD') && isStaticPage;
-    // An allowed origin's page is cross-site too, and says so with its Origin (checked above).
+    // An allowed origin's page is same-site or cross-site too, and says so with its Origin (checked above).
     const allowedOrigin = origin !== undefined && policy.origins.has(normalizeOrigin(origin) ?? '');
     if (!navigation && !allowedOrigin) {
       return new Refusal(
         403,
         'forbidden_origin',
-        'A request sent by a page of another site (Sec-Fetch-Site: cross-site) is refused; only the web UI page itself may be opened from a link',
+        `A request sent by a web page other than this server's own (Sec-Fetch-Site: ${site}) is refused, from another port of the same host too; only the web UI page itself may be opened from a link`,
       );
     }
   }
