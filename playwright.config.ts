@@ -2,7 +2,7 @@ import { defineConfig } from '@playwright/test';
 import { mailroomWebServer, type MailroomOptions } from 'mailroomjs/playwright';
 import { chromiumLaunchOptions } from './e2e/chromium.js';
 import { TIMES_ENV } from './test/support/times.js';
-import { API_URL, APP_URL, HTTP_PORT, SMTP_PORT, demoAppWebServer } from './e2e/servers.js';
+import { API_URL, APP_URL, HTTP_PORT, RESEND_APP_PORT, SES_APP_PORT, SMTP_PORT, demoAppWebServer, providerDemoAppWebServer } from './e2e/servers.js';
 import { MAILDEV_APP_URL, MAILDEV_URL, maildevDemoAppWebServer, maildevWebServer } from './e2e/maildev-servers.js';
 
 // One mailroom server and one Acme demo app for the whole run, started by
@@ -33,6 +33,8 @@ export default defineConfig<MailroomOptions>({
     // The web UI's "Check links too" may reach the demo app on loopback, and nothing else private.
     mailroomWebServer({ smtpPort: SMTP_PORT, httpPort: HTTP_PORT, linkCheckAllow: ['127.0.0.1'], reuseExistingServer: false }),
     demoAppWebServer,
+    providerDemoAppWebServer('resend', RESEND_APP_PORT),
+    providerDemoAppWebServer('ses', SES_APP_PORT),
     maildevWebServer,
     maildevDemoAppWebServer,
   ],
@@ -60,6 +62,10 @@ export default defineConfig<MailroomOptions>({
   },
   projects: [
     { name: 'chromium', testIgnore: ['inner/**'] },
+    // The signup spec again, unchanged, with the demo app sending through Resend's and SES's SDKs (docs/providers.md).
+    // The two flows (a link, a code); the rest of the spec is about the fixture, not how the app sends.
+    { name: 'resend', testMatch: 'signup.spec.ts', grep: /signs up, confirms|code from the mail/, use: { baseURL: `http://127.0.0.1:${RESEND_APP_PORT}` } },
+    { name: 'ses', testMatch: 'signup.spec.ts', grep: /signs up, confirms|code from the mail/, use: { baseURL: `http://127.0.0.1:${SES_APP_PORT}` } },
     {
       name: 'maildev',
       testMatch: 'signup.spec.ts',

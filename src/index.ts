@@ -58,6 +58,8 @@ export type {
   UnavailableOptions,
 } from './inbox/smtp-rule-options.js';
 export type { ProviderName, ProviderStamp } from './contract/providers.js';
+export { providerSettings } from './contract/provider-settings.js';
+export type { ProviderSettings } from './contract/provider-settings.js';
 export type { SmtpAttempt, SmtpRule, SmtpAttemptOutcome, SmtpAttemptStage, SmtpRuleKind, SmtpRuleStage } from './client/smtp-lab.js';
 
 // Webhooks (embedded server): inbox.webhooks, and verifying what your handler receives

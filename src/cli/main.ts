@@ -85,6 +85,12 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   console.log(`mailroom: SMTP listening on ${host}:${server.smtpPort} for ${server.domains.join(', ')}${starttls}`);
   if (server.smtpsPort !== undefined) console.log(`mailroom: SMTPS (implicit TLS) listening on ${host}:${server.smtpsPort}`);
   console.log(`mailroom: HTTP API listening on ${server.apiURL}${API_BASE} (MCP: ${server.apiURL}${MCP_PATH}; web UI: ${server.apiURL}/)`);
+  if (server.providers) {
+    const env = Object.entries(server.providers.env).map(([name, value]) => `${name}=${value}`);
+    console.log(
+      `mailroom: provider APIs (Resend, SES, SendGrid, Postmark, Mailgun, Brevo) at ${server.apiURL}: set ${env.join(' ')} for the app; the other SDKs take it as an option (docs/providers.md)`,
+    );
+  }
   if (parsed.options.store !== undefined && parsed.options.store !== 'memory') console.log(`mailroom: mail kept in ${describeRedisUrl(parsed.options.store)}`);
 
   const unguard = installProcessGuards(cliLogger);

@@ -2,6 +2,7 @@
 // intake, the HTTP API, the webhooks - binds the listeners (SMTP, the
 // implicit-TLS port when asked for, HTTP; listeners.ts) and owns their
 // lifetime. No decision is made here.
+import { providerSettings, type ProviderSettings } from '../contract/provider-settings.js';
 import type { WaitSlots } from '../contract/wait-slots.js';
 import type { AttemptFeed } from './base/smtp-attempts.js';
 import type { RequestBudget } from './budgets/budget.js';
@@ -35,6 +36,13 @@ export interface MailroomServer {
   readonly apiURL: string;
   /** The served domains, lower-cased. */
   readonly domains: readonly string[];
+  /**
+   * How an app's provider SDK is pointed at this server (Resend, SES,
+   * SendGrid, Postmark, Mailgun, Brevo: docs/providers.md), e.g.
+   * `{ ...process.env, ...server.providers.env }` for the app's process;
+   * undefined when `providerApis` is off.
+   */
+  readonly providers: ProviderSettings | undefined;
   /** The fault switch (test hook): make an address's next requests fail in a chosen way. */
   readonly faults: {
     inject(injection: FaultInjection): void;
@@ -132,6 +140,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     httpPort,
     apiURL,
     domains: config.domains,
+    providers: config.providerApis ? providerSettings(apiURL) : undefined,
     faults: {
       inject: (injection) => faults.inject(injection),
       clear: () => void faults.clear(),
