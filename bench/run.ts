@@ -3,6 +3,7 @@
 // timed unit tests. Each section prints its own table with its targets.
 import { fixtureBench } from './fixture.js';
 import { perTestBench } from './per-test.js';
+import { providersBench } from './providers.js';
 import { serverBench } from './server.js';
 import { serverWaitBench } from './server-wait.js';
 import { smtpRulesBench } from './smtp-rules.js';
@@ -20,6 +21,7 @@ const sections: readonly BenchSection[] = [
   storeBytesBench,
   webhooksBench,
   perTestBench,
+  providersBench,
   waitBench,
   serverWaitBench,
   fixtureBench,
