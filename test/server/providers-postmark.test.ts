@@ -11,6 +11,8 @@ import { postmarkClient } from '../support/provider-sdks.js';
 import { sharedServer } from './helpers.js';
 
 const server = sharedServer();
+/** A server that takes small mail only: maxMessageBytes 20 000, so its body cap (request-body.ts) is about 289 000 bytes. */
+const small = sharedServer({ maxMessageBytes: 20_000 });
 
 async function inboxes(count: number): Promise<Inbox[]> {
   const { apiURL, domains } = await server();
@@ -72,6 +74,20 @@ describe('Postmark /email and /email/batch, beyond the contract rows', () => {
     await inbox!.smtp.reject();
     const error = await (await client()).sendEmail(plain(inbox!.address)).catch(thrown);
     expect(error).toMatchObject({ name: 'InactiveRecipientsError', code: 406, statusCode: 422, recipients: [inbox!.address] });
+  });
+
+  it('answers a batch message over maxMessageBytes in its place, and a body over the cap with 413', async () => {
+    const { apiURL, domains } = await small();
+    const inbox = await createInbox({ apiURL, domain: domains[0], prefix: 'postmark' });
+    const big = (bytes: number): Message => ({
+      ...plain(inbox.address, 'big'),
+      Attachments: [{ Name: 'big.bin', Content: Buffer.alloc(bytes, 7).toString('base64'), ContentType: 'application/octet-stream', ContentID: null }],
+    });
+    const answers = await postmarkClient(apiURL).sendEmailBatch([plain(inbox.address, 'small'), big(30_000)]);
+    expect(answers).toMatchObject([{ ErrorCode: 0 }, { ErrorCode: 300, Message: expect.stringContaining('maxMessageBytes') as unknown }]);
+    expect((await inbox.messages()).map((m) => m.subject)).toEqual(['small']);
+    const error = await postmarkClient(apiURL).sendEmail(big(300_000)).catch(thrown);
+    expect(error).toMatchObject({ name: 'UnknownError', statusCode: 413 });
   });
 
   it('refuses a batch of more than 500 messages whole, with ErrorCode 410, storing none of it', async () => {

@@ -12,6 +12,8 @@ import { sharedServer } from './helpers.js';
 type SendData = Parameters<ReturnType<typeof sendgridMail>['send']>[0];
 
 const server = sharedServer();
+/** A server that takes small mail only: maxMessageBytes 20 000, so its body cap (request-body.ts) is about 289 000 bytes. */
+const small = sharedServer({ maxMessageBytes: 20_000 });
 
 async function inboxes(count: number): Promise<Inbox[]> {
   const { apiURL, domains } = await server();
@@ -126,6 +128,20 @@ describe('SendGrid v3 mail/send, beyond the contract rows', () => {
     const outcome = await send({ ...plain(inbox!.address), to: undefined, personalizations: [{ to: many.slice(0, 500) }, { to: many.slice(500) }] });
     expect(outcome).toMatchObject({ error: 'ResponseError', status: 400, field: 'personalizations', message: expect.stringContaining('1000') as unknown });
     expect(await inbox!.messages()).toEqual([]);
+  });
+
+  it.each([
+    ['a mail over maxMessageBytes', 30_000],
+    ['a body over the cap, refused as it is read', 300_000],
+  ])('answers %s with 413, storing nothing', async (_, bytes) => {
+    const { apiURL, domains } = await small();
+    const inbox = await createInbox({ apiURL, domain: domains[0], prefix: 'sendgrid' });
+    const attachments = [{ content: Buffer.alloc(bytes, 7).toString('base64'), filename: 'big.bin' }];
+    const outcome = await sendgridMail(apiURL, 'SG.test-key')
+      .send({ ...plain(inbox.address), attachments })
+      .catch(sendgridOutcome);
+    expect(outcome).toMatchObject({ error: 'ResponseError', status: 413, field: null });
+    expect(await inbox.messages()).toEqual([]);
   });
 
   it("a rate limit carries SendGrid's X-RateLimit-* headers (the reset in epoch seconds) and Retry-After", async () => {
