@@ -8,25 +8,36 @@
 import { describe, expect, it } from 'vitest';
 import { createInbox, type Inbox } from '../../src/index.js';
 import type { MailroomServer } from '../../src/server/index.js';
-import { resendDriver, sesV2Driver, type ProviderDriver, type TestMail } from '../support/provider-sdks.js';
+import { postmarkDriver, resendDriver, sendgridDriver, sesV2Driver, type ProviderDriver, type TestMail } from '../support/provider-sdks.js';
 import { sharedServer } from './helpers.js';
 
-/** The SDK's own name for each refusal (an exception class, or the error's `name`). */
+/**
+ * The SDK's own name for a refusal (an exception class, or the error's
+ * `name`); for an SDK that raises one class for every refusal, with the
+ * status and the field the answer names, which tell them apart.
+ */
+type Refusal = string | { readonly error: string; readonly status: number; readonly field?: string | null };
+
 interface Refusals {
-  readonly auth: string;
-  readonly noRecipient: string;
-  readonly badAddress: string;
-  readonly noContent: string;
-  readonly rateLimited: string;
-  readonly unavailable: string;
-  readonly rejected: string;
+  readonly auth: Refusal;
+  readonly noRecipient: Refusal;
+  readonly badAddress: Refusal;
+  readonly noContent: Refusal;
+  readonly rateLimited: Refusal;
+  readonly unavailable: Refusal;
+  readonly rejected: Refusal;
 }
+
+/** What an outcome refused as `refusal` matches. */
+const refusedAs = (refusal: Refusal) => ({ ok: false, ...(typeof refusal === 'string' ? { error: refusal } : refusal) });
 
 interface ProviderCase {
   readonly driver: ProviderDriver;
   readonly refusals: Refusals;
   /** The status the provider answers a rate limit with, and whether it says when to come back. */
   readonly rateLimitStatus: number;
+  /** The status the provider accepts a mail with, when not 200 (SendGrid's 202). */
+  readonly acceptedStatus?: number;
 }
 
 const CASES: readonly ProviderCase[] = [
@@ -56,6 +67,33 @@ const CASES: readonly ProviderCase[] = [
     },
     rateLimitStatus: 429,
   },
+  {
+    driver: sendgridDriver,
+    refusals: {
+      auth: { error: 'ResponseError', status: 401 },
+      noRecipient: { error: 'ResponseError', status: 400, field: 'personalizations.0.to' },
+      badAddress: { error: 'ResponseError', status: 400, field: 'personalizations.0.to.0.email' },
+      noContent: { error: 'ResponseError', status: 400, field: 'content' },
+      rateLimited: { error: 'ResponseError', status: 429 },
+      unavailable: { error: 'ResponseError', status: 503 },
+      rejected: { error: 'ResponseError', status: 400, field: null },
+    },
+    rateLimitStatus: 429,
+    acceptedStatus: 202,
+  },
+  {
+    driver: postmarkDriver,
+    refusals: {
+      auth: 'InvalidAPIKeyError',
+      noRecipient: 'InvalidEmailRequestError',
+      badAddress: 'InvalidEmailRequestError',
+      noContent: 'InvalidEmailRequestError',
+      rateLimited: 'RateLimitExceededError',
+      unavailable: 'ServiceUnavailablerError',
+      rejected: 'InactiveRecipientsError',
+    },
+    rateLimitStatus: 429,
+  },
 ];
 
 const server = sharedServer();
@@ -67,7 +105,7 @@ async function inboxes(count: number, label: string): Promise<Inbox[]> {
 
 const plain = (to: string, subject: string): TestMail => ({ from: 'Acme <app@acme.test>', to: [to], subject, text: 'Hello' });
 
-describe.each(CASES)('$driver.sdk', ({ driver, refusals, rateLimitStatus }) => {
+describe.each(CASES)('$driver.sdk', ({ driver, refusals, rateLimitStatus, acceptedStatus = 200 }) => {
   let baseURL: string;
   const base = async (): Promise<string> => (baseURL ??= (await server()).apiURL satisfies MailroomServer['apiURL']);
 
@@ -100,7 +138,7 @@ describe.each(CASES)('$driver.sdk', ({ driver, refusals, rateLimitStatus }) => {
       expect(mail.attachments).toMatchObject([{ filename: 'terms.txt', contentType: 'text/plain', size: 9 }]);
     }
     const [attempt] = await to!.smtp.attempts();
-    expect(attempt).toMatchObject({ stage: 'api', code: 200, outcome: 'accepted', provider: driver.provider, from: 'app@acme.test', subject });
+    expect(attempt).toMatchObject({ stage: 'api', code: acceptedStatus, outcome: 'accepted', provider: driver.provider, from: 'app@acme.test', subject });
     expect(attempt!.userAgent).toBeTruthy();
   });
 
@@ -114,7 +152,7 @@ describe.each(CASES)('$driver.sdk', ({ driver, refusals, rateLimitStatus }) => {
       const [inbox] = await inboxes(1, 'refused');
       const [mail, as] = make(inbox!.address) as readonly [TestMail, { key: null }?];
       const outcome = await driver.send(await base(), mail, as);
-      expect(outcome).toMatchObject({ ok: false, error: refusals[refusal as keyof Refusals] });
+      expect(outcome).toMatchObject(refusedAs(refusals[refusal as keyof Refusals]));
     });
   });
 
@@ -123,12 +161,12 @@ describe.each(CASES)('$driver.sdk', ({ driver, refusals, rateLimitStatus }) => {
       const [inbox] = await inboxes(1, 'limited');
       await inbox!.smtp.rateLimit({ retryAfter: 2_000 });
       const refused = await driver.send(await base(), plain(inbox!.address, 'limited'));
-      expect(refused).toMatchObject({ ok: false, error: refusals.rateLimited });
+      expect(refused).toMatchObject(refusedAs(refusals.rateLimited));
       expect(await driver.send(await base(), plain(inbox!.address, 'limited'))).toMatchObject({ ok: true });
       const attempts = await inbox!.smtp.attempts();
       expect(attempts.map((a) => [a.code, a.outcome, a.rule, a.retryAfterMs])).toEqual([
         [rateLimitStatus, 'deferred', 'rate_limit', 2_000],
-        [200, 'accepted', null, null],
+        [acceptedStatus, 'accepted', null, null],
       ]);
       await inbox!.expectMail({ subject: 'limited' });
     });
@@ -140,7 +178,7 @@ describe.each(CASES)('$driver.sdk', ({ driver, refusals, rateLimitStatus }) => {
       const [inbox] = await inboxes(1, 'ruled');
       await rule(inbox!);
       const refused = await driver.send(await base(), plain(inbox!.address, 'ruled'));
-      expect(refused).toMatchObject({ ok: false, error: refusals[refusal] });
+      expect(refused).toMatchObject(refusedAs(refusals[refusal]));
       const [attempt] = await inbox!.smtp.attempts();
       expect(attempt).toMatchObject({ stage: 'api', outcome, provider: driver.provider });
       if (status !== undefined) expect(attempt!.code).toBe(status);

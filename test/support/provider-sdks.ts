@@ -3,11 +3,15 @@
 // contract test (test/server/providers.test.ts) runs every provider through
 // what a user's app really calls. Each driver turns its SDK's way of
 // failing (Resend returns `{ error }`, the others throw their own classes)
-// into one `SdkOutcome` that names the SDK's error as the SDK does.
+// into one `SdkOutcome` that names the SDK's error as the SDK does. Where an
+// SDK raises one class for every refusal (SendGrid's `ResponseError`), the
+// outcome also carries the status and the field the answer names.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import sgMail from '@sendgrid/mail';
+import { ServerClient } from 'postmark';
 import type { ProviderName } from '../../src/contract/providers.js';
 import { Resend } from 'resend';
 
@@ -25,8 +29,11 @@ export interface TestMail {
 
 export type SdkOutcome =
   | { readonly ok: true; readonly id: string }
-  /** `error`: the SDK's own name for it (an exception class's name, Resend's `name`); `status` when the SDK says it. */
-  | { readonly ok: false; readonly error: string; readonly status: number | undefined; readonly message: string };
+  /**
+   * `error`: the SDK's own name for it (an exception class's name, Resend's `name`); `status` when the SDK says it;
+   * `field`: the field the answer names, for an SDK whose one error class tells refusals apart by it (SendGrid's).
+   */
+  | { readonly ok: false; readonly error: string; readonly status: number | undefined; readonly message: string; readonly field?: string | null };
 
 export interface SendAs {
   /** The API key (or credentials) to send with; undefined: a good one; null: none at all. */
@@ -120,6 +127,102 @@ export const sesV2Driver: ProviderDriver = {
       return thrown(error);
     } finally {
       client.destroy();
+    }
+  },
+};
+
+/** `@sendgrid/mail`'s MailService (the package exports an instance; its class is untyped). */
+type MailService = typeof sgMail;
+
+/**
+ * A SendGrid mail service pointed at `baseURL` as the guide says: the key
+ * set first (setApiKey resets the base URL), then the client's base URL.
+ * Without a key it sends no Authorization header at all.
+ */
+export function sendgridMail(baseURL: string, key: string | undefined): MailService {
+  const service = new (sgMail.constructor as new () => MailService)();
+  if (key !== undefined) service.setApiKey(key);
+  // The SDK's own client, which its types leave out.
+  (service as unknown as { client: { setDefaultRequest(key: string, value: string): void } }).client.setDefaultRequest('baseUrl', `${baseURL}/`);
+  return service;
+}
+
+/** What `@sendgrid/mail` threw, as an outcome: a `ResponseError` (its `name` is Error's; its class says it) with the answer's status and first error. */
+export function sendgridOutcome(error: unknown): SdkOutcome {
+  const e = error as {
+    constructor: { name: string };
+    code?: number;
+    message: string;
+    response?: { body?: { errors?: { message: string; field: string | null }[] } };
+  };
+  const first = e.response?.body?.errors?.[0];
+  return { ok: false, error: e.constructor.name, status: e.code, message: first?.message ?? e.message, field: first?.field ?? null };
+}
+
+export const sendgridDriver: ProviderDriver = {
+  provider: 'sendgrid',
+  sdk: `@sendgrid/mail ${version('@sendgrid/mail')}`,
+  async send(baseURL, mail, as = {}) {
+    const service = sendgridMail(baseURL, as.key === null ? undefined : (as.key ?? 'SG.test-key'));
+    try {
+      const [response] = await service.send({
+        from: mail.from,
+        to: [...mail.to],
+        cc: mail.cc && [...mail.cc],
+        bcc: mail.bcc && [...mail.bcc],
+        subject: mail.subject,
+        text: mail.text,
+        html: mail.html,
+        headers: mail.header && { [mail.header[0]]: mail.header[1] },
+        attachments: mail.attachment && [
+          { content: mail.attachment.content.toString('base64'), filename: mail.attachment.filename, type: mail.attachment.contentType },
+        ],
+      } as Parameters<MailService['send']>[0]);
+      return { ok: true, id: String(response.headers['x-message-id']) };
+    } catch (error) {
+      return sendgridOutcome(error);
+    }
+  },
+};
+
+/**
+ * A Postmark server client pointed at `baseURL` as the guide says. With
+ * `token: null` the header is taken off on the way out: the SDK refuses to
+ * build a client without a token, and the server's own 401 is what is tested,
+ * still parsed by the SDK into its error class.
+ */
+export function postmarkClient(baseURL: string, token: string | null = 'server-token'): ServerClient {
+  const withoutToken = (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    const headers = new Headers(init?.headers);
+    headers.delete('x-postmark-server-token');
+    return fetch(input, { ...init, headers });
+  };
+  return new ServerClient(token ?? 'server-token', { useHttps: false, requestHost: new URL(baseURL).host, ...(token === null ? { fetch: withoutToken } : {}) });
+}
+
+export const postmarkDriver: ProviderDriver = {
+  provider: 'postmark',
+  sdk: `postmark ${version('postmark')}`,
+  async send(baseURL, mail, as = {}) {
+    const client = postmarkClient(baseURL, as.key === undefined ? 'server-token' : as.key);
+    try {
+      const answer = await client.sendEmail({
+        From: mail.from,
+        To: mail.to.join(', '),
+        Cc: mail.cc?.join(', '),
+        Bcc: mail.bcc?.join(', '),
+        Subject: mail.subject,
+        TextBody: mail.text,
+        HtmlBody: mail.html,
+        Headers: mail.header && [{ Name: mail.header[0], Value: mail.header[1] }],
+        Attachments: mail.attachment && [
+          { Name: mail.attachment.filename, Content: mail.attachment.content.toString('base64'), ContentType: mail.attachment.contentType, ContentID: null },
+        ],
+      });
+      return { ok: true, id: answer.MessageID };
+    } catch (error) {
+      const e = error as { name: string; statusCode?: number; message: string };
+      return { ok: false, error: e.name, status: e.statusCode, message: e.message };
     }
   },
 };

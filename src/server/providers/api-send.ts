@@ -69,8 +69,8 @@ export type ApiFailure =
   | { readonly kind: 'invalid'; readonly detail: string; readonly field?: string | undefined }
   | { readonly kind: 'too_many_recipients'; readonly detail: string }
   | { readonly kind: 'too_large'; readonly detail: string }
-  /** Something stored at the provider that this server does not have (a template by id, a scheduled send). */
-  | { readonly kind: 'unsupported'; readonly detail: string }
+  /** Something stored at the provider that this server does not have (a template by id, a scheduled send); `field` names what asked for it. */
+  | { readonly kind: 'unsupported'; readonly detail: string; readonly field?: string | undefined }
   /** A recipient on a domain this server does not take mail for (only with `catchAll: false`). */
   | { readonly kind: 'domain'; readonly detail: string }
   /** A test rule: try again later, after `retryAfterMs` when known. */
