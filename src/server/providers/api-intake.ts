@@ -9,8 +9,8 @@
 // the web UI, webhooks, Redis replicas and the attempt log see it as they
 // see an SMTP mail.
 //
-// A send is taken in steps: `prepare` checks and asks the lab, `deliver`
-// composes and stores, `log` publishes the attempts once the dialect has
+// A send is taken in steps: `prepare` checks and asks the lab, `compose`
+// makes its source, `store` keeps it, `log` publishes the attempts once the dialect has
 // worded the answer (its status and text are what the attempt log records).
 import { randomUUID } from 'node:crypto';
 import { parseMailboxAddress } from '../../contract/address.js';
@@ -52,8 +52,10 @@ export interface ApiCaller {
 
 /** What became of one send. */
 export type SendOutcome =
-  /** Prepared, nothing refused it: `deliver` stores it. */
+  /** Prepared, nothing refused it: `compose` makes its source. */
   | { readonly kind: 'ready' }
+  /** Composed, within the size limit: `store` keeps it. */
+  | { readonly kind: 'composed'; readonly source: Buffer }
   | { readonly kind: 'accepted'; readonly stored: readonly StoredMessage[] }
   | { readonly kind: 'failed'; readonly failure: ApiFailure; readonly rule?: SmtpRuleKind | undefined }
   /** A disconnect rule: the call is answered by closing the connection. */
@@ -85,8 +87,9 @@ export class ApiIntake {
   /**
    * Everything but storing: the recipients checked and the lab asked (a
    * slow rule holds this). Its outcome is `ready` when nothing refused the
-   * send; `deliver` then stores it. A call with several mails prepares them
-   * all first, so a refusal of one can refuse the call before any is stored.
+   * send; `compose` then makes its source and `store` keeps it. A call with
+   * several mails takes each step for all of them before the next, so a
+   * refusal of one can refuse the call before any is stored.
    */
   async prepare(send: ApiSend, caller: ApiCaller, signal: AbortSignal): Promise<TakenSend> {
     const { mail } = send;
@@ -111,24 +114,26 @@ export class ApiIntake {
     return taken(decision ?? { kind: 'ready' }, checked.keys);
   }
 
-  /** Composes and stores a prepared send that nothing refused, for each of its recipients. */
-  async deliver(prepared: TakenSend): Promise<TakenSend> {
+  /** Composes a prepared send that nothing refused; one over `maxMessageBytes` fails here, before anything of its call is stored. */
+  async compose(prepared: TakenSend): Promise<TakenSend> {
     if (prepared.outcome.kind !== 'ready') return prepared;
-    const { send, recipients, from } = prepared;
-    const failed = (failure: ApiFailure): TakenSend => ({ ...prepared, outcome: { kind: 'failed', failure } });
+    const { send } = prepared;
     const source = send.mail.kind === 'composed' ? await composeMail(send.mail, send.stamp, prepared.messageId!) : stampRaw(send.mail.source, send.stamp);
-    if (source.length > this.#o.maxMessageBytes) {
-      return failed({
-        kind: 'too_large',
-        detail: `The message is ${source.length} bytes, over this server's limit of ${this.#o.maxMessageBytes} (maxMessageBytes)`,
-      });
-    }
+    if (source.length <= this.#o.maxMessageBytes) return { ...prepared, outcome: { kind: 'composed', source } };
+    const detail = `The message is ${source.length} bytes, over this server's limit of ${this.#o.maxMessageBytes} (maxMessageBytes)`;
+    return { ...prepared, outcome: { kind: 'failed', failure: { kind: 'too_large', detail } } };
+  }
+
+  /** Stores a composed send for each of its recipients. */
+  async store(composed: TakenSend): Promise<TakenSend> {
+    if (composed.outcome.kind !== 'composed') return composed;
+    const { send, recipients, from } = composed;
     try {
-      const stored = await this.#o.store.deliver(recipients, source, from);
-      return { ...prepared, outcome: { kind: 'accepted', stored } };
+      const stored = await this.#o.store.deliver(recipients, composed.outcome.source, from);
+      return { ...composed, outcome: { kind: 'accepted', stored } };
     } catch (error) {
       this.#o.logger.error(`mailroom: could not store a ${send.stamp.name} API message for ${recipients.join(', ')}: ${String(error)}`);
-      return failed({ kind: 'unavailable', status: 503, detail: 'Could not store the message, try again' });
+      return { ...composed, outcome: { kind: 'failed', failure: { kind: 'unavailable', status: 503, detail: 'Could not store the message, try again' } } };
     }
   }
 

@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiCaller, ApiIntake, SendOutcome, TakenSend } from '../../providers/api-intake.js';
 import { ApiFailureError, type ApiFailure } from '../../providers/api-send.js';
 import type { Reply } from '../edge/reply.js';
-import { attemptText, headerValue, type ProviderOperation, type ProviderRequest, type SendResult } from './provider-operation.js';
+import { attemptText, headerValue, type BatchRule, type ProviderOperation, type ProviderRequest, type SendResult } from './provider-operation.js';
 import { readProviderBody } from './request-body.js';
 
 export interface ProviderCallsContext {
@@ -58,45 +58,60 @@ export async function answerProvider(
   }
 
   const { intake } = ctx;
-  const taken: (TakenSend | ApiFailure)[] = [];
+  // Each step for every mail of the call before the next: a refusal that is the call's comes before anything is stored.
+  let taken: (TakenSend | ApiFailure)[] = [];
   for (const send of parsed.sends) taken.push('kind' in send ? send : await intake.prepare(send, caller, signal));
-  const prepared = taken.filter((t): t is TakenSend => !('kind' in t));
-  const unreadable = taken.find((t): t is ApiFailure => 'kind' in t);
+  let refused = await refusedWhole(ctx, operation, parsed.batch, taken, caller, res);
+  if (refused) return refused.reply;
+  taken = await Promise.all(taken.map((t) => ('kind' in t ? t : intake.compose(t))));
+  refused = await refusedWhole(ctx, operation, parsed.batch, taken, caller, res);
+  if (refused) return refused.reply;
+  const done: (TakenSend | ApiFailure)[] = [];
+  for (const t of taken) done.push('kind' in t ? t : await intake.store(t));
 
-  // Refused whole: a rate limit, an outage or a drop anywhere in the call, or under `all` any failure at all.
-  const whole = prepared.find((t) => refusesCall(t.outcome)) ?? (parsed.batch === 'all' ? prepared.find((t) => t.outcome.kind === 'failed') : undefined);
-  const wholeFailure = unreadable && parsed.batch === 'all' ? unreadable : undefined;
-  if (whole || wholeFailure) {
-    if (whole?.outcome.kind === 'dropped') {
-      for (const t of prepared) intake.log(t, caller, undefined, whole.outcome.text);
-      await intake.flushed();
-      res.destroy();
-      return undefined;
-    }
-    const failure = wholeFailure ?? (whole!.outcome as Extract<SendOutcome, { kind: 'failed' }>).failure;
-    const reply = operation.refuse(failure);
-    const rule = whole?.outcome.kind === 'failed' ? whole.outcome.rule : undefined;
-    for (const t of prepared) intake.log({ ...t, outcome: { kind: 'failed', failure, rule } }, caller, reply.status, failure.detail);
-    await intake.flushed();
-    return reply;
-  }
-
-  const results: SendResult[] = [];
-  const delivered: TakenSend[] = [];
-  for (const t of taken) {
-    if ('kind' in t) {
-      results.push({ send: undefined, outcome: { kind: 'failed', failure: t } });
-      continue;
-    }
-    const done = await intake.deliver(t);
-    delivered.push(done);
-    results.push({ send: done.send, outcome: done.outcome });
-  }
-  const reply = operation.answer(results, request);
-  for (const t of delivered) {
+  const results: SendResult[] = done.map((t) =>
+    'kind' in t ? { send: undefined, outcome: { kind: 'failed', failure: t } } : { send: t.send, outcome: t.outcome },
+  );
+  // A mail of an all-or-nothing call that could not be stored (the store failed): the call is answered with that failure.
+  const lost = parsed.batch === 'all' ? results.find((r) => r.outcome.kind === 'failed') : undefined;
+  const reply = lost?.outcome.kind === 'failed' ? operation.refuse(lost.outcome.failure) : operation.answer(results, request);
+  for (const t of done) {
+    if ('kind' in t) continue;
     const status = t.outcome.kind === 'failed' ? operation.refuse(t.outcome.failure).status : reply.status;
     intake.log(t, caller, status, attemptText(t.outcome, t.send.stamp.id));
   }
   await intake.flushed();
   return reply;
+}
+
+/**
+ * When the call is refused whole - a rate limit, an outage or a drop
+ * anywhere in it, or under `all` any failure at all - its attempts logged
+ * and its answer (undefined for a drop: the connection is closed); else undefined.
+ */
+async function refusedWhole(
+  ctx: ProviderCallsContext,
+  operation: ProviderOperation,
+  batch: BatchRule,
+  taken: readonly (TakenSend | ApiFailure)[],
+  caller: ApiCaller,
+  res: ServerResponse,
+): Promise<{ readonly reply: Reply | undefined } | undefined> {
+  const { intake } = ctx;
+  const prepared = taken.filter((t): t is TakenSend => !('kind' in t));
+  const unreadable = batch === 'all' ? taken.find((t): t is ApiFailure => 'kind' in t) : undefined;
+  const whole = prepared.find((t) => refusesCall(t.outcome)) ?? (batch === 'all' ? prepared.find((t) => t.outcome.kind === 'failed') : undefined);
+  if (!whole && !unreadable) return undefined;
+  if (whole?.outcome.kind === 'dropped') {
+    for (const t of prepared) intake.log(t, caller, undefined, whole.outcome.text);
+    await intake.flushed();
+    res.destroy();
+    return { reply: undefined };
+  }
+  const failure = unreadable ?? (whole!.outcome as Extract<SendOutcome, { kind: 'failed' }>).failure;
+  const reply = operation.refuse(failure);
+  const rule = whole?.outcome.kind === 'failed' ? whole.outcome.rule : undefined;
+  for (const t of prepared) intake.log({ ...t, outcome: { kind: 'failed', failure, rule } }, caller, reply.status, failure.detail);
+  await intake.flushed();
+  return { reply };
 }

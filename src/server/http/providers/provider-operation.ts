@@ -60,7 +60,7 @@ export interface ProviderOperation {
 export function attemptText(outcome: SendOutcome, id: string | undefined): string {
   if (outcome.kind === 'accepted') return id ? `Accepted as ${id}` : 'Accepted';
   if (outcome.kind === 'dropped') return outcome.text;
-  if (outcome.kind === 'ready') return 'Not answered';
+  if (outcome.kind === 'ready' || outcome.kind === 'composed') return 'Not answered';
   return outcome.failure.detail;
 }
 
