@@ -63,7 +63,7 @@ export async function answerProvider(
   for (const send of parsed.sends) taken.push('kind' in send ? send : await intake.prepare(send, caller, signal));
   let refused = await refusedWhole(ctx, operation, parsed.batch, taken, caller, res);
   if (refused) return refused.reply;
-  taken = await Promise.all(taken.map((t) => ('kind' in t ? t : intake.compose(t))));
+  taken = await Promise.all(taken.map((t) => ('kind' in t ? Promise.resolve(t) : intake.compose(t))));
   refused = await refusedWhole(ctx, operation, parsed.batch, taken, caller, res);
   if (refused) return refused.reply;
   const done: (TakenSend | ApiFailure)[] = [];
