@@ -32,7 +32,8 @@
 //   (https://docs.aws.amazon.com/ses/latest/APIReference/CommonErrors.html):
 //   MissingAuthenticationToken 403, IncompleteSignature 400, MissingAction
 //   and InvalidAction 400, ValidationError 400, InvalidParameterValue 400,
-//   InternalFailure 500, ServiceUnavailable 503.
+//   InternalFailure 500, ServiceUnavailable 503. A message over the size
+//   limit is a `MessageRejected`, as SES refuses one over its 10 MB.
 // - a rate limit is `Throttling`, "Maximum sending rate exceeded." (AWS
 //   Messaging blog, "How to handle a 'Throttling – Maximum sending rate
 //   exceeded' error": the query interface answers a `Throttling` error).
