@@ -12,6 +12,8 @@ import { createInbox, type Inbox } from '../../src/index.js';
 import { sharedServer } from './helpers.js';
 
 const server = sharedServer();
+/** A server that takes messages of at most 32 KiB, and bodies of about 300 KiB (request-body.ts bodyCapFor). */
+const small = sharedServer({ maxMessageBytes: 32 * 1024 });
 const DOMAIN = 'mg.acme.test';
 
 async function inboxes(count: number): Promise<Inbox[]> {
@@ -140,5 +142,15 @@ describe('Mailgun messages', () => {
     const answer = await post(`/v3/${DOMAIN}/messages`, body, { 'content-type': type });
     expect(answer.status).toBe(400);
     expect((JSON.parse(answer.body) as { message: string }).message).toContain(says);
+  });
+
+  it('refuses a body over the cap it is read under with its 413, storing nothing', async () => {
+    const { apiURL, domains } = await small();
+    const inbox = await createInbox({ apiURL, domain: domains[0], prefix: 'mailgun' });
+    const mg = new Mailgun(FormData).client({ username: 'api', key: 'key-test', url: apiURL });
+    const attachment = [{ filename: 'big.bin', data: Buffer.alloc(400 * 1024, 'a') }];
+    const error = await apiError(mg.messages.create(DOMAIN, { from: 'app@acme.test', to: inbox.address, subject: 'big', text: 'x', attachment }));
+    expect(error).toMatchObject({ type: 'MailgunAPIError', status: 413, details: expect.stringContaining("over this server's limit") as string });
+    expect(await inbox.messages()).toEqual([]);
   });
 });

@@ -110,6 +110,8 @@ const CASES: readonly ProviderCase[] = [
 ];
 
 const server = sharedServer();
+/** A server that takes messages of at most 32 KiB. */
+const small = sharedServer({ maxMessageBytes: 32 * 1024 });
 
 async function inboxes(count: number, label: string): Promise<Inbox[]> {
   const { apiURL, domains } = await server();
@@ -167,6 +169,15 @@ describe.each(CASES)('$driver.sdk', ({ driver, refusals, rateLimitStatus, okStat
       const outcome = await driver.send(await base(), mail, as);
       expect(outcome).toMatchObject(refusedWith(refusals[refusal as keyof Refusals]));
     });
+  });
+
+  it('refuses a message over maxMessageBytes with a 413, storing nothing', async () => {
+    const { apiURL, domains } = await small();
+    const inbox = await createInbox({ apiURL, domain: domains[0], prefix: 'big' });
+    const attachment = { filename: 'big.txt', content: Buffer.alloc(40 * 1024, 'a'), contentType: 'text/plain' };
+    const outcome = await driver.send(apiURL, { ...plain(inbox.address, 'big'), attachment });
+    expect(outcome).toMatchObject({ ok: false, status: 413 });
+    expect(await inbox.messages()).toEqual([]);
   });
 
   describe("answers the lab's rules as the provider answers when things go wrong", () => {

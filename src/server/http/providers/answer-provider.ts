@@ -2,7 +2,8 @@
 // provider's auth header checked for its shape (any key is taken), the body
 // read under its cap and read as sends by the dialect, every send prepared
 // by the intake (the lab may hold the answer, or refuse the send), the call
-// refused whole when a refusal is the whole call's, else each send stored,
+// refused whole when a refusal is the whole call's (under the `all` rule, one
+// a mail meets as it is stored too), else each send stored,
 // the attempts logged with the status the dialect answers them with, and
 // the answer sent once the log holds them - or, for a disconnect rule, the
 // connection dropped with no answer at all.
@@ -91,8 +92,11 @@ export async function answerProvider(
     const done = await intake.deliver(t);
     delivered.push(done);
     results.push({ send: done.send, outcome: done.outcome });
+    // Under `all`, a mail that fails as it is stored (too large once composed, a store that failed) refuses the call; no later one is stored.
+    if (parsed.batch === 'all' && done.outcome.kind === 'failed') break;
   }
-  const reply = operation.answer(results, request);
+  const late = parsed.batch === 'all' ? results.find((r) => r.outcome.kind === 'failed') : undefined;
+  const reply = late?.outcome.kind === 'failed' ? operation.refuse(late.outcome.failure) : operation.answer(results, request);
   for (const t of delivered) {
     const status = t.outcome.kind === 'failed' ? operation.refuse(t.outcome.failure).status : reply.status;
     intake.log(t, caller, status, attemptText(t.outcome, t.send.stamp.id));

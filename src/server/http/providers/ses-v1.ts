@@ -33,7 +33,8 @@
 //   MissingAuthenticationToken 403, IncompleteSignature 400, MissingAction
 //   and InvalidAction 400, ValidationError 400, InvalidParameterValue 400,
 //   InternalFailure 500, ServiceUnavailable 503. A message over the size
-//   limit is a `MessageRejected`, as SES refuses one over its 10 MB.
+//   limit is a `MessageRejected`, SES's word for one over its 10 MB, with
+//   413, the status every provider here answers a body too large with.
 // - a rate limit is `Throttling`, "Maximum sending rate exceeded." (AWS
 //   Messaging blog, "How to handle a 'Throttling – Maximum sending rate
 //   exceeded' error": the query interface answers a `Throttling` error).
@@ -108,6 +109,7 @@ function refuse(failure: ApiFailure): Reply {
       // The one thing SES v1 stores that a send names: a template (SendTemplatedEmail).
       return error(400, 'Sender', 'TemplateDoesNotExist', failure.detail);
     case 'too_large':
+      return error(413, 'Sender', 'MessageRejected', failure.detail);
     case 'domain':
     case 'rejected':
       return error(400, 'Sender', 'MessageRejected', failure.detail);
