@@ -55,6 +55,7 @@ describe('Brevo smtp/email', () => {
       htmlContent: '<p>Your code is {{params.code}}</p>',
       params: { code: '000000' },
       tags: ['onboarding'],
+      replyTo: { email: 'help@acme.test', name: 'Help' },
       messageVersions: [
         { to: [{ email: ann!.address }], params: { name: 'Ann', code: '111111' } },
         { to: [{ email: bob!.address }], params: { name: 'Bob' }, subject: 'Hi {{params.name}}' },
@@ -65,6 +66,7 @@ describe('Brevo smtp/email', () => {
     const forAnn = await ann!.expectMail({ subject: 'Hello Ann' });
     expect(forAnn.codes).toEqual(['111111']);
     expect(forAnn.provider).toEqual({ name: 'brevo', id: answer.messageIds![0], tags: ['onboarding'], metadata: {} });
+    expect(forAnn.header('reply-to')).toBe('Help <help@acme.test>');
     const forBob = await bob!.expectMail({ subject: 'Hi Bob' });
     expect(forBob.codes).toEqual(['000000']);
     expect(forBob.provider?.id).toBe(answer.messageIds![1]);

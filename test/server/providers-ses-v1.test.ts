@@ -6,7 +6,7 @@
 // outage in the attempt log, a templated send, text the XML answer
 // must escape, bad base64, too many recipients, a missing or unknown
 // Action - and `GET /` still the web UI.
-import { SESClient, SendRawEmailCommand, SendTemplatedEmailCommand } from '@aws-sdk/client-ses';
+import { SESClient, SendEmailCommand, SendRawEmailCommand, SendTemplatedEmailCommand } from '@aws-sdk/client-ses';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createInbox, type Inbox } from '../../src/index.js';
@@ -92,6 +92,24 @@ describe('SES v1 SendRawEmail', () => {
 });
 
 describe('SES v1 SendEmail', () => {
+  it('keeps the reply addresses, and its Tags as the metadata', async () => {
+    const [inbox] = await inboxes(1);
+    const answer = await (
+      await client()
+    ).send(
+      new SendEmailCommand({
+        Source: 'Acme <app@acme.test>',
+        Destination: { ToAddresses: [inbox!.address] },
+        ReplyToAddresses: ['help@acme.test', 'Billing <billing@acme.test>'],
+        Message: { Subject: { Data: 'fields via ses v1' }, Body: { Html: { Data: '<p>Hi</p>' } } },
+        Tags: [{ Name: 'flow', Value: 'welcome' }],
+      }),
+    );
+    const mail = await inbox!.expectMail({ subject: 'fields via ses v1' });
+    expect(mail.provider).toEqual({ name: 'ses', id: answer.MessageId, tags: [], metadata: { flow: 'welcome' } });
+    expect(mail.header('reply-to')).toBe('help@acme.test, Billing <billing@acme.test>');
+  });
+
   it('is retried by the AWS SDK itself (3 attempts in all): every attempt in the attempt log, the last accepted', async () => {
     const [inbox] = await inboxes(1);
     // An outage rather than a rate limit: the SDK backs off a throttle from 500 ms, a server error from 100 ms.
