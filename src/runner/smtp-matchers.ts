@@ -190,7 +190,8 @@ export function missteps(read: ReadLog, policy: BackoffPolicy): Misstep[] {
   // from that sender for a while: minGap, or as long as the 429's Retry-After said.
   for (const entry of read.entries) {
     const throttled = entry.attempt;
-    if (throttled.code !== 421 && !(throttled.stage === 'api' && throttled.code === 429)) continue;
+    // A provider API's rate limit: a deferred call that said when to come back (429, or SES v1's 400 Throttling).
+    if (throttled.stage === 'api' ? throttled.outcome !== 'deferred' || throttled.retryAfterMs === null : throttled.code !== 421) continue;
     const at = throttled.at.getTime();
     const pause = throttled.retryAfterMs ?? policy.minGap;
     const hurried = read.entries.find((e) => {

@@ -8,7 +8,17 @@
 import { describe, expect, it } from 'vitest';
 import { createInbox, type Inbox } from '../../src/index.js';
 import type { MailroomServer } from '../../src/server/index.js';
-import { postmarkDriver, resendDriver, sendgridDriver, sesV2Driver, type ProviderDriver, type TestMail } from '../support/provider-sdks.js';
+import {
+  brevoDriver,
+  mailgunDriver,
+  postmarkDriver,
+  resendDriver,
+  sendgridDriver,
+  sesV1Driver,
+  sesV2Driver,
+  type ProviderDriver,
+  type TestMail,
+} from '../support/provider-sdks.js';
 import { sharedServer } from './helpers.js';
 
 /**
@@ -94,9 +104,52 @@ const CASES: readonly ProviderCase[] = [
     },
     rateLimitStatus: 429,
   },
+  {
+    driver: sesV1Driver,
+    refusals: {
+      auth: 'MissingAuthenticationToken',
+      noRecipient: 'InvalidParameterValue',
+      badAddress: 'InvalidParameterValue',
+      noContent: 'ValidationError',
+      rateLimited: 'Throttling',
+      unavailable: 'ServiceUnavailable',
+      rejected: 'MessageRejected',
+    },
+    rateLimitStatus: 400,
+  },
+  {
+    driver: mailgunDriver,
+    refusals: {
+      // A raw call (the SDK refuses an empty key itself): Mailgun's text answer.
+      auth: { error: 'Forbidden', status: 401 },
+      noRecipient: { error: 'MailgunAPIError', status: 400 },
+      badAddress: { error: 'MailgunAPIError', status: 400 },
+      noContent: { error: 'MailgunAPIError', status: 400 },
+      rateLimited: { error: 'MailgunAPIError', status: 429 },
+      unavailable: { error: 'MailgunAPIError', status: 503 },
+      rejected: { error: 'MailgunAPIError', status: 400 },
+    },
+    rateLimitStatus: 429,
+  },
+  {
+    driver: brevoDriver,
+    refusals: {
+      auth: { error: 'BrevoError', status: 401 },
+      noRecipient: { error: 'BadRequestError', status: 400 },
+      badAddress: { error: 'BadRequestError', status: 400 },
+      noContent: { error: 'BadRequestError', status: 400 },
+      rateLimited: { error: 'BrevoError', status: 429 },
+      unavailable: { error: 'BrevoError', status: 503 },
+      rejected: { error: 'BadRequestError', status: 400 },
+    },
+    rateLimitStatus: 429,
+    acceptedStatus: 201,
+  },
 ];
 
 const server = sharedServer();
+/** A server that takes messages of at most 32 KiB. */
+const small = sharedServer({ maxMessageBytes: 32 * 1024 });
 
 async function inboxes(count: number, label: string): Promise<Inbox[]> {
   const { apiURL, domains } = await server();
@@ -154,6 +207,15 @@ describe.each(CASES)('$driver.sdk', ({ driver, refusals, rateLimitStatus, accept
       const outcome = await driver.send(await base(), mail, as);
       expect(outcome).toMatchObject(refusedAs(refusals[refusal as keyof Refusals]));
     });
+  });
+
+  it('refuses a message over maxMessageBytes with a 413, storing nothing', async () => {
+    const { apiURL, domains } = await small();
+    const inbox = await createInbox({ apiURL, domain: domains[0], prefix: 'big' });
+    const attachment = { filename: 'big.txt', content: Buffer.alloc(40 * 1024, 'a'), contentType: 'text/plain' };
+    const outcome = await driver.send(apiURL, { ...plain(inbox.address, 'big'), attachment });
+    expect(outcome).toMatchObject({ ok: false, status: 413 });
+    expect(await inbox.messages()).toEqual([]);
   });
 
   describe("answers the lab's rules as the provider answers when things go wrong", () => {

@@ -216,7 +216,8 @@ describe('the UI files at /', () => {
     expect(UI_CSP).not.toMatch(/script-src[^;]*'unsafe-inline'/);
     expect(UI_CSP).toContain("frame-ancestors 'none'");
     expect((await call(server, '/api/v1/mailboxes')).status).toBe(401);
-    expect((await call(server, '/', { method: 'POST' })).status).toBe(405);
+    // POST / is SES v1's query endpoint (providers-ses-v1.test.ts); the page takes nothing else.
+    expect((await call(server, '/', { method: 'PUT' })).status).toBe(405);
   });
 
   it('is advertised in /healthz with its calls', async () => {

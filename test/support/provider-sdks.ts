@@ -9,8 +9,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SESClient, SendEmailCommand as SendEmailV1Command, SendRawEmailCommand } from '@aws-sdk/client-ses';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { BrevoClient } from '@getbrevo/brevo';
 import sgMail from '@sendgrid/mail';
+import Mailgun from 'mailgun.js';
+import MailComposer from 'nodemailer/lib/mail-composer';
 import { ServerClient } from 'postmark';
 import type { ProviderName } from '../../src/contract/providers.js';
 import { Resend } from 'resend';
@@ -54,8 +58,21 @@ const version = (name: string): string =>
   (JSON.parse(readFileSync(join(fileURLToPath(new URL('../../node_modules/', import.meta.url)), name, 'package.json'), 'utf8')) as { version: string }).version;
 
 function thrown(error: unknown): SdkOutcome {
-  const e = error as { name?: string; constructor?: { name?: string }; message?: string; $metadata?: { httpStatusCode?: number }; code?: number };
-  return { ok: false, error: e.name ?? e.constructor?.name ?? 'Error', status: e.$metadata?.httpStatusCode ?? e.code, message: e.message ?? String(error) };
+  const e = error as {
+    name?: string;
+    constructor?: { name?: string };
+    message?: string;
+    $metadata?: { httpStatusCode?: number };
+    code?: number;
+    statusCode?: number;
+    status?: number;
+  };
+  return {
+    ok: false,
+    error: e.name ?? e.constructor?.name ?? 'Error',
+    status: e.$metadata?.httpStatusCode ?? e.statusCode ?? e.status ?? e.code,
+    message: e.message ?? String(error),
+  };
 }
 
 export const resendDriver: ProviderDriver = {
@@ -223,6 +240,134 @@ export const postmarkDriver: ProviderDriver = {
     } catch (error) {
       const e = error as { name: string; statusCode?: number; message: string };
       return { ok: false, error: e.name, status: e.statusCode, message: e.message };
+    }
+  },
+};
+
+/** The SDKs' error from an answer the SDK never saw: a raw call with no credentials, named by what the answer says. */
+async function unauthenticated(url: string, read: (answer: Response, body: string) => string): Promise<SdkOutcome> {
+  const answer = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+  const body = await answer.text();
+  return { ok: false, error: read(answer, body), status: answer.status, message: body };
+}
+
+/**
+ * SES v1 through `@aws-sdk/client-ses`: `SendEmail` for a mail of fields
+ * alone; one with an attachment or a header (which `SendEmail` cannot
+ * carry) as `SendRawEmail`, composed by nodemailer's MailComposer with every
+ * recipient in `Destinations`, as nodemailer 6's SES transport sends it.
+ */
+export const sesV1Driver: ProviderDriver = {
+  provider: 'ses',
+  sdk: `@aws-sdk/client-ses ${version('@aws-sdk/client-ses')}`,
+  async send(baseURL, mail, as = {}) {
+    // Without credentials the SDK refuses before sending; the server's own answer to an unsigned call.
+    if (as.key === null) return unauthenticated(`${baseURL}/`, (_, body) => /<Code>([^<]*)<\/Code>/.exec(body)?.[1] ?? '');
+    const client = new SESClient({
+      endpoint: baseURL,
+      region: 'us-east-1',
+      credentials: { accessKeyId: as.key ?? 'AKIDTEST', secretAccessKey: 'test-secret' },
+      maxAttempts: as.sdkRetries ? 3 : 1,
+    });
+    const recipients = [...mail.to, ...(mail.cc ?? []), ...(mail.bcc ?? [])];
+    try {
+      if (mail.attachment || mail.header) {
+        const source = await new MailComposer({
+          from: mail.from,
+          to: [...mail.to],
+          cc: mail.cc && [...mail.cc],
+          subject: mail.subject,
+          text: mail.text,
+          html: mail.html,
+          headers: mail.header && { [mail.header[0]]: mail.header[1] },
+          attachments: mail.attachment && [mail.attachment],
+        })
+          .compile()
+          .build();
+        const answer = await client.send(new SendRawEmailCommand({ Source: mail.from, Destinations: recipients, RawMessage: { Data: source } }));
+        return { ok: true, id: answer.MessageId! };
+      }
+      const answer = await client.send(
+        new SendEmailV1Command({
+          Source: mail.from,
+          Destination: { ToAddresses: [...mail.to], CcAddresses: mail.cc && [...mail.cc], BccAddresses: mail.bcc && [...mail.bcc] },
+          Message: {
+            Subject: { Data: mail.subject },
+            Body: { ...(mail.text === undefined ? {} : { Text: { Data: mail.text } }), ...(mail.html === undefined ? {} : { Html: { Data: mail.html } }) },
+          },
+        }),
+      );
+      return { ok: true, id: answer.MessageId! };
+    } catch (error) {
+      return thrown(error);
+    } finally {
+      client.destroy();
+    }
+  },
+};
+
+/**
+ * Mailgun through `mailgun.js`: every error is its `APIError`, told apart by
+ * `status`; the class is minified in the build (`j`), so the outcome names
+ * it by the `type` the SDK gives it, `MailgunAPIError`.
+ */
+export const mailgunDriver: ProviderDriver = {
+  provider: 'mailgun',
+  sdk: `mailgun.js ${version('mailgun.js')}`,
+  async send(baseURL, mail, as = {}) {
+    // With no key the SDK refuses before any request (`Parameter "key" is required`); a raw request gets the server's own refusal.
+    if (as.key === null) return unauthenticated(`${baseURL}/v3/acme.test/messages`, (_, body) => body.split(':')[0]!);
+    const client = new Mailgun(FormData).client({ username: 'api', key: as.key ?? 'key-test', url: baseURL });
+    try {
+      const answer = await client.messages.create('acme.test', {
+        from: mail.from,
+        to: [...mail.to],
+        ...(mail.cc && { cc: [...mail.cc] }),
+        ...(mail.bcc && { bcc: [...mail.bcc] }),
+        subject: mail.subject,
+        ...(mail.text !== undefined && { text: mail.text }),
+        ...(mail.html !== undefined && { html: mail.html }),
+        ...(mail.header && { [`h:${mail.header[0]}`]: mail.header[1] }),
+        ...(mail.attachment && {
+          attachment: [{ filename: mail.attachment.filename, data: mail.attachment.content, contentType: mail.attachment.contentType }],
+        }),
+      } as Parameters<typeof client.messages.create>[1]);
+      return { ok: true, id: answer.id! };
+    } catch (error) {
+      const e = error as { type?: string };
+      return e.type === 'MailgunAPIError' ? { ...(thrown(error) as Extract<SdkOutcome, { ok: false }>), error: e.type } : thrown(error);
+    }
+  },
+};
+
+/**
+ * Brevo through `@getbrevo/brevo`'s `BrevoClient`: a 400 is its
+ * `BadRequestError`, any other status a `BrevoError` with `statusCode`. Its
+ * own retries (twice on 408, 429 and 5xx) are off unless asked.
+ */
+export const brevoDriver: ProviderDriver = {
+  provider: 'brevo',
+  sdk: `@getbrevo/brevo ${version('@getbrevo/brevo')}`,
+  async send(baseURL, mail, as = {}) {
+    // No key at all the SDK refuses before sending; an empty one (an unset variable read as '') it sends, as an app would.
+    const client = new BrevoClient({ apiKey: as.key === null ? '' : (as.key ?? 'xkeysib-test'), baseUrl: `${baseURL}/v3`, maxRetries: as.sdkRetries ? 2 : 0 });
+    const contacts = (list: readonly string[] | undefined) => list && list.map((email) => ({ email }));
+    const [, name, email] = /^(?:(.*?)\s*<)?([^<>]*)>?$/.exec(mail.from)!;
+    try {
+      const answer = await client.transactionalEmails.sendTransacEmail({
+        sender: name ? { name, email } : { email },
+        to: contacts(mail.to),
+        cc: contacts(mail.cc),
+        bcc: contacts(mail.bcc),
+        subject: mail.subject,
+        textContent: mail.text,
+        htmlContent: mail.html,
+        headers: mail.header && { [mail.header[0]]: mail.header[1] },
+        attachment: mail.attachment && [{ name: mail.attachment.filename, content: mail.attachment.content.toString('base64') }],
+      });
+      return { ok: true, id: answer.messageId! };
+    } catch (error) {
+      return thrown(error);
     }
   },
 };

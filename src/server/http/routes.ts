@@ -145,6 +145,12 @@ const is = (route: Route) => () => route;
 
 /** The routes in the order they are matched: the first row whose path matches answers, or refuses the method. */
 const ROUTE_TABLE: readonly RouteEntry[] = [
+  // `/` is both the web UI's page (GET) and SES v1's query endpoint (POST), which the SDK posts to at the endpoint's root.
+  {
+    servedBy: 'providerApis',
+    path: '/',
+    methods: { GET: (path) => ({ kind: 'ui', path }), POST: (path) => ({ kind: 'provider', operation: providerOperationFor(path)! }) },
+  },
   // The providers' own paths (`/emails`, `/v2/email/outbound-emails`, ...), so an SDK's base URL is simply the server's.
   {
     servedBy: 'providerApis',

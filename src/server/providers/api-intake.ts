@@ -145,7 +145,15 @@ export class ApiIntake {
     const at = this.#o.now();
     const { outcome } = taken;
     const failure = outcome.kind === 'failed' ? outcome.failure : undefined;
-    const result: AttemptOutcome = status === undefined ? 'dropped' : httpOutcome(status);
+    // What failed says whether to try again (SES v1 answers a rate limit with 400); the status only where nothing failed.
+    const result: AttemptOutcome =
+      status === undefined
+        ? 'dropped'
+        : failure
+          ? failure.kind === 'rate_limited' || failure.kind === 'unavailable'
+            ? 'deferred'
+            : 'rejected'
+          : httpOutcome(status);
     const stored = outcome.kind === 'accepted' ? new Map(outcome.stored.map((m) => [m.mailbox, m])) : undefined;
     for (const to of taken.recipients) {
       const message = stored?.get(to);

@@ -67,7 +67,11 @@ export async function answerProvider(
   refused = await refusedWhole(ctx, operation, parsed.batch, taken, caller, res);
   if (refused) return refused.reply;
   const done: (TakenSend | ApiFailure)[] = [];
-  for (const t of taken) done.push('kind' in t ? t : await intake.store(t));
+  for (const t of taken) {
+    // Under `all`, once a mail could not be stored (the store failed) no later one is.
+    const stopped = parsed.batch === 'all' && done.some((d) => !('kind' in d) && d.outcome.kind === 'failed');
+    done.push('kind' in t || stopped ? t : await intake.store(t));
+  }
 
   const results: SendResult[] = done.map((t) =>
     'kind' in t ? { send: undefined, outcome: { kind: 'failed', failure: t } } : { send: t.send, outcome: t.outcome },

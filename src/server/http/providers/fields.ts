@@ -7,6 +7,7 @@
 import addressparser from 'nodemailer/lib/addressparser';
 import { parseMailboxAddress } from '../../../contract/address.js';
 import { fail, type ApiAddress } from '../../providers/api-send.js';
+import type { FormBody } from './request-body.js';
 
 const invalid = (field: string, detail: string): never => fail({ kind: 'invalid', field, detail });
 
@@ -75,4 +76,16 @@ export function headerPairs(value: unknown, field: string): [string, string][] {
     if (!/^[!-9;-~]+$/.test(name)) invalid(field, `${JSON.stringify(name)} is not a header name`);
     return [name, String(v)];
   });
+}
+
+/** Every value a form field was sent with, in the order sent (Mailgun's repeated `to`, `o:tag`). */
+export function formValues(form: FormBody, name: string): string[] {
+  return form.fields.flatMap(([key, value]) => (key === name ? [value] : []));
+}
+
+/** A form field that may be sent once: undefined when absent, refused naming it when sent twice. */
+export function formValue(form: FormBody, name: string): string | undefined {
+  const values = formValues(form, name);
+  if (values.length > 1) invalid(name, `\`${name}\` was sent ${values.length} times; send it once`);
+  return values[0];
 }

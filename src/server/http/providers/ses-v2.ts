@@ -19,17 +19,14 @@
 //   makes its exception class from: `MessageRejected`, `BadRequestException`,
 //   `TooManyRequestsException`, ...) and `{"message": "…"}`. The SDK retries
 //   429 and 5xx by itself (3 attempts in all, honouring `Retry-After`).
-import { randomBytes, randomUUID } from 'node:crypto';
-import PostalMime from 'postal-mime';
+import { randomUUID } from 'node:crypto';
 import type { ProviderStamp } from '../../../contract/providers.js';
 import { fail, type ApiAttachment, type ApiFailure, type ApiSend } from '../../providers/api-send.js';
 import { json, type Reply } from '../edge/reply.js';
+import { headerRecipients, SES_MAX_RECIPIENTS as MAX_RECIPIENTS, sesMessageId, sigV4Problem } from './aws-ses.js';
 import { address, addressesAt, base64At, objectAt, optionalString } from './fields.js';
 import { renderTemplate } from './templates.js';
-import { headerValue, retryAfterSeconds, type ParsedCall, type ProviderOperation } from './provider-operation.js';
-
-/** SES's limit: 50 recipients a message, To, Cc and Bcc together. */
-const MAX_RECIPIENTS = 50;
+import { retryAfterSeconds, type ParsedCall, type ProviderOperation } from './provider-operation.js';
 
 function error(status: number, type: string, message: string, headers: Record<string, string> = {}): Reply {
   return json(status, { message }, { 'x-amzn-errortype': type, 'x-amzn-requestid': randomUUID(), ...headers });
@@ -57,11 +54,6 @@ function refuse(failure: ApiFailure): Reply {
     case 'unavailable':
       return error(failure.status, failure.status === 500 ? 'InternalServiceErrorException' : 'ServiceUnavailable', failure.detail);
   }
-}
-
-/** An SES message id: `010001…-<uuid>-000000`, as SES's own look. */
-function messageId(): string {
-  return `0100${randomBytes(6).toString('hex')}-${randomUUID()}-000000`;
 }
 
 /** `{Data, Charset}`'s data: SES wraps every text in one. */
@@ -99,12 +91,6 @@ function headersOf(value: unknown, field: string): [string, string][] {
   });
 }
 
-/** The recipients of a raw message that names none in `Destination`: its own To, Cc and Bcc. */
-async function headerRecipients(source: Buffer): Promise<string[]> {
-  const parsed = await PostalMime.parse(source, { attachmentEncoding: 'arraybuffer' });
-  return [...(parsed.to ?? []), ...(parsed.cc ?? []), ...(parsed.bcc ?? [])].flatMap((a) => (a.address ? [a.address] : (a.group ?? []).map((g) => g.address)));
-}
-
 async function sendOf(body: unknown): Promise<ApiSend> {
   const o = objectAt(body, 'body');
   const content = objectAt(o.Content ?? fail({ kind: 'invalid', field: 'Content', detail: 'Missing required parameter Content' }), 'Content');
@@ -119,7 +105,7 @@ async function sendOf(body: unknown): Promise<ApiSend> {
       return [name, value];
     }),
   );
-  const stamp: ProviderStamp = { name: 'ses', id: messageId(), tags: [], metadata };
+  const stamp: ProviderStamp = { name: 'ses', id: sesMessageId(), tags: [], metadata };
   const destination = o.Destination === undefined || o.Destination === null ? undefined : objectAt(o.Destination, 'Destination');
   const to = addressesAt(destination?.ToAddresses, 'Destination.ToAddresses');
   const cc = addressesAt(destination?.CcAddresses, 'Destination.CcAddresses');
@@ -200,13 +186,7 @@ export const SES_V2_OPERATIONS: readonly ProviderOperation[] = [
     name: 'POST /v2/email/outbound-emails',
     matches: (path) => path === '/v2/email/outbound-emails',
     body: 'json',
-    authProblem(headers) {
-      const value = headerValue(headers, 'authorization');
-      if (value === undefined) return 'Missing Authentication Token';
-      return /^AWS4-HMAC-SHA256 Credential=[^/\s]+\/\d{8}\/[^/\s]+\/[^/\s]+\/aws4_request, ?SignedHeaders=[^,\s]+, ?Signature=[0-9a-f]+$/.test(value)
-        ? undefined
-        : "Authorization header requires 'Credential', 'SignedHeaders' and 'Signature' parameters (an AWS Signature Version 4 header)";
-    },
+    authProblem: sigV4Problem,
     parse: async (request): Promise<ParsedCall> => ({ sends: [await sendOf(request.body.kind === 'json' ? request.body.value : undefined)], batch: 'all' }),
     answer: (results) => json(200, { MessageId: results[0]!.send!.stamp.id }, { 'x-amzn-requestid': randomUUID() }),
     refuse,
