@@ -47,6 +47,8 @@ import {
 } from './pack-types.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** The providers' SDKs docs/providers.md's example uses, installed into the project at the versions mailroom tests with. */
+const PROVIDER_SDKS = ['resend', '@aws-sdk/client-sesv2', '@sendgrid/mail', '@sendgrid/client', 'postmark', 'mailgun.js', '@getbrevo/brevo'];
 const TEMPLATE = join(ROOT, 'test/pack/project');
 
 interface Ran {
@@ -244,6 +246,8 @@ try {
           typescript: versions.typescript,
           vite: versions.vite,
           vitest: versions.vitest,
+          // docs/providers.md's example sends through each provider's own SDK.
+          ...Object.fromEntries(PROVIDER_SDKS.map((name) => [name, versions[name]])),
         },
       },
       null,
