@@ -31,6 +31,28 @@ export interface FuzzRequest {
 
 const WAIT_PATH = '/api/v1/mailbox/wait';
 
+/** The provider APIs' send paths (docs/providers.md), each with the auth header its provider's SDK sends. */
+const PROVIDER_CALLS: ReadonlyArray<readonly [path: string, auth: readonly [string, string], body: 'json' | 'form' | 'multipart']> = [
+  ['/emails', ['Authorization', 'Bearer re_fuzz'], 'json'],
+  ['/emails/batch', ['Authorization', 'Bearer re_fuzz'], 'json'],
+  [
+    '/v2/email/outbound-emails',
+    ['Authorization', 'AWS4-HMAC-SHA256 Credential=AKID/20300101/us-east-1/ses/aws4_request, SignedHeaders=host, Signature=00ff'],
+    'json',
+  ],
+  ['/', ['Authorization', 'AWS4-HMAC-SHA256 Credential=AKID/20300101/us-east-1/ses/aws4_request, SignedHeaders=host, Signature=00ff'], 'form'],
+  ['/v3/mail/send', ['Authorization', 'Bearer SG.fuzz'], 'json'],
+  ['/email', ['X-Postmark-Server-Token', 'fuzz'], 'json'],
+  ['/email/batch', ['X-Postmark-Server-Token', 'fuzz'], 'json'],
+  ['/v3/acme.test/messages', ['Authorization', `Basic ${Buffer.from('api:key-fuzz').toString('base64')}`], 'form'],
+  ['/v3/acme.test/messages.mime', ['Authorization', `Basic ${Buffer.from('api:key-fuzz').toString('base64')}`], 'multipart'],
+  ['/v3/smtp/email', ['api-key', 'xkeysib-fuzz'], 'json'],
+];
+const PROVIDER_PATHS = new Set(PROVIDER_CALLS.map(([path]) => path));
+
+/** A provider's send call: answered in that provider's own shape (its JSON, SES v1's XML, Mailgun's text 401), not the API's slugs. */
+const isProviderCall = (request: FuzzRequest) => request.method === 'POST' && PROVIDER_PATHS.has(request.target.split('?')[0]!);
+
 /** Percent-encodes like a client would, or not at all, or badly. */
 const encoded = (value: fc.Arbitrary<string>): fc.Arbitrary<string> =>
   fc.tuple(value, fc.constantFrom('uri', 'uri', 'raw', 'plus', 'broken')).map(([v, how]) => {
@@ -92,6 +114,7 @@ function pathArb(t: FuzzTargets): fc.Arbitrary<string> {
     { weight: 2, arbitrary: idArb(t).map((id) => `/api/v1/message/${id}/raw`) },
     { weight: 2, arbitrary: fc.constant('/mcp') },
     { weight: 1, arbitrary: fc.constantFrom('/healthz', '/_mailroom/faults', '/_mailroom/stats', '/', '/api/v1', '/api/v1/', '//api/v1/mailbox') },
+    { weight: 2, arbitrary: fc.constantFrom(...PROVIDER_CALLS.map(([path]) => path)) },
     {
       weight: 1,
       arbitrary: fc.constantFrom('/api/v1/mailbox/../mailbox', '/api/v1/%6dailbox', '/API/V1/MAILBOX', '/healthz/', '/mcp/', '*', '/api/v1/message/'),
@@ -261,6 +284,7 @@ function cleanRequestArb(t: FuzzTargets): fc.Arbitrary<FuzzRequest> {
     get(fc.tuple(idArb(t), address).map(([id, a]) => `/api/v1/message/${id}/raw?mailbox=${a}`)),
     get(fc.constantFrom('/healthz', `/_mailroom/stats?address=${t.seededAddress}`)),
     fc.tuple(jsonRpcArb(t)).map(([rpc]) => ({ method: 'POST', target: '/mcp', body: Buffer.from(JSON.stringify(rpc)) })),
+    providerCallArb(t),
   );
   const headers = fc.array(
     fc.oneof(
@@ -270,10 +294,75 @@ function cleanRequestArb(t: FuzzTargets): fc.Arbitrary<FuzzRequest> {
     ),
     { maxLength: 3 },
   );
-  return fc.record({ route: routes, headers, framing: fc.constantFrom('length', 'chunked') }).map(({ route, headers: h, framing }) => ({
-    ...route,
-    headers: route.method === 'POST' && !h.some(([n]) => n === 'Content-Type') ? [...h, ['Content-Type', 'application/json'] as [string, string]] : h,
-    framing: framing as FuzzRequest['framing'],
+  return fc.record({ route: routes, headers, framing: fc.constantFrom('length', 'chunked') }).map(({ route, headers: h, framing }) => {
+    // A provider call carries its provider's auth header and body type.
+    if ('auth' in route) {
+      const { auth, type, ...request } = route;
+      return {
+        ...request,
+        headers: [auth, ['Content-Type', type] as [string, string], ...h.filter(([n]) => n !== 'Content-Type')],
+        framing: framing,
+      };
+    }
+    return {
+      ...route,
+      headers: route.method === 'POST' && !h.some(([n]) => n === 'Content-Type') ? [...h, ['Content-Type', 'application/json'] as [string, string]] : h,
+      framing: framing,
+    };
+  });
+}
+
+/**
+ * A provider's send call as its SDK would make it, with the fields a mail
+ * has, each well-formed, malformed or missing: the dialects' field readers,
+ * the intake and the answers behind them. Its auth header is its own, so
+ * the route is reached; the clean requests' other headers stay JSON's.
+ */
+function providerCallArb(
+  t: FuzzTargets,
+): fc.Arbitrary<{ method: string; target: string; body: Buffer | undefined; auth: readonly [string, string]; type: string }> {
+  const to = fc.oneof(addressArb(t), fc.constant(`fz-provider@${t.domain}`), fc.jsonValue());
+  const text = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 60 }), fc.jsonValue());
+  const base64 = fc.oneof(
+    fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b).toString('base64')),
+    fc.constantFrom('!!!', 'YQ', '====', ''),
+    fc.jsonValue(),
+  );
+  const fields = fc.record(
+    {
+      from: fc.oneof(fc.constant('Acme <app@acme.test>'), text),
+      to: fc.oneof(to, fc.array(to, { maxLength: 3 })),
+      subject: text,
+      text,
+      html: text,
+      headers: fc.oneof(fc.dictionary(fc.string({ maxLength: 12 }), fc.string({ maxLength: 20 }), { maxKeys: 3 }), fc.jsonValue()),
+      attachments: fc.array(fc.record({ filename: text, content: base64 }, { requiredKeys: [] }), { maxLength: 2 }),
+    },
+    { requiredKeys: [] },
+  );
+  const json = fc.oneof(
+    { weight: 3, arbitrary: fields.map((f) => JSON.stringify(f)) },
+    { weight: 1, arbitrary: fc.array(fields, { maxLength: 3 }).map((f) => JSON.stringify(f)) },
+    { weight: 1, arbitrary: fc.jsonValue().map((v) => JSON.stringify(v) ?? 'null') },
+    { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
+  );
+  const form = fc
+    .array(
+      fc.tuple(
+        fc.constantFrom('Action', 'Source', 'to', 'from', 'subject', 'text', 'RawMessage.Data', 'Destinations.member.1', 'o:tag', 'h:X-A'),
+        fc.string({ maxLength: 40 }),
+      ),
+      {
+        maxLength: 6,
+      },
+    )
+    .map((pairs) => new URLSearchParams(pairs).toString());
+  return fc.tuple(fc.constantFrom(...PROVIDER_CALLS), json, form).map(([[path, auth, kind], jsonBody, formBody]) => ({
+    method: 'POST',
+    target: path,
+    body: Buffer.from(kind === 'json' ? jsonBody : formBody),
+    auth,
+    type: kind === 'json' ? 'application/json' : kind === 'form' ? 'application/x-www-form-urlencoded' : 'multipart/form-data; boundary=fuzz',
   }));
 }
 
@@ -304,6 +393,8 @@ export function requestBytes(request: FuzzRequest): Buffer {
 }
 
 const ANSWER_TYPES = /^(application\/json|message\/rfc822|text\/event-stream)(;|$)/;
+/** A provider call's answers: its JSON, SES v1's XML, Mailgun's text 401. */
+const PROVIDER_TYPES = /^(application\/json|text\/xml|text\/plain)(;|$)/;
 
 /**
  * The web UI's own files (src/server/http/web-ui/ui-assets.ts): a page, a script
@@ -342,10 +433,15 @@ export function answerProblems(request: FuzzRequest, outcome: RawHttpOutcome): s
   const cors = Object.keys(headers).filter((name) => name.startsWith('access-control-'));
   if (cors.length > 0) problems.push(`CORS headers: ${cors.join(', ')}`);
   const type = header('content-type');
-  if (type !== undefined && !(uiFile ? UI_TYPES : ANSWER_TYPES).test(type)) problems.push(`content type ${type}`);
+  const provider = isProviderCall(request) && !uiFile;
+  if (type !== undefined && !(uiFile ? UI_TYPES : provider ? PROVIDER_TYPES : ANSWER_TYPES).test(type)) problems.push(`content type ${type}`);
   if (type === undefined && body.length > 0) problems.push('a body without a content type');
   const isHead = request.method === 'HEAD';
-  if (status >= 400 && !isHead) {
+  if (provider && status >= 400) {
+    // The provider's own shape: a body that says what was wrong (the edge's own refusals, 403/415, keep the API's slug).
+    if (body.length === 0 || (type?.startsWith('application/json') && json === undefined))
+      problems.push(`provider refusal ${status} with no readable body: ${text.slice(0, 300)}`);
+  } else if (status >= 400 && !isHead) {
     const rpcError = j?.jsonrpc === '2.0' && typeof (j.error as { code?: unknown })?.code === 'number';
     const slug = typeof j?.error === 'string' && /^[a-z_]+$/.test(j.error) && typeof j.message === 'string';
     if (!slug && !rpcError) problems.push(`refusal ${status} without a slug: ${text.slice(0, 300)}`);

@@ -85,23 +85,15 @@ interface Pool {
 let runCounter = 0;
 
 function poolFor(domain: string, tag: string): Pool {
-  const mailboxes = [`fz${tag}a@${domain}`, `fz${tag}b@${domain}`, `ñ${tag}@${domain}`, `postmaster@${domain}`];
+  // The last is on a domain the server does not serve: taken all the same, as the server catches all (its default).
+  const mailboxes = [`fz${tag}a@${domain}`, `fz${tag}b@${domain}`, `ñ${tag}@${domain}`, `postmaster@${domain}`, `fz${tag}@elsewhere.example`];
   const recipients = fc.oneof(
-    { weight: 8, arbitrary: fc.constantFrom(...mailboxes.slice(0, 3)) },
+    { weight: 8, arbitrary: fc.constantFrom(...mailboxes.slice(0, 3), mailboxes[4]!) },
     { weight: 2, arbitrary: fc.constantFrom(...mailboxes.slice(0, 2)).map((a) => a.toUpperCase()) },
     { weight: 1, arbitrary: fc.constant('postmaster') },
     {
       weight: 3,
-      arbitrary: fc.constantFrom(
-        'a@elsewhere.example',
-        'no-at',
-        'a@b@c',
-        '',
-        `x..y@${domain}`,
-        `${'l'.repeat(70)}@${domain}`,
-        `a\u0000b@${domain}`,
-        `"q"@${domain}`,
-      ),
+      arbitrary: fc.constantFrom('no-at', 'a@b@c', '', `x..y@${domain}`, `${'l'.repeat(70)}@${domain}`, `a\u0000b@${domain}`, `"q"@${domain}`),
     },
   );
   return { mailboxes, recipients };
