@@ -77,7 +77,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
   });
   let boundHttpPort = 0;
   let boundSmtpsPort: number | undefined = undefined;
-  const { api, http } = createHttp(
+  const { api, http, checkThreads } = createHttp(
     core,
     webhooks,
     () => boundHttpPort,
@@ -89,7 +89,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
   /** Undoes a start that failed half-way. */
   const abandon = async (error: unknown): Promise<never> => {
     smtp.destroyConnections();
-    await Promise.all([closeServer(smtpNet), smtpsNet && closeServer(smtpsNet), closeServer(http), webhooks?.close()]);
+    await Promise.all([closeServer(smtpNet), smtpsNet && closeServer(smtpsNet), closeServer(http), webhooks?.close(), checkThreads.close()]);
     await store.close();
     throw error;
   };
@@ -122,7 +122,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     smtp.destroyConnections();
     http.closeAllConnections();
     refused.destroyAll();
-    await Promise.all([closed, webhooks?.close()]);
+    await Promise.all([closed, webhooks?.close(), checkThreads.close()]);
     await store.close();
   };
   const server: MailroomServer = {
