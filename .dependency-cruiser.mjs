@@ -94,6 +94,10 @@ const SERVER_LAYERS = {
   rules: { mayImport: ['base', 'budgets', 'store'], why: 'the deferral lab reads mail and budgets and is read by SMTP, never the other way' },
   webhooks: { mayImport: ['base', 'store'], why: 'the webhooks hear of mail and attempts; they are told, they do not reach into intake or the lab' },
   waits: { mayImport: ['base', 'budgets', 'store'], why: 'a server-side wait hangs on the store and spends a budget, nothing more' },
+  'mail-checks': {
+    mayImport: ['base', 'store'],
+    why: 'the mail checks run in threads of their own: they parse the message they are handed, and know nothing of who asked',
+  },
   smtp: { mayImport: ['base', 'store', 'rules'], why: 'SMTP intake asks the lab and writes the store; it knows nothing of HTTP, Redis or webhooks' },
   providers: {
     mayImport: ['base', 'store', 'rules'],
@@ -104,7 +108,7 @@ const SERVER_LAYERS = {
     why: 'the Redis implementations stand on the boundaries they implement; no concern may know which backend it runs on',
   },
   'http/edge': { mayImport: ['base', 'store'], why: 'the edge every request passes through knows no route group' },
-  'http/mailbox': { mayImport: ['base', 'budgets', 'store', 'waits', 'http/edge'], why: 'a route group stands on the edge, beside the others' },
+  'http/mailbox': { mayImport: ['base', 'budgets', 'store', 'waits', 'mail-checks', 'http/edge'], why: 'a route group stands on the edge, beside the others' },
   'http/web-ui': { mayImport: ['base', 'store', 'http/edge'], why: 'a route group stands on the edge, beside the others' },
   'http/mcp': { mayImport: ['base', 'budgets', 'store', 'rules', 'waits', 'http/edge'], why: 'a route group stands on the edge, beside the others' },
   'http/lab': { mayImport: ['base', 'budgets', 'store', 'rules', 'http/edge'], why: 'a route group stands on the edge, beside the others' },
@@ -122,6 +126,7 @@ const SERVER_LAYERS = {
       'rules',
       'webhooks',
       'waits',
+      'mail-checks',
       'http/edge',
       'http/mailbox',
       'http/web-ui',

@@ -11,10 +11,12 @@ import { defineConfig } from 'vitest/config';
  * after-each test's inbox setup took most of its 3 s.
  */
 const TIMING = [
+  'test/checks/bounds-time.test.ts',
   'test/faults/matrix-polling-1.test.ts',
   'test/faults/matrix-polling-2.test.ts',
   'test/faults/matrix-server-wait-1.test.ts',
   'test/faults/matrix-server-wait-2.test.ts',
+  'test/server/checks-off-thread.test.ts',
   'test/vitest/after-each.test.ts',
 ];
 

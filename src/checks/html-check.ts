@@ -5,7 +5,8 @@
 // warning. Each problem is one feature at one place, naming every client that
 // lacks it, so a feature Outlook's six versions all lack reads once.
 import { DEFAULT_CLIENTS, type HtmlCheckOptions } from './options.js';
-import type { HtmlReading } from './html-reading.js';
+import { excerpt, type HtmlReading } from './html-reading.js';
+import type { LineIndex } from './line-index.js';
 import { problem, type CheckableMail, type MailProblem, type Severity } from './problem.js';
 
 type Caniemail = typeof import('caniemail');
@@ -24,12 +25,13 @@ export async function checkHtml(mail: CheckableMail, reading: HtmlReading, optio
   const urls = new Map(caniemail.rawData.data.map((feature) => [feature.title, feature.url]));
 
   const groups = new Map<string, { severity: Severity; title: string; where: string; clients: string[]; note: string | undefined }>();
+  const whereOf = placeNamer(reading.lines);
   const add = (severity: Severity, issues: typeof result.issues.errors) => {
     for (const [client, list] of issues) {
       for (const issue of list) {
         // A bare <body> loses nothing when a client drops it (caniemail: "replaced by a <div>"); one with a background or style does.
         if (issue.title === '<body> element' && !reading.bodyHasAttributes) continue;
-        const where = whereInHtml(mail.html, issue.position);
+        const where = whereOf(issue.position);
         const key = `${severity}\n${issue.title}\n${where}`;
         const group = groups.get(key) ?? { severity, title: issue.title, where, clients: [], note: issue.notes[0] };
         group.clients.push(client);
@@ -75,19 +77,28 @@ interface Position {
 }
 
 /**
- * caniemail's position is a line and column of the HTML (1-based), except
- * for CSS read out of a <style> block, where it is a position in that CSS
- * (marked by a `source` field).
+ * Names the place of a caniemail position. The position is a line and
+ * column of the HTML (1-based), except for CSS read out of a <style> block,
+ * where it is a position in that CSS (marked by a `source` field). Each
+ * place is named once: the features of one element share its position, for
+ * every client.
  */
-function whereInHtml(html: string, position: Position | undefined): string {
-  if (!position) return 'in a <style> block';
-  if (position.source !== undefined) return `in a <style> block, its line ${position.start.line}`;
-  const lines = html.split('\n');
-  const line = lines[position.start.line - 1] ?? '';
-  const rest = line.slice(position.start.column - 1);
-  const end = rest.indexOf('>');
-  const tag = (end === -1 ? rest : rest.slice(0, end + 1)).replace(/\s+/g, ' ');
-  return `line ${position.start.line}: ${tag.length > 100 ? `${tag.slice(0, 99)}…` : tag}`;
+function placeNamer(lines: LineIndex): (position: Position | undefined) => string {
+  const named = new Map<string, string>();
+  return (position) => {
+    if (!position) return 'in a <style> block';
+    if (position.source !== undefined) return `in a <style> block, its line ${position.start.line}`;
+    const { line, column } = position.start;
+    const key = `${line}:${column}`;
+    let where = named.get(key);
+    if (where === undefined) {
+      const rest = lines.line(line).slice(column - 1);
+      const end = rest.indexOf('>');
+      where = `line ${line}: ${excerpt(end === -1 ? rest : rest.slice(0, end + 1))}`;
+      named.set(key, where);
+    }
+    return where;
+  };
 }
 
 /** caniemail's notes are markdown; the failure text is plain. */

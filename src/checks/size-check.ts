@@ -9,7 +9,7 @@ export function checkSize(mail: CheckableMail, options: SizeCheckOptions = {}): 
   const clipBytes = options.clipBytes ?? DEFAULT_CLIP_BYTES;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const problems: MailProblem[] = [];
-  const htmlBytes = new TextEncoder().encode(mail.html).byteLength;
+  const htmlBytes = utf8Bytes(mail.html);
   if (htmlBytes > clipBytes) {
     problems.push(
       problem({
@@ -35,6 +35,11 @@ export function checkSize(mail: CheckableMail, options: SizeCheckOptions = {}): 
     );
   }
   return problems;
+}
+
+/** The bytes a text takes in UTF-8, as it travels in a mail. */
+export function utf8Bytes(text: string): number {
+  return new TextEncoder().encode(text).byteLength;
 }
 
 /** `104.5 KB (107,008 bytes)`: the unit people know, with the exact count to compare. */

@@ -14,6 +14,7 @@ export type RefusalSlug =
   | 'internal_error'
   | 'unavailable'
   | 'too_many_waits'
+  | 'checks_timeout'
   | 'unsupported_media_type'
   | 'forbidden_origin'
   | 'forbidden_host';

@@ -100,6 +100,14 @@ export interface ServerOptions {
   httpHeadersTimeout?: number;
   /** The same for the whole request, body included. Default 60,000. */
   httpRequestTimeout?: number;
+  /**
+   * The longest the mail checks of one message (`GET
+   * /api/v1/message/{id}/checks`, the web UI's Checks tab) may take, in ms,
+   * from the call to the report: past it they are stopped and the call is
+   * answered `503 checks_timeout`. They run in threads of their own, never
+   * on the thread serving SMTP and HTTP. Default 30,000; at most 600,000.
+   */
+  checksTimeout?: number;
   /** When set, every API call must send `Authorization: Bearer <token>`. */
   token?: string;
   /**
@@ -219,6 +227,7 @@ export interface ResolvedServerOptions {
   readonly smtpTlsCertificate: TlsCertificate | undefined;
   readonly httpHeadersTimeout: number;
   readonly httpRequestTimeout: number;
+  readonly checksTimeout: number;
   readonly token: string | undefined;
   readonly allowedHosts: readonly string[];
   readonly allowOrigins: readonly string[];
@@ -254,7 +263,11 @@ export const DEFAULTS = Object.freeze({
   smtpIdleTimeout: 60_000,
   httpHeadersTimeout: 10_000,
   httpRequestTimeout: 60_000,
+  checksTimeout: 30_000,
 });
+
+/** The longest `checksTimeout`: a mail's checks take seconds; ten minutes is room for a links check of slow hosts. */
+const MAX_CHECKS_TIMEOUT = 600_000;
 
 const systemClock: WallClock = Object.freeze({ now: () => Date.now() });
 
@@ -281,6 +294,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'smtpsPort',
   'httpHeadersTimeout',
   'httpRequestTimeout',
+  'checksTimeout',
   'token',
   'allowedHosts',
   'allowOrigins',
@@ -397,6 +411,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
   o.smtpIdleTimeout ??= DEFAULTS.smtpIdleTimeout;
   o.httpHeadersTimeout ??= DEFAULTS.httpHeadersTimeout;
   o.httpRequestTimeout ??= DEFAULTS.httpRequestTimeout;
+  o.checksTimeout ??= DEFAULTS.checksTimeout;
   o.allowedHosts ??= [];
   o.allowOrigins ??= [];
   o.faultInjection ??= false;
@@ -490,6 +505,12 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
   assertMs('httpRequestTimeout', o.httpRequestTimeout, { positive: true });
   expect(o.httpRequestTimeout >= o.httpHeadersTimeout, 'httpRequestTimeout', `at least httpHeadersTimeout (${o.httpHeadersTimeout} ms)`, o.httpRequestTimeout);
   expect(
+    typeof o.checksTimeout === 'number' && o.checksTimeout > 0 && o.checksTimeout <= MAX_CHECKS_TIMEOUT,
+    'checksTimeout',
+    `a positive number of milliseconds, at most ${MAX_CHECKS_TIMEOUT} (10 minutes)`,
+    o.checksTimeout,
+  );
+  expect(
     o.token === undefined || (typeof o.token === 'string' && o.token.length > 0 && /^[\x21-\x7e]+$/.test(o.token)),
     'token',
     'a non-empty string of printable ASCII without spaces',
@@ -562,6 +583,7 @@ export function resolveServerOptions(options: ServerOptions = {}): ResolvedServe
     smtpTlsCertificate,
     httpHeadersTimeout: o.httpHeadersTimeout,
     httpRequestTimeout: o.httpRequestTimeout,
+    checksTimeout: o.checksTimeout,
     token: o.token,
     allowedHosts: Object.freeze(o.allowedHosts.map((name) => name.toLowerCase())),
     allowOrigins: Object.freeze([...o.allowOrigins]),

@@ -17,6 +17,7 @@ import { sdkRebindingOptions } from './http/mcp/dns-rebinding.js';
 import { createEmbeddedTools } from './http/mcp/embedded-tools.js';
 import { createMcpEndpoint } from './http/mcp/endpoint.js';
 import { FaultSwitch, RequestCounter } from './http/test-hooks/faults.js';
+import { CheckThreads } from './mail-checks/check-threads.js';
 import type { OpenedStore } from './open-store.js';
 import { createLabCalls, storedIdentityIn, type LabCalls } from './rules/lab-calls.js';
 import type { LabStore } from './rules/lab-store.js';
@@ -97,8 +98,8 @@ export async function openWebhooks(core: CoreParts, apiURL: () => string): Promi
 }
 
 /**
- * The HTTP API (MCP endpoint included) and the node:http server that runs
- * it, with its timeouts. `boundPort` is known once the port is bound, and
+ * The HTTP API (MCP endpoint included), the node:http server that runs it,
+ * with its timeouts, and the threads its mail checks run in. `boundPort` is known once the port is bound, and
  * `smtpTls` (what `/healthz` says of SMTP over TLS) once the implicit-TLS
  * port is; only a request, later, reads them (the MCP SDK's rebinding lists
  * name the port).
@@ -108,8 +109,9 @@ export function createHttp(
   webhooks: WebhookService | undefined,
   boundPort: () => number,
   smtpTls: () => WireSmtpTls | undefined,
-): { readonly api: ApiHandler; readonly http: HttpServer } {
+): { readonly api: ApiHandler; readonly http: HttpServer; readonly checkThreads: CheckThreads } {
   const { config, store, reader, listBudget, messageBudget, smtpLab } = core;
+  const checkThreads = new CheckThreads({ deadlineMs: config.checksTimeout });
   const edge = edgePolicyOf(config);
   const mcp = createMcpEndpoint({
     rebinding: (host) => sdkRebindingOptions(edge, boundPort(), host),
@@ -131,6 +133,7 @@ export function createHttp(
     smtpTls,
     catchAll: config.catchAll,
     providers: config.providerApis ? providerCalls(core) : undefined,
+    checkThreads,
   });
   const http = createServer(
     {
@@ -143,7 +146,7 @@ export function createHttp(
     },
     api.handle,
   );
-  return { api, http };
+  return { api, http, checkThreads };
 }
 
 /** The provider APIs' intake: the same store, lab, attempt feed and limits as SMTP's. */

@@ -85,7 +85,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
   });
   let boundHttpPort = 0;
   let boundSmtpsPort: number | undefined = undefined;
-  const { api, http } = createHttp(
+  const { api, http, checkThreads } = createHttp(
     core,
     webhooks,
     () => boundHttpPort,
@@ -97,7 +97,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
   /** Undoes a start that failed half-way. */
   const abandon = async (error: unknown): Promise<never> => {
     smtp.destroyConnections();
-    await Promise.all([closeServer(smtpNet), smtpsNet && closeServer(smtpsNet), closeServer(http), webhooks?.close()]);
+    await Promise.all([closeServer(smtpNet), smtpsNet && closeServer(smtpsNet), closeServer(http), webhooks?.close(), checkThreads.close()]);
     await store.close();
     throw error;
   };
@@ -130,7 +130,7 @@ export async function startServer(options: ServerOptions = {}): Promise<Mailroom
     smtp.destroyConnections();
     http.closeAllConnections();
     refused.destroyAll();
-    await Promise.all([closed, webhooks?.close()]);
+    await Promise.all([closed, webhooks?.close(), checkThreads.close()]);
     await store.close();
   };
   const server: MailroomServer = {

@@ -4,11 +4,13 @@
 // third parties, under the edge's rules for one), and reaches loopback and
 // private hosts only when `linkCheckAllow` lists them (security review 2,
 // finding 3). The links point at a real loopback server that logs what
-// reaches it.
+// reaches it. Checks that run past the server's `checksTimeout` are stopped
+// and refused.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MailroomServer } from '../../src/server/index.js';
+import { resolveServerOptions } from '../../src/server/server-options.js';
 import { freePort } from '../support/free-port.js';
 import { call, freshAddress, listPath, messagePath, sendMail, start } from './helpers.js';
 
@@ -137,5 +139,29 @@ describe('GET|POST /api/v1/message/{id}/checks', () => {
     expect((await post('{"links": false}')).json.checked).toEqual(['html', 'images', 'size', 'text']);
     expect((await call(server, messagePath('aaaaaaaaaaa', address, '/checks'))).status).toBe(404);
     expect((await call(server, path, { method: 'DELETE' })).status).toBe(405);
+  });
+
+  it("refuses checks that run past the server's checksTimeout with 503 checks_timeout, naming it, and serves on", async () => {
+    // No mail is checked in a millisecond: the thread alone takes longer to start.
+    const server = await start({ checksTimeout: 1 });
+    const address = freshAddress();
+    await sendMail(server, { to: address, subject: 'x', html: '<p>x</p>', text: 'x' });
+    const { id } = (await call(server, listPath(address))).json.messages[0] as { id: string };
+    expect(await call(server, messagePath(id, address, '/checks'))).toMatchObject({
+      status: 503,
+      json: {
+        error: 'checks_timeout',
+        message:
+          "The checks of this message did not finish within 1 ms (the server's checksTimeout) and were stopped; a busy server may need a longer timeout, and the links check waits on every link's host",
+      },
+    });
+    expect((await call(server, messagePath(id, address))).status).toBe(200);
+  });
+
+  it('takes checksTimeout as a positive number of milliseconds up to ten minutes, 30 s by default', () => {
+    expect(resolveServerOptions().checksTimeout).toBe(30_000);
+    expect(() => resolveServerOptions({ checksTimeout: 0 })).toThrow(
+      'Expected `checksTimeout` to be a positive number of milliseconds, at most 600000 (10 minutes), got 0',
+    );
   });
 });

@@ -22,6 +22,7 @@ import type { WireHealth, WireSmtpTls } from '../../contract/wire.js';
 import type { Logger } from '../base/log.js';
 import type { RequestBudget } from '../budgets/budget.js';
 import type { PageWalks } from '../budgets/page-walks.js';
+import type { CheckThreads } from '../mail-checks/check-threads.js';
 import type { LabCalls } from '../rules/lab-calls.js';
 import type { LabStore } from '../rules/lab-store.js';
 import type { MailStore } from '../store/mail-store.js';
@@ -57,6 +58,8 @@ export interface ApiContext {
   /** Which pages continue a listing, and so are not charged. */
   readonly pageWalks: PageWalks;
   readonly messageBudget: RequestBudget;
+  /** Where a message's checks run (a thread of their own, with a deadline). */
+  readonly checkThreads: CheckThreads;
   readonly faults: FaultSwitch;
   readonly counter: RequestCounter;
   readonly token: string | undefined;
@@ -127,7 +130,7 @@ function routeHandlers(ctx: ApiContext, mailbox: MailboxCalls, events: EventStre
     res.once('close', () => gone.abort());
     return AbortSignal.any([gone.signal, closing]);
   };
-  /** For a held call (a long-poll, the checks fetching links): aborted when the caller hangs up or the server closes. */
+  /** For a held call (a long-poll, the checks): aborted when the caller hangs up or the server closes. */
   const signalFor = (call: ApiCall, res: ServerResponse): AbortSignal => (call !== 'wait' && call !== 'checks' ? closing : heldSignal(res));
   return {
     healthz: () => Promise.resolve(answered(json(200, healthOf(ctx)))),

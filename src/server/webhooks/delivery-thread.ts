@@ -2,19 +2,18 @@
 // imported by anything else): each attempt handed over is run with the
 // in-thread sender, and its outcome sent back.
 //
-// On Linux the thread lowers its own CPU priority (nice 10): when the machine
-// is busy, SMTP intake gets the CPU first and webhooks wait a little (their
-// queue drains once the burst is over); on an idle machine it changes
-// nothing. Elsewhere, or when not allowed, it runs at the process's priority.
+// On Linux the thread lowers its own CPU priority (nice 10,
+// base/thread-priority.ts): when the machine is busy, SMTP intake gets the
+// CPU first and webhooks wait a little (their queue drains once the burst is
+// over).
 // It first warms up at the process's priority: one body built and signed,
 // so the cold work of a first delivery (the parser's first run, the code
 // compiled on first use) is not left to a thread that a busy machine gives
 // a few percent of a core (in a loaded test run that stretched a first
 // attempt past ten seconds).
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { signatureHeader } from '../../contract/webhook-signature.js';
+import { lowerThisThreadsPriority } from '../base/thread-priority.js';
 import type { DeliveryJob, DeliveryOutcome, EventPayload } from './delivery-job.js';
 import { buildBody } from './event-body.js';
 import { WebhookSender } from './sender.js';
@@ -27,16 +26,6 @@ export interface ThreadData {
 /** A run of jobs (one, or an ordered endpoint's backlog: `DeliverySender.postRun`) in, the outcomes of those attempted back. */
 export type ToThread = { readonly type: 'run'; readonly id: number; readonly jobs: readonly DeliveryJob[] } | { readonly type: 'cancel'; readonly id: number };
 export type FromThread = { readonly type: 'done'; readonly id: number; readonly outcomes: readonly DeliveryOutcome[] };
-
-/** The thread's own id (a Linux task), from /proc/thread-self -> `<pid>/task/<tid>`. */
-function lowerThisThreadsPriority(): void {
-  try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, 10);
-  } catch {
-    // Not Linux, or not allowed: deliveries run at the process's priority.
-  }
-}
 
 const WARM_UP: EventPayload = {
   kind: 'message',

@@ -11,25 +11,12 @@
 // (delivery-thread.ts) runs `WebhookSender` (sender.ts). The thread starts
 // with the first registration (or, failing that, the first attempt), so a
 // server without webhooks runs none, and a first event does not wait for
-// the thread to load.
-//
-// From TypeScript source (mailroom's own tests) the thread's module is a .ts
-// file node cannot load by itself: it is loaded through tsx, a dev
-// dependency, registered inside the thread. The built package loads the
-// compiled .js directly and never touches tsx.
-import { Worker } from 'node:worker_threads';
+// the thread to load. The thread's module is found beside this one, from
+// source or built (base/worker-module.ts).
+import type { Worker } from 'node:worker_threads';
+import { startWorkerModule } from '../base/worker-module.js';
 import type { DeliveryJob, DeliveryOutcome, DeliverySender } from './delivery-job.js';
 import type { FromThread, ThreadData, ToThread } from './delivery-thread.js';
-
-function startThread(workerData: ThreadData): Worker {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const entry = new URL(`./delivery-thread.${fromSource ? 'ts' : 'js'}`, import.meta.url);
-  if (fromSource) {
-    const code = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
-    return new Worker(code, { eval: true, workerData });
-  }
-  return new Worker(entry, { workerData });
-}
 
 export class ThreadedSender implements DeliverySender {
   #thread: Worker | undefined;
@@ -74,7 +61,7 @@ export class ThreadedSender implements DeliverySender {
 
   #threadNow(): Worker {
     if (this.#thread) return this.#thread;
-    const thread = startThread(this.#data);
+    const thread = startWorkerModule(import.meta.url, 'delivery-thread', { workerData: this.#data });
     // A thread waiting for attempts keeps no process alive; a pending retry's timer does not either (dispatcher.ts).
     thread.unref();
     thread.on('message', (message: FromThread) => {

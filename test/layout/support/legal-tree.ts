@@ -97,6 +97,11 @@ export const LEGAL_TREE: Readonly<Record<string, string>> = {
     "import { count } from '../store/store.js';",
     'export const hold = () => ({ spend, count });',
   ].join('\n'),
+  'src/server/mail-checks/threads.ts': [
+    "import type { Awaitable } from '../base/awaitable.js';",
+    "import { count } from '../store/store.js';",
+    'export const checkThreads = (): Awaitable<number> => count();',
+  ].join('\n'),
   'src/server/smtp/listen.ts': [
     "import { createServer } from 'node:net';",
     "import { slugOf } from '../../contract/slug.js';",
@@ -125,7 +130,8 @@ export const LEGAL_TREE: Readonly<Record<string, string>> = {
     "import { checks } from '../edge/checks.js';",
     "import { hold } from '../../waits/hold.js';",
     "import { spend } from '../../budgets/budget.js';",
-    'export const mailbox = () => ({ checks, hold, spend });',
+    "import { checkThreads } from '../../mail-checks/threads.js';",
+    'export const mailbox = () => ({ checks, hold, spend, checkThreads });',
   ].join('\n'),
   'src/server/http/web-ui/assets.ts': ["import { checks } from '../edge/checks.js';", 'export const assets = () => checks;'].join('\n'),
   'src/server/http/mcp/endpoint.ts': [

@@ -10,6 +10,7 @@ import type { WaitSlots } from '../../../contract/wait-slots.js';
 import type { Awaitable } from '../../base/awaitable.js';
 import type { RequestBudget } from '../../budgets/budget.js';
 import type { PageWalks } from '../../budgets/page-walks.js';
+import type { CheckThreads } from '../../mail-checks/check-threads.js';
 import type { MailStore } from '../../store/mail-store.js';
 import type { MailboxReader } from '../../store/mailbox-reader.js';
 import { parseLimit, parseSinceId, singleParam } from '../edge/params.js';
@@ -37,6 +38,8 @@ export interface MailboxCallsContext {
   /** Which pages continue a listing, and so are not charged. */
   readonly pageWalks: PageWalks;
   readonly messageBudget: RequestBudget;
+  /** Where a message's checks run (a thread of their own, with a deadline). */
+  readonly checkThreads: CheckThreads;
   /** What else goes when a mailbox is deleted (the lab's rules and log, the webhooks scoped to it). */
   readonly onMailboxDeleted: (mailbox: string) => Awaitable<void>;
   /** The loopback and private hosts the links check may reach (the server's `linkCheckAllow`). */
@@ -92,7 +95,7 @@ export function createMailboxCalls(ctx: MailboxCallsContext): MailboxCalls {
     if (call === 'raw') {
       return { status: 200, headers: { 'content-type': 'message/rfc822', 'cache-control': 'no-store' }, body: await message.content.source() };
     }
-    if (asked) return json(200, await messageChecks(await ctx.reader.wireMessage(message), asked, ctx.linkCheckAllow, signal));
+    if (asked) return json(200, await messageChecks(message, asked, ctx.linkCheckAllow, ctx.checkThreads, signal));
     return json(200, await ctx.reader.wireMessage(message));
   }
 

@@ -3,31 +3,21 @@
 // message, for the web UI's Checks tab. The links check fetches every link
 // from this server's host, so it runs only when asked (a POST,
 // checks-request.ts), and reaches loopback and private hosts only when
-// `--link-check-allow` lists them (`linkCheckAllow`).
-import { Refusal } from '../../../contract/refusal.js';
-import type { WireMessage } from '../../../contract/wire.js';
-import { checkMail } from '../../../checks/run-checks.js';
-import { checkReportToWire, type WireCheckReport } from '../../../checks/wire.js';
+// `--link-check-allow` lists them (`linkCheckAllow`). The message is handed,
+// as received, to a check thread (../../mail-checks/check-threads.ts), which
+// parses and checks it within a deadline: none of that work is done on the
+// thread answering this request.
+import type { WireCheckReport } from '../../../checks/wire.js';
+import type { StoredMessage } from '../../base/stored-message.js';
+import type { CheckThreads } from '../../mail-checks/check-threads.js';
 import type { ChecksAsked } from './checks-request.js';
 
 export async function messageChecks(
-  message: WireMessage,
+  message: StoredMessage,
   asked: ChecksAsked,
   linkCheckAllow: readonly string[],
+  threads: CheckThreads,
   signal: AbortSignal,
 ): Promise<WireCheckReport> {
-  const mail = { html: message.html ?? '', text: message.text ?? '', size: message.size, subject: message.subject };
-  try {
-    // No browser here: accessibility is the Playwright adapter's.
-    const report = await checkMail(mail, {
-      skip: asked.links ? ['accessibility'] : ['links', 'accessibility'],
-      links: { allowPrivate: linkCheckAllow },
-      signal,
-    });
-    return checkReportToWire(report);
-  } catch (error) {
-    // The caller hung up (or the server is closing) while the links were fetched: an answer no one reads, not a bug to log.
-    if (signal.aborted) throw new Refusal(503, 'unavailable', 'The checks were stopped: the caller hung up or the server is closing');
-    throw error;
-  }
+  return threads.check({ source: await message.content.source(), size: message.size, links: asked.links, allowPrivate: linkCheckAllow }, signal);
 }
