@@ -37,7 +37,7 @@ import { parseMailboxAddress } from '../../../contract/address.js';
 import { fail, type ApiAddress, type ApiAttachment, type ApiFailure, type ApiSend, type ComposedMail } from '../../providers/api-send.js';
 import { json, type Reply } from '../edge/reply.js';
 import { base64At, headerPairs, objectAt, optionalString } from './fields.js';
-import { headerValue, retryAfterSeconds, type ParsedCall, type ProviderOperation, type SendResult } from './provider-operation.js';
+import { headerValue, jsonBody, retryAfterSeconds, type ParsedCall, type ProviderOperation, type SendResult } from './provider-operation.js';
 import { renderTemplate } from './templates.js';
 
 /** Brevo's limits: 99 recipients a message (or message version), 2000 a call. */
@@ -236,7 +236,7 @@ export const BREVO_OPERATIONS: readonly ProviderOperation[] = [
       const key = headerValue(headers, 'api-key');
       return key === undefined || key.trim() === '' ? 'send your API key in the `api-key` header (`new BrevoClient({ apiKey })`)' : undefined;
     },
-    parse: async (request): Promise<ParsedCall> => ({ sends: await sendsOf(request.body.kind === 'json' ? request.body.value : undefined), batch: 'all' }),
+    parse: async (request): Promise<ParsedCall> => ({ sends: await sendsOf(jsonBody(request)), batch: 'all' }),
     answer(results, request) {
       const call = request.body.kind === 'json' ? (request.body.value as Record<string, unknown>) : {};
       return call.messageVersions ? json(201, { messageIds: results.map(idOf) }) : json(201, { messageId: idOf(results[0]!) });

@@ -49,7 +49,15 @@ import type { ProviderStamp } from '../../../contract/providers.js';
 import { ApiFailureError, fail, type ApiAttachment, type ApiFailure, type ApiSend } from '../../providers/api-send.js';
 import { json, type Reply } from '../edge/reply.js';
 import { address, addressList, base64At, objectAt, optionalString } from './fields.js';
-import { headerValue, retryAfterSeconds, type ParsedCall, type ProviderOperation, type ProviderRequest, type SendResult } from './provider-operation.js';
+import {
+  headerValue,
+  jsonBody,
+  retryAfterSeconds,
+  type ParsedCall,
+  type ProviderOperation,
+  type ProviderRequest,
+  type SendResult,
+} from './provider-operation.js';
 
 /** Postmark's limits: recipients of one message (To, Cc and Bcc together), messages of one batch. */
 const MAX_RECIPIENTS = 50;
@@ -216,8 +224,6 @@ function templateSend(value: unknown, where: string): never {
   });
 }
 
-const bodyOf = (request: ProviderRequest): unknown => (request.body.kind === 'json' ? request.body.value : undefined);
-
 /** The `To` the call gave a message, as Postmark echoes it. */
 const toOf = (message: unknown): string => {
   const to = (message as { To?: unknown } | null)?.To;
@@ -235,7 +241,7 @@ function accepted(result: SendResult, message: unknown): Record<string, unknown>
 function answerOne(results: readonly SendResult[], request: ProviderRequest): Reply {
   const [result] = results;
   if (result!.outcome.kind === 'failed') return refuse(result!.outcome.failure);
-  return json(200, accepted(result!, bodyOf(request)));
+  return json(200, accepted(result!, jsonBody(request)));
 }
 
 const auth = {
@@ -259,7 +265,7 @@ export const POSTMARK_OPERATIONS: readonly ProviderOperation[] = [
     matches: path('/email'),
     body: 'json',
     ...auth,
-    parse: (request): ParsedCall => ({ sends: [messageOf(bodyOf(request), '')], batch: 'all' }),
+    parse: (request): ParsedCall => ({ sends: [messageOf(jsonBody(request), '')], batch: 'all' }),
     answer: answerOne,
     refuse,
   },
@@ -269,9 +275,9 @@ export const POSTMARK_OPERATIONS: readonly ProviderOperation[] = [
     matches: path('/email/batch'),
     body: 'json',
     ...auth,
-    parse: (request): ParsedCall => ({ sends: batchOf(bodyOf(request), messageOf), batch: 'each' }),
+    parse: (request): ParsedCall => ({ sends: batchOf(jsonBody(request), messageOf), batch: 'each' }),
     answer(results, request) {
-      const messages = bodyOf(request) as unknown[];
+      const messages = jsonBody(request) as unknown[];
       return json(
         200,
         results.map((result, i) => accepted(result, messages[i])),
@@ -285,7 +291,7 @@ export const POSTMARK_OPERATIONS: readonly ProviderOperation[] = [
     matches: path('/email/withTemplate'),
     body: 'json',
     ...auth,
-    parse: (request): ParsedCall => templateSend(bodyOf(request), ''),
+    parse: (request): ParsedCall => templateSend(jsonBody(request), ''),
     answer: answerOne,
     refuse,
   },
@@ -296,7 +302,7 @@ export const POSTMARK_OPERATIONS: readonly ProviderOperation[] = [
     body: 'json',
     ...auth,
     parse(request): ParsedCall {
-      const messages = objectAt(bodyOf(request), 'body').Messages;
+      const messages = objectAt(jsonBody(request), 'body').Messages;
       if (!Array.isArray(messages) || messages.length === 0) return invalid('Messages', "'Messages' must be an array of template messages.");
       return templateSend(messages[0], '[0]');
     },

@@ -64,6 +64,11 @@ export function attemptText(outcome: SendOutcome, id: string | undefined): strin
   return outcome.failure.detail;
 }
 
+/** A JSON call's body (undefined for another kind): what a JSON dialect reads its fields from. */
+export function jsonBody(request: ProviderRequest): unknown {
+  return request.body.kind === 'json' ? request.body.value : undefined;
+}
+
 /** The first header value, when a header came more than once. */
 export function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];

@@ -23,7 +23,15 @@ import { fail, type ApiAttachment, type ApiFailure, type ApiSend } from '../../p
 import { ApiFailureError } from '../../providers/api-send.js';
 import { json, type Reply } from '../edge/reply.js';
 import { address, addressesAt, base64At, headerPairs, objectAt, optionalString } from './fields.js';
-import { headerValue, retryAfterSeconds, type ParsedCall, type ProviderOperation, type ProviderRequest, type SendResult } from './provider-operation.js';
+import {
+  headerValue,
+  jsonBody,
+  retryAfterSeconds,
+  type ParsedCall,
+  type ProviderOperation,
+  type ProviderRequest,
+  type SendResult,
+} from './provider-operation.js';
 
 /** Recipients one Resend mail may have (To, Cc and Bcc together), and mails one batch may hold. */
 const MAX_RECIPIENTS = 50;
@@ -157,7 +165,7 @@ export const RESEND_OPERATIONS: readonly ProviderOperation[] = [
     matches: (path) => path === '/emails',
     body: 'json',
     ...auth,
-    parse: (request): ParsedCall => ({ sends: [sendOf(request.body.kind === 'json' ? request.body.value : undefined, '')], batch: 'all' }),
+    parse: (request): ParsedCall => ({ sends: [sendOf(jsonBody(request), '')], batch: 'all' }),
     answer: (results) => json(200, { id: idOf(results[0]!) }),
     refuse,
   },
@@ -176,7 +184,7 @@ export const RESEND_OPERATIONS: readonly ProviderOperation[] = [
           detail: `Invalid \`x-batch-validation\` header ${JSON.stringify(mode)}: use strict or permissive`,
         });
       }
-      const list = request.body.kind === 'json' ? request.body.value : undefined;
+      const list = jsonBody(request);
       if (!Array.isArray(list)) return fail({ kind: 'invalid', detail: 'The batch must be an array of emails' });
       if (list.length === 0 || list.length > MAX_BATCH) fail({ kind: 'invalid', detail: `A batch holds 1 to ${MAX_BATCH} emails, got ${list.length}` });
       const sends = list.map((item, i): ApiSend | ApiFailure => {

@@ -48,7 +48,7 @@ import type { ProviderStamp } from '../../../contract/providers.js';
 import { fail, type ApiAddress, type ApiAttachment, type ApiFailure, type ApiSend } from '../../providers/api-send.js';
 import { json, type Reply } from '../edge/reply.js';
 import { base64At, headerPairs, objectAt, optionalString } from './fields.js';
-import { headerValue, retryAfterSeconds, type ParsedCall, type ProviderOperation, type ProviderRequest } from './provider-operation.js';
+import { headerValue, jsonBody, retryAfterSeconds, type ParsedCall, type ProviderOperation } from './provider-operation.js';
 
 /** SendGrid's limits for one request: personalizations, and recipients over all of them. */
 const MAX_PERSONALIZATIONS = 1000;
@@ -294,8 +294,6 @@ function mailsOf(body: unknown): { sends: ApiSend[]; sandbox: boolean } {
   return { sends, sandbox: sandboxSetting.enable === true };
 }
 
-const bodyOf = (request: ProviderRequest): unknown => (request.body.kind === 'json' ? request.body.value : undefined);
-
 export const SENDGRID_OPERATIONS: readonly ProviderOperation[] = [
   {
     provider: 'sendgrid',
@@ -310,7 +308,7 @@ export const SENDGRID_OPERATIONS: readonly ProviderOperation[] = [
         : 'The provided authorization grant is invalid, expired, or revoked: the Authorization header must be `Bearer <API key>`';
     },
     parse(request): ParsedCall {
-      const { sends, sandbox } = mailsOf(bodyOf(request));
+      const { sends, sandbox } = mailsOf(jsonBody(request));
       // The sandbox validates the whole request, then takes none of it.
       return { sends: sandbox ? [] : sends, batch: 'all' };
     },

@@ -26,7 +26,7 @@ import { json, type Reply } from '../edge/reply.js';
 import { headerRecipients, SES_MAX_RECIPIENTS as MAX_RECIPIENTS, sesMessageId, sigV4Problem } from './aws-ses.js';
 import { address, addressesAt, base64At, objectAt, optionalString } from './fields.js';
 import { renderTemplate } from './templates.js';
-import { retryAfterSeconds, type ParsedCall, type ProviderOperation } from './provider-operation.js';
+import { jsonBody, retryAfterSeconds, type ParsedCall, type ProviderOperation } from './provider-operation.js';
 
 function error(status: number, type: string, message: string, headers: Record<string, string> = {}): Reply {
   return json(status, { message }, { 'x-amzn-errortype': type, 'x-amzn-requestid': randomUUID(), ...headers });
@@ -187,7 +187,7 @@ export const SES_V2_OPERATIONS: readonly ProviderOperation[] = [
     matches: (path) => path === '/v2/email/outbound-emails',
     body: 'json',
     authProblem: sigV4Problem,
-    parse: async (request): Promise<ParsedCall> => ({ sends: [await sendOf(request.body.kind === 'json' ? request.body.value : undefined)], batch: 'all' }),
+    parse: async (request): Promise<ParsedCall> => ({ sends: [await sendOf(jsonBody(request))], batch: 'all' }),
     answer: (results) => json(200, { MessageId: results[0]!.send!.stamp.id }, { 'x-amzn-requestid': randomUUID() }),
     refuse,
   },
