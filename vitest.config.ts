@@ -30,6 +30,7 @@ const SERVER_CONTRACT = [
   'test/server/store.test.ts',
   'test/server/api.test.ts',
   'test/server/bad-mail.test.ts',
+  'test/server/catch-all.test.ts',
   'test/server/cross-site.test.ts',
   'test/server/evicted-mail.test.ts',
   'test/server/faults.test.ts',

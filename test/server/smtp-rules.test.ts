@@ -215,6 +215,32 @@ describe('defer and reject', () => {
   });
 });
 
+describe('rate_limit and unavailable (made for provider APIs; over SMTP, deferrals)', () => {
+  it('rate_limit: 451 4.7.0 saying when, `times` times at its stage, defaults filled in; unavailable: 451 4.3.0 naming its status', async () => {
+    const server = await start();
+    const to = freshAddress('api-rules');
+    const limited = await setRule(server, to, { kind: 'rate_limit', retry_after_ms: 2_500 });
+    expect(limited.json.rule).toMatchObject({ kind: 'rate_limit', retry_after_ms: 2_500, stage: 'rcpt', times: 1, remaining: 1 });
+    const down = await setRule(server, to, { kind: 'unavailable', stage: 'data' });
+    expect(down.json.rule).toMatchObject({ kind: 'unavailable', status: 503, stage: 'data', times: 1 });
+    expect((await transaction(server, to)).rcpt[0]).toBe(
+      `451 4.7.0 Rate limited: too many requests, try again in 2.5 s (mailroom test rule: rate_limit on ${to.toLowerCase()})`,
+    );
+    expect((await transaction(server, to)).data).toBe(
+      `451 4.3.0 Service unavailable (503), try again later (mailroom test rule: unavailable on ${to.toLowerCase()})`,
+    );
+    expect((await transaction(server, to)).data).toMatch(/^250/);
+    expect((await call(server, `${RULES}?address=${encodeURIComponent(to)}`)).json.rules.map((r: { remaining: number }) => r.remaining)).toEqual([0, 0]);
+  });
+
+  it('refuses a status an outage cannot have, and a field of another kind', async () => {
+    const server = await start();
+    const to = freshAddress('api-bad');
+    expect((await setRule(server, to, { kind: 'unavailable', status: 404 })).json.message).toContain('Expected `status` to be 500, 502, 503 or 504, got 404');
+    expect((await setRule(server, to, { kind: 'rate_limit', code: 451 })).json.message).toContain('Unknown field `code` for a rate_limit rule');
+  });
+});
+
 describe('slow', () => {
   it('holds the RCPT reply for delay_ms, every time until cleared', async () => {
     const server = await start();
