@@ -17,6 +17,6 @@ try {
 } catch (error) {
   if (!(error instanceof ProvisionError)) throw error;
   console.error(`provision: ${error.message}`);
-  console.error('Then run the command again.');
+  console.error('Install what is missing as above, then run the command again.');
   process.exit(1);
 }

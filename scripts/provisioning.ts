@@ -136,9 +136,7 @@ export async function provision(needs: readonly Need[], machine: Machine = thisM
   if (chosen.length > 0) throw new ProvisionError(chosen.map(({ why }) => why).join('\n'));
   const off = machine.env.MAILROOM_NO_INSTALL;
   if (off && off !== '0') {
-    throw new ProvisionError(
-      [...missing.map(({ why }) => why), 'Installing is off (MAILROOM_NO_INSTALL=1): install it as above, then run the command again.'].join('\n'),
-    );
+    throw new ProvisionError([...missing.map(({ why }) => why), 'Installing is off (MAILROOM_NO_INSTALL=1), so nothing was installed.'].join('\n'));
   }
 
   const failures: string[] = [];
@@ -210,6 +208,7 @@ async function installFromDebian(needs: readonly Need[], machine: Machine, failu
     if (!(await installWith([...apt.command, 'update'], machine, failures))) return;
     updated = true;
   }
+  machine.log(`provision: installing Debian's packages for ${needs.map((need) => need.name).join(' and ')}.`);
   const packages = needs.flatMap((need) => [...need.debian.required, ...(need.debian.optional ?? []).filter((pkg) => apt.knows(pkg))]);
   const install = [...apt.command, 'install', '-y', ...packages];
   if (await installWith(install, machine, updated ? failures : [])) return;

@@ -79,7 +79,8 @@ test("says what it runs before it runs it, and falls back to Debian's packages w
   expect(at.lines[0]).toBe('provision: no Chromium found; installing it.');
   expect(at.lines[1]).toBe(`provision: running ${shown(playwright)}`);
   expect(at.lines[2]).toMatch(/^provision: `.+` failed after [\d.]+ s: printed nothing for 2 s and was stopped$/);
-  expect(at.lines[3]).toBe(`provision: running ${shown([...apt, 'install', '-y', 'chromium', 'chromium-headless-shell'])}`);
+  expect(at.lines[3]).toBe("provision: installing Debian's packages for Chromium.");
+  expect(at.lines[4]).toBe(`provision: running ${shown([...apt, 'install', '-y', 'chromium', 'chromium-headless-shell'])}`);
   expect(at.lines.at(-1)).toBe(`provision: Chromium ${process.execPath}`);
 });
 
@@ -113,7 +114,7 @@ test('with MAILROOM_NO_INSTALL=1, or where it may not install, it stops with the
   const installer = fakeInstaller(dir, 'installer', { installs: true });
   const off = machine({ command: installer, hasLists: () => true, knows: () => true }, { MAILROOM_NO_INSTALL: '1' });
   await expect(provision([need(dir, installer)], off)).rejects.toThrow(
-    'No Chromium found for the e2e tests.\nInstall one of them: ...\nInstalling is off (MAILROOM_NO_INSTALL=1): install it as above, then run the command again.',
+    'No Chromium found for the e2e tests.\nInstall one of them: ...\nInstalling is off (MAILROOM_NO_INSTALL=1), so nothing was installed.',
   );
   const chosen = machine({ command: installer, hasLists: () => true, knows: () => true }, { MAILROOM_CHROMIUM: '/nowhere/chromium' });
   await expect(provision([need(dir, installer)], chosen)).rejects.toThrow(/^No Chromium found for the e2e tests\.\nInstall one of them: \.\.\.$/);
@@ -133,7 +134,7 @@ test('finds redis-server as the Redis tests start it: MAILROOM_REDIS_SERVER, els
   expect(findRedisServer({ PATH: `/nowhere:${dir}` })).toBe(program);
   expect(findRedisServer({ PATH: '/nowhere', MAILROOM_REDIS_SERVER: program })).toBe(program);
   expect(() => findRedisServer({ PATH: '/nowhere' })).toThrow(
-    "No redis-server found for the Redis store's tests. Looked at:\n  - MAILROOM_REDIS_SERVER (not set)\n  - redis-server on PATH (/nowhere) (missing)\nInstall it:\n  - Debian/Ubuntu: sudo apt-get install -y redis-server",
+    "No redis-server found for the Redis store's tests. Looked at:\n  - MAILROOM_REDIS_SERVER (not set)\n  - redis-server on PATH (missing)\nInstall it:\n  - Debian/Ubuntu: sudo apt-get install -y redis-server",
   );
   expect(() => findRedisServer({ PATH: dir, MAILROOM_REDIS_SERVER: '/nowhere/redis-server' })).toThrow(
     'MAILROOM_REDIS_SERVER is set to /nowhere/redis-server, but no such program is there.',

@@ -44,7 +44,7 @@ export function findRedisServer(env: Readonly<Record<string, string | undefined>
     [
       "No redis-server found for the Redis store's tests. Looked at:",
       '  - MAILROOM_REDIS_SERVER (not set)',
-      `  - redis-server on PATH (${dirs.join(':') || 'empty'}) (missing)`,
+      '  - redis-server on PATH (missing)',
       ...INSTALL_REDIS_ADVICE,
     ].join('\n'),
   );
