@@ -1,7 +1,9 @@
 // `npm run test:pack`: the package as a user receives it. Packs mailroom with
 // `npm pack` and installs the tarball into a new project next to vitest and
 // @playwright/test. The tarball must hold package.json, LICENSE, README.md,
-// CHANGELOG.md and dist/ at its top, and nothing else. In the project it runs
+// CHANGELOG.md and dist/ at its top, and nothing else. The install must warn
+// of no engine (`EBADENGINE`: the README says Node 20.19+), and no source map
+// may lead outside the package (scripts/pack-maps.ts). In the project it runs
 // `npx mailroomjs --help`, the type matrix (scripts/pack-types.ts:
 // every entry point with skipLibCheck false, under each TypeScript version
 // asked for in MAILROOM_PACK_TYPESCRIPT, the pinned one by default), and the
@@ -34,6 +36,7 @@ import {
   updateExportsFile,
   writeRuntimeProbe,
 } from './pack-exports.js';
+import { danglingSourceReferences } from './pack-maps.js';
 import { exampleFiles, movePorts, type ReadmeFile } from './readme-examples.js';
 import {
   RESOLUTIONS,
@@ -202,7 +205,9 @@ const project = join(work, 'project');
 let passed = false;
 try {
   const packed = await step('npm pack', 'npm', ['pack', '--pack-destination', work, '--json'], ROOT);
-  const [{ filename, files }] = JSON.parse(packed.slice(packed.indexOf('['))) as [{ filename: string; files: { path: string }[] }];
+  const [{ filename, files, size, unpackedSize }] = JSON.parse(packed.slice(packed.indexOf('['))) as [
+    { filename: string; files: { path: string }[]; size: number; unpackedSize: number },
+  ];
   const shipped = new Set(files.map((f) => f.path));
   for (const path of promised) {
     if (!shipped.has(path)) throw new Error(`pack check: the tarball lacks ${path}`);
@@ -211,7 +216,9 @@ try {
   if (top.join(' ') !== TOP_LEVEL.join(' ')) {
     throw new Error(`pack check: the tarball's top level is ${top.join(', ')}; expected exactly ${TOP_LEVEL.join(', ')} (package.json \`files\`)`);
   }
-  console.log(`pack check: the tarball holds ${top.join(', ')} (${shipped.size} files)`);
+  console.log(
+    `pack check: the tarball holds ${top.join(', ')} (${shipped.size} files, ${(size / 1024).toFixed(0)} KiB packed, ${(unpackedSize / 1024).toFixed(0)} KiB unpacked)`,
+  );
 
   cpSync(TEMPLATE, project, { recursive: true });
   const [smtp, http, app] = await freePorts(3);
@@ -255,7 +262,14 @@ try {
     )}\n`,
   );
   // Everything but the tarball is in npm's cache after `npm ci` here.
-  await step('npm install into a new project', 'npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], project);
+  const installed = await step('npm install into a new project', 'npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], project);
+  // The README says Node 20.19+: no dependency may warn that it wants a newer one (caniemail, @axe-core/playwright did).
+  const engineWarnings = installed.split('\n').filter((line) => line.includes('EBADENGINE'));
+  if (engineWarnings.length > 0)
+    throw new Error(`pack check: npm install warned about engines on Node ${process.versions.node}:\n${engineWarnings.join('\n')}`);
+  const dangling = danglingSourceReferences(join(project, 'node_modules/mailroomjs'), [...shipped]);
+  if (dangling.length > 0) throw new Error(`pack check: source map references lead outside the package:\n${dangling.slice(0, 20).join('\n')}`);
+  console.log(`pack check: no EBADENGINE warning on Node ${process.versions.node}, and no source map reference leads outside the package`);
   await step('npx mailroomjs --help prints the usage', 'npx', ['mailroomjs', '--help'], project, process.env, /^Usage: mailroom serve \[options\]/m);
   const specifiers = entryPoints(project);
   const pinnedTypeScript = versions.typescript;

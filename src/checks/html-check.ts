@@ -1,20 +1,20 @@
 // `html`: the HTML and CSS features of the mail that the chosen clients do
-// not support, from the caniemail.com data (the `caniemail` package, which
-// reads both the markup and the CSS, inline and in <style> blocks). A feature
-// a client does not support at all is an error; one it supports in part, a
-// warning. Each problem is one feature at one place, naming every client that
+// not support, from the caniemail.com data (the `caniemail` package, bundled
+// into the build (caniemail.ts), which reads both the markup and the CSS,
+// inline and in <style> blocks). A feature a client does not support at all
+// is an error; one it supports in part, a warning. Each problem is one feature at one place, naming every client that
 // lacks it, so a feature Outlook's six versions all lack reads once.
 import { DEFAULT_CLIENTS, type HtmlCheckOptions } from './options.js';
 import { excerpt, type HtmlReading } from './html-reading.js';
 import type { LineIndex } from './line-index.js';
 import { problem, type CheckableMail, type MailProblem, type Severity } from './problem.js';
 
-type Caniemail = typeof import('caniemail');
+type Caniemail = typeof import('./caniemail.js');
 
 // The data is 3.6 MB of JSON: loaded on the first html check, not with the package.
 let loading: Promise<Caniemail> | undefined;
 function caniemailModule(): Promise<Caniemail> {
-  return (loading ??= import('caniemail'));
+  return (loading ??= import('./caniemail.js'));
 }
 
 export async function checkHtml(mail: CheckableMail, reading: HtmlReading, options: HtmlCheckOptions = {}): Promise<MailProblem[]> {

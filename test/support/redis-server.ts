@@ -1,16 +1,67 @@
-// A real redis-server (Debian's package, `.ci/run` installs it) for the tests
+// A real redis-server (Debian's package; `npm test` installs it when missing,
+// scripts/provisioning.ts) for the tests
 // of the Redis store: on a free loopback port, with no persistence (`--save ''
 // --appendonly no`) and its working directory in a temporary folder removed
 // at stop, so a run leaves no files behind. Tests may stop it and start it
 // again on the same port, as an outage would.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
 
 export const REDIS_SERVER = process.env.MAILROOM_REDIS_SERVER ?? 'redis-server';
+
+/** What to run when there is no redis-server: printed as is by `npm test`. */
+export const INSTALL_REDIS_ADVICE: readonly string[] = Object.freeze([
+  'Install it:',
+  '  - Debian/Ubuntu: sudo apt-get install -y redis-server',
+  '  - macOS: brew install redis',
+  '  - or set MAILROOM_REDIS_SERVER=/path/to/redis-server',
+]);
+
+/**
+ * The redis-server executable the tests start: `MAILROOM_REDIS_SERVER` (a
+ * path, or a command on PATH) when set, else `redis-server` on PATH. Throws
+ * an error that says what to run when there is none.
+ */
+export function findRedisServer(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const dirs = (env.PATH ?? '').split(':').filter(Boolean);
+  const override = env.MAILROOM_REDIS_SERVER;
+  if (override) {
+    const found = executable(override, dirs);
+    if (found) return found;
+    throw new Error(
+      [`MAILROOM_REDIS_SERVER is set to ${override}, but no such program is there. Point it at a redis-server or unset it.`, ...INSTALL_REDIS_ADVICE].join(
+        '\n',
+      ),
+    );
+  }
+  const found = executable('redis-server', dirs);
+  if (found) return found;
+  throw new Error(
+    [
+      "No redis-server found for the Redis store's tests. Looked at:",
+      '  - MAILROOM_REDIS_SERVER (not set)',
+      '  - redis-server on PATH (missing)',
+      ...INSTALL_REDIS_ADVICE,
+    ].join('\n'),
+  );
+}
+
+/** `command`'s path when it names an executable file: as a path when it has a slash, else in one of `dirs`. */
+function executable(command: string, dirs: readonly string[]): string | undefined {
+  const candidates = command.includes('/') ? [command] : dirs.map((dir) => `${dir}/${command}`);
+  return candidates.find((path) => {
+    try {
+      accessSync(path, constants.X_OK);
+      return statSync(path).isFile();
+    } catch {
+      return false;
+    }
+  });
+}
 
 export interface RedisServer {
   readonly port: number;
