@@ -13,6 +13,7 @@
 // with the finder's advice (what to install by hand), and a failed command
 // is named with its exit and its last words. `MAILROOM_NO_INSTALL=1` turns
 // installing off: the run stops with the advice instead.
+import { lookup } from 'node:dns/promises';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { findChromium } from '../e2e/chromium.js';
@@ -71,6 +72,12 @@ export interface Machine {
   readonly stallMs: number;
   /** Where progress goes, a line at a time; the installers' own output goes to stdout as it comes. */
   readonly log: (line: string) => void;
+  /**
+   * Whether Playwright's download host resolves: where it does not (a
+   * machine with no way out, as CI's here), its installer would spend ten
+   * seconds failing, and is not tried.
+   */
+  readonly canDownload: () => Promise<boolean>;
 }
 
 /** A stop: the message says what was missing, what was tried, and what to do by hand. */
@@ -85,7 +92,29 @@ const PLAYWRIGHT_CONNECTION_TIMEOUT_MS = '10000';
 
 /** This machine: root or password-less sudo for apt-get, when there is an apt-get. */
 export function thisMachine(env: Readonly<Record<string, string | undefined>> = process.env): Machine {
-  return { env, apt: aptHere(), stallMs: STALL_MS, log: (line) => console.log(line) };
+  return { env, apt: aptHere(), stallMs: STALL_MS, log: (line) => console.log(line), canDownload: () => resolves(playwrightHost(env)) };
+}
+
+/** The host Playwright downloads browsers from (`PLAYWRIGHT_DOWNLOAD_HOST` moves it). */
+function playwrightHost(env: Readonly<Record<string, string | undefined>>): string {
+  const given = env.PLAYWRIGHT_DOWNLOAD_HOST?.trim();
+  if (!given) return 'cdn.playwright.dev';
+  try {
+    return new URL(given.includes('://') ? given : `https://${given}`).hostname;
+  } catch {
+    return given;
+  }
+}
+
+/** Whether `host` resolves within 3 s. */
+function resolves(host: string): Promise<boolean> {
+  return Promise.race([
+    lookup(host).then(
+      () => true,
+      () => false,
+    ),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 3_000).unref()),
+  ]);
 }
 
 function aptHere(): Apt {
@@ -143,8 +172,15 @@ export async function provision(needs: readonly Need[], machine: Machine = thisM
   const stillMissing: Need[] = [];
   for (const { need } of missing) {
     machine.log(`provision: no ${need.name} found; installing it.`);
+    const downloads = need.playwright !== undefined && (await machine.canDownload());
+    if (need.playwright && !downloads) {
+      const skipped = `\`${need.playwright.join(' ')}\` not tried: ${playwrightHost(machine.env)} does not resolve from here (no downloads)`;
+      machine.log(`provision: ${skipped}`);
+      failures.push(skipped);
+    }
     if (
       need.playwright &&
+      downloads &&
       (await installWith(need.playwright, machine, failures, { PLAYWRIGHT_DOWNLOAD_CONNECTION_TIMEOUT: PLAYWRIGHT_CONNECTION_TIMEOUT_MS }))
     ) {
       const path = findAfterInstall(need, failures);

@@ -49,9 +49,9 @@ function need(dir: string, playwright?: readonly string[]): Need {
   };
 }
 
-function machine(apt: Apt, env: Record<string, string> = {}): Machine & { readonly lines: string[] } {
+function machine(apt: Apt, env: Record<string, string> = {}, canDownload = true): Machine & { readonly lines: string[] } {
   const lines: string[] = [];
-  return { env, apt, stallMs: 2_000, log: (line) => lines.push(line), lines };
+  return { env, apt, stallMs: 2_000, log: (line) => lines.push(line), lines, canDownload: () => Promise.resolve(canDownload) };
 }
 
 const calls = (dir: string) => (existsSync(join(dir, 'calls')) ? readFileSync(join(dir, 'calls'), 'utf8').trim().split('\n') : []);
@@ -82,6 +82,16 @@ test("says what it runs before it runs it, and falls back to Debian's packages w
   expect(at.lines[3]).toBe("provision: installing Debian's packages for Chromium.");
   expect(at.lines[4]).toBe(`provision: running ${shown([...apt, 'install', '-y', 'chromium', 'chromium-headless-shell'])}`);
   expect(at.lines.at(-1)).toBe(`provision: Chromium ${process.execPath}`);
+});
+
+test("does not try Playwright's installer where its download host does not resolve: Debian's packages at once, and why", async () => {
+  const dir = scratchDir();
+  const playwright = fakeInstaller(dir, 'playwright', { installs: true });
+  const apt = fakeInstaller(dir, 'apt-get', { installs: true });
+  const at = machine({ command: apt, hasLists: () => true, knows: knowsAllBut('not-in-the-lists') }, {}, false);
+  expect([...(await provision([need(dir, playwright)], at)).values()]).toEqual([process.execPath]);
+  expect(calls(dir)).toEqual(['apt-get install -y chromium chromium-headless-shell']);
+  expect(at.lines[1]).toBe(`provision: \`${playwright.join(' ')}\` not tried: cdn.playwright.dev does not resolve from here (no downloads)`);
 });
 
 test('refreshes missing package lists first, and a failed install names the command, its exit and its error', async () => {
