@@ -389,7 +389,7 @@ export class Inbox {
     if (stop.cutAt !== undefined) budgetMs = Math.min(budgetMs, stop.cutAt - clock.now() + (stop.spareMs ?? 0) / 2);
     else if (stop.signal?.aborted) budgetMs = 0;
     if (budgetMs < MIN_SILENCE_BUDGET_MS) return undefined;
-    return explainSilence({ backend: this.client, address: this.address, since: this.#createdAt, filter, budgetMs, clock });
+    return explainSilence({ backend: this.client, address: this.address, since: this.#createdAt, filter, budgetMs });
   }
 
   /** Evicted mail newer than the watermark (the embedded server's ids sort by arrival), as a failure names it. */

@@ -13,12 +13,12 @@
 // path, and the reading has a small budget of its own: a failure is never
 // held up much by its explanation, and says so when the log could not be read.
 import type { MailBackend } from '../backends/backend.js';
+import { MailroomError } from '../client/errors.js';
 import type { MailboxIndexEntry } from '../client/messages.js';
 import type { SmtpAttempt } from '../client/smtp-lab.js';
-import { offset } from '../contract/format.js';
+import { formatDuration, offset } from '../contract/format.js';
 import { formatTime, quote } from './describe.js';
 import type { CompiledFilter } from './filter.js';
-import type { Clock } from '../wait/clock.js';
 
 /** The most a failed wait spends reading why nothing arrived. */
 export const SILENCE_BUDGET_MS = 1_000;
@@ -40,7 +40,6 @@ export interface SilenceQuestion {
   readonly filter: CompiledFilter;
   /** How long the reading may take, in ms (at most `SILENCE_BUDGET_MS`). */
   readonly budgetMs: number;
-  readonly clock: Clock;
 }
 
 /**
@@ -49,28 +48,26 @@ export interface SilenceQuestion {
  * read is said to be so.
  */
 export async function explainSilence(question: SilenceQuestion): Promise<string> {
-  const { backend, address, budgetMs, clock } = question;
+  const { backend, address, budgetMs } = question;
   const timeout = Math.max(1, Math.round(budgetMs));
-  const startedAt = clock.now();
-  const left = () => Math.max(1, Math.round(timeout - (clock.now() - startedAt)));
-  let logPath: string | undefined;
-  let indexPath: string | undefined;
-  try {
-    ({ smtpAttempts: logPath, mailboxes: indexPath } = await backend.features({ timeout }));
-  } catch (error) {
-    return unread(error);
-  }
-  if (logPath === undefined) return noLog(backend);
+  // One clock for both calls and whatever each asks first (the service's features).
+  const call = { timeout, signal: AbortSignal.timeout(timeout) };
   const domain = address.slice(address.lastIndexOf('@'));
   const [log, index] = await Promise.allSettled([
-    backend.smtpAttempts(address, { timeout: left() }),
-    indexPath !== undefined && backend.mailboxes ? backend.mailboxes({ contains: domain, limit: INDEX_LIMIT, timeout: left() }) : undefined,
+    // Asked even when the features, read earlier, named no log: they say "none" on trouble too, and the
+    // client asks again before it answers `unsupported`.
+    backend.smtpAttempts(address, call),
+    backend.mailboxes?.({ ...call, contains: domain, limit: INDEX_LIMIT }),
   ]);
-  if (log.status === 'rejected') return unread(log.reason);
+  if (log.status === 'rejected') {
+    if (log.reason instanceof MailroomError && log.reason.slug === 'unsupported') return noLog(backend);
+    return unread(call.signal.aborted ? `no answer within ${formatDuration(timeout)}` : log.reason);
+  }
   const from = question.since.getTime() - CLOCK_SLACK_MS;
   const attempts = log.value.filter((a) => a.at.getTime() >= from);
   if (attempts.length > 0) return attemptsStory(attempts, question.since);
   const none = `No SMTP attempt or provider API call named this address since the inbox was made at ${formatTime(question.since)} (the server's attempt log).`;
+  // No index (a service without one), or none in time: the first sentence stands alone.
   if (index.status === 'rejected' || index.value === undefined) return none;
   const elsewhere = index.value.mailboxes.filter((m) => m.address.toLowerCase() !== address.toLowerCase() && m.newest.receivedAt.getTime() >= from);
   return `${none} ${elsewhereStory(elsewhere, question, index.value.mailboxes.length === INDEX_LIMIT)}`;
