@@ -1,10 +1,13 @@
 // A deliberately failing inner run (e2e/inner/failing.inner.ts, a child
 // process against the same servers): what a person reads at 3 a.m. must
 // name the address, the filter, the budget and the mail that was rejected.
+import { basename, join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { test, expect } from '@playwright/test';
 import { outcomesOf, printedAddresses, runInner, type InnerResult, type InnerRun } from './support/inner-run.js';
 import { deleteMailbox, subjectsAt } from './support/mailbox.js';
+import { locate } from './support/source-line.js';
+import { ROOT } from './servers.js';
 
 // The three inner suites run as one child run, read by the three tests:
 // one Playwright process and one set of workers instead of three. The
@@ -25,7 +28,7 @@ function innerRun(): Promise<InnerRun> {
 test('a failing inner run explains each failure', async () => {
   const run = await innerRun();
   expect(run.code, run.output).toBe(1);
-  expect(outcomesOf(run, 'failing.inner.ts'), run.output).toMatchObject({ expected: 0, unexpected: 7 });
+  expect(outcomesOf(run, 'failing.inner.ts'), run.output).toMatchObject({ expected: 0, unexpected: 10 });
 
   const byTitle = (title: string): { result: InnerResult; address: string; error: string } => {
     const result = run.results.find((r) => r.title === title);
@@ -130,6 +133,33 @@ test('an SMTP matcher explains a failure with the attempt timeline, and the time
   expect(attachment?.contentType).toBe('text/plain');
   expect(Buffer.from(attachment!.body!, 'base64').toString()).toMatch(/^SMTP attempts at .*: 1 mail, 3 attempts, times from the first/);
   expect(await subjectsAt(address!)).toEqual([]);
+});
+
+test("every wait's and matcher's failure points at the test's line: the JSON report's location, the printed code frame and frame", async () => {
+  const run = await innerRun();
+  const inner = (name: string) => join(ROOT, 'e2e', 'inner', name);
+  const cases = [
+    ['waits with expectMail for a mail that never comes', locate(inner('failing.inner.ts'), "expectMail({ subject: 'Invoice' }, { timeout: 1_000 })")],
+    ['expects no welcome mail with expectNoMail', locate(inner('failing.inner.ts'), "expectNoMail({ subject: 'Welcome' }")],
+    ['waits for an invoice that never comes', locate(inner('failing.inner.ts'), "toReceiveMail({ subject: 'Invoice' }, { timeout: 3_000 })")],
+    ['checks a mail whose HTML Gmail clips', locate(inner('failing.inner.ts'), 'toPassMailChecks(')],
+    ['hammers a deferring server', locate(inner('smtp.inner.ts'), 'toHaveBackedOff()')],
+  ] as const;
+  for (const [title, where] of cases) {
+    const result = run.results.find((r) => r.title === title);
+    expect(result?.result.errors[0]?.location, `${title}:\n${run.output}`).toEqual({ file: where.file, line: where.line, column: where.column });
+    // The list reporter (the line reporter prints the same failure): the code frame at that line, and the frame.
+    const frame = new RegExp(`>\\s+${where.line} \\| ${where.text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n`);
+    expect(run.output, title).toMatch(frame);
+    expect(run.output, title).toContain(`${basename(where.file)}:${where.line}:${where.column}`);
+  }
+
+  // The wait that saw nothing says why, from the server's attempt log: this test's app sent nothing.
+  // (test/inbox/silence.integration.test.ts has each cause; here it is in a real run's report.)
+  const silent = run.results.find((r) => r.title === 'waits with expectMail for a mail that never comes')!;
+  expect(silent.error).toMatch(
+    /within 1 s \(\d+ checks?\)\. Nothing arrived at all\. No SMTP attempt or provider API call named this address since the inbox was made at \d\d:\d\d:\d\d \(the server's attempt log\)\. (Nor did the server take mail for any other address at mailroom\.test meanwhile\.|Meanwhile the server took mail for \d+ (or more )?other address(es)? at mailroom\.test)/,
+  );
 });
 
 test("a teardown that cannot delete the mailbox never replaces the test's result", async () => {

@@ -9,12 +9,13 @@ export type { InboxOptions, WaitOptions, QuietOptions, ConnectionOptions } from 
 export { DEFAULT_TIMEOUT_MS, DEFAULT_QUIET_MS } from './inbox/inbox-options.js';
 export { DEFAULT_API_URL, DEFAULT_DOMAIN } from './contract/defaults.js';
 export type { WaitInfo, InboxEvent } from './inbox/events.js';
+export type { SourceLocation } from './inbox/call-site.js';
 export type { PollEvent } from './wait/strategy.js';
 
 // Messages
 export { Mail, parseMail } from './inbox/mail.js';
 export type { ParseMailOptions } from './inbox/mail.js';
-export type { MailSummary, MessageDetail, MailAttachment } from './client/messages.js';
+export type { MailSummary, MessageDetail, MailAttachment, MailboxIndex, MailboxIndexEntry } from './client/messages.js';
 export { extractLinks, extractCodes } from './inbox/extract.js';
 
 // Mail checks: mail.check()
@@ -32,7 +33,7 @@ export type { WaitFailure, UnexpectedMailDetails, SkippedMail, SkipReason } from
 
 // The HTTP client, for services and tools beyond a wait
 export { MailroomClient } from './client/client.js';
-export type { ClientOptions, CallOptions, ListOptions, MailboxListing } from './client/client.js';
+export type { ClientOptions, CallOptions, ListOptions, MailboxListing, MailboxIndexOptions } from './client/client.js';
 
 // Backends: the embedded server's client, or a catcher's driver (docs/backends.md)
 export { createBackend } from './backends/choose.js';

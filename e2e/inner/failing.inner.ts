@@ -62,3 +62,23 @@ test.describe('with a 2 s mail budget', () => {
     await expect(inbox).toReceiveMail({ subject: 'Invoice' });
   });
 });
+
+// Each wait and matcher fails on a line of its own: the outer spec finds
+// that line in this file and checks that the report points at it.
+test('waits with expectMail for a mail that never comes', async ({ inbox }) => {
+  console.log(`inbox: ${inbox.address}`);
+  await inbox.expectMail({ subject: 'Invoice' }, { timeout: 1_000 });
+});
+
+test('expects no welcome mail with expectNoMail', async ({ inbox, request }) => {
+  console.log(`inbox: ${inbox.address}`);
+  await signUp(request, inbox.address);
+  await inbox.expectNoMail({ subject: 'Welcome' }, { within: 3_000 });
+});
+
+test('checks a mail whose HTML Gmail clips', async () => {
+  await expect({ subject: 'Newsletter', html: '<p>Hello there</p>', text: 'Hello there', size: 200 }).toPassMailChecks({
+    only: ['size'],
+    size: { clipBytes: 10 },
+  });
+});

@@ -13,8 +13,8 @@
 // The embedded server's client (client/client.ts, `MailroomClient`) is one
 // backend as it is; maildev.ts and mailpit.ts are the catchers a team may
 // already run. The inbox and the wait loop see only this interface.
-import type { CallOptions, ListOptions, MailboxListing, WaitForMailOptions, WaitListing } from '../client/client.js';
-import type { MessageDetail, ServiceFeatures } from '../client/messages.js';
+import type { CallOptions, ListOptions, MailboxIndexOptions, MailboxListing, WaitForMailOptions, WaitListing } from '../client/client.js';
+import type { MailboxIndex, MessageDetail, ServiceFeatures } from '../client/messages.js';
 import type { SmtpAttempt, SmtpRule } from '../client/smtp-lab.js';
 import type { WebhookDeadLetter, WebhookDelivery, WebhookRegistration } from '../client/webhooks.js';
 import type { WireSmtpRuleInput } from '../contract/wire.js';
@@ -85,6 +85,12 @@ export interface MailBackend {
   webhookDeliveries(id: string, options?: CallOptions): Promise<WebhookDelivery[]>;
   webhookDeadLetters(id: string, options?: CallOptions): Promise<WebhookDeadLetter[]>;
   replayDeadLetter(id: string, eventId: string, options?: CallOptions): Promise<WebhookDelivery>;
+  /**
+   * The mailboxes holding mail, the latest to get some first (the embedded
+   * server's index, `features.mailboxes`); a catcher has none. A failed
+   * wait reads it to say what was taken for other addresses meanwhile.
+   */
+  mailboxes?(options?: MailboxIndexOptions): Promise<MailboxIndex>;
   /** Closes what the backend holds open (a push stream); the backend reopens it when asked again. */
   close?(): Promise<void>;
 }

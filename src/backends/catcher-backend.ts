@@ -42,6 +42,7 @@ export abstract class CatcherBackend implements MailBackend {
       smtpRules: undefined,
       smtpAttempts: undefined,
       webhooks: undefined,
+      mailboxes: undefined,
     });
   }
 

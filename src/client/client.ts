@@ -13,7 +13,7 @@ import { assertMs, expectedError } from '../contract/validation.js';
 import type { WireSmtpRuleInput } from '../contract/wire.js';
 import type { WireWebhookInput } from '../contract/webhook-wire.js';
 import { MailroomApiError, MailroomError, isTransient, noAnswerError } from './errors.js';
-import type { MailSummary, MessageDetail, ServiceFeatures } from './messages.js';
+import type { MailboxIndex, MailSummary, MessageDetail, ServiceFeatures } from './messages.js';
 import type { SmtpAttempt, SmtpRule } from './smtp-lab.js';
 import {
   WebhookAnswer,
@@ -32,6 +32,7 @@ import {
   featuresOf,
   Listing,
   MailboxDeleted,
+  MailboxIndexAnswer,
   NO_FEATURES,
   parseBody,
   SmtpAttempts,
@@ -68,6 +69,13 @@ export interface ListOptions extends CallOptions {
   readonly limit?: number | undefined;
   /** Only messages older than this id: the next page down (when the service offers `features.paging`). */
   readonly beforeId?: string | undefined;
+}
+
+export interface MailboxIndexOptions extends CallOptions {
+  /** Only addresses containing this text (case-insensitive), e.g. `@mailroom.test`. */
+  readonly contains?: string | undefined;
+  /** How many mailboxes, 1..100 (the service's default is 25). */
+  readonly limit?: number | undefined;
 }
 
 export interface MailboxListing {
@@ -230,6 +238,27 @@ export class MailroomClient {
   async smtpAttempts(address: string, options: CallOptions = {}): Promise<SmtpAttempt[]> {
     const path = await this.#featurePath('smtpAttempts', options);
     return [...parseBody(await this.#send('GET', path, { address }, address, options), SmtpAttempts).attempts];
+  }
+
+  /**
+   * The mailboxes that hold mail, the one whose newest message arrived last
+   * first (`GET {features.mailboxes}?contains=S&limit=N`, the web UI's
+   * index). It names no address, so it draws on no budget.
+   */
+  async mailboxes(options: MailboxIndexOptions = {}): Promise<MailboxIndex> {
+    const path = (await this.features(options)).mailboxes;
+    if (path === undefined) {
+      throw new MailroomError(`${this.apiURL} offers no mailbox index (its GET ${HEALTH_PATH} advertises no features.mailboxes)`, { slug: 'unsupported' });
+    }
+    const query: Record<string, string> = {};
+    if (options.contains !== undefined) query.contains = options.contains;
+    if (options.limit !== undefined) {
+      if (!Number.isInteger(options.limit) || options.limit < 1 || options.limit > MAX_LIST_LIMIT) {
+        throw expectedError('limit', `an integer from 1 to ${MAX_LIST_LIMIT}`, options.limit);
+      }
+      query.limit = String(options.limit);
+    }
+    return parseBody(await this.#send('GET', path, query, undefined, options), MailboxIndexAnswer);
   }
 
   /** Registers a webhook (`POST {features.webhooks}`); the registration as stored, its secret included. */

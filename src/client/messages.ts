@@ -53,4 +53,24 @@ export interface ServiceFeatures {
   readonly smtpAttempts: string | undefined;
   /** The webhooks' registrations path (`features.webhooks`), when the service offers them. */
   readonly webhooks: string | undefined;
+  /** The mailbox index's path (`features.mailboxes`): the mailboxes holding mail, the latest to get some first. */
+  readonly mailboxes: string | undefined;
+}
+
+/** One mailbox of the index (`GET /api/v1/mailboxes`). */
+export interface MailboxIndexEntry {
+  readonly address: string;
+  /** How many messages it holds. */
+  readonly count: number;
+  /** Its newest message. */
+  readonly newest: MailSummary;
+}
+
+/** The mailboxes that hold mail, the one whose newest message arrived last first. */
+export interface MailboxIndex {
+  /** How many matched, before `limit` (with `contains` and `partial`, only among those searched). */
+  readonly total: number;
+  readonly mailboxes: readonly MailboxIndexEntry[];
+  /** True when a `contains` search stopped at its window (the 5,000 newest mailboxes) before the end of the index. */
+  readonly partial: boolean;
 }

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { PAGING_PARAM } from '../contract/routes.js';
 import { MailroomNetworkError } from './errors.js';
-import type { MailSummary, MessageDetail, ServiceFeatures } from './messages.js';
+import type { MailboxIndex, MailSummary, MessageDetail, ServiceFeatures } from './messages.js';
 import { PROVIDER_NAMES, type ProviderName } from '../contract/providers.js';
 import { SMTP_ATTEMPT_OUTCOMES, SMTP_ATTEMPT_STAGES, SMTP_RULE_KINDS, SMTP_RULE_STAGES } from '../contract/smtp-lab.js';
 import type { SmtpAttempt, SmtpRule } from './smtp-lab.js';
@@ -91,6 +91,16 @@ export const Listing = z.object({
 
 export const WaitAnswer = Listing.extend({ timed_out: z.boolean() });
 
+export const MailboxIndexAnswer = z
+  .object({
+    total: z.number().int().min(0),
+    mailboxes: z.array(z.object({ address: z.string(), count: z.number().int().min(0), newest: z.object(SummaryFields).transform(toSummary) })),
+    partial: z.boolean().optional(),
+  })
+  .transform((index): MailboxIndex =>
+    Object.freeze({ total: index.total, mailboxes: Object.freeze(index.mailboxes.map((m) => Object.freeze(m))), partial: index.partial === true }),
+  );
+
 export const Health = z.object({
   ok: z.unknown().optional(),
   domains: z.array(z.string()).nullish().catch(undefined),
@@ -102,6 +112,7 @@ export const Health = z.object({
       smtp_rules: z.unknown().optional(),
       smtp_attempts: z.unknown().optional(),
       webhooks: z.unknown().optional(),
+      mailboxes: z.unknown().optional(),
     })
     .nullish(),
 });
@@ -112,6 +123,7 @@ export const NO_FEATURES: ServiceFeatures = Object.freeze({
   smtpRules: undefined,
   smtpAttempts: undefined,
   webhooks: undefined,
+  mailboxes: undefined,
 });
 
 const pathOf = (value: unknown): string | undefined => (typeof value === 'string' && value.startsWith('/') ? value : undefined);
@@ -130,6 +142,7 @@ export function featuresOf(text: string): ServiceFeatures {
     smtpRules: pathOf(features?.smtp_rules),
     smtpAttempts: pathOf(features?.smtp_attempts),
     webhooks: pathOf(features?.webhooks),
+    mailboxes: pathOf(features?.mailboxes),
   });
 }
 

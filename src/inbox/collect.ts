@@ -15,7 +15,7 @@ import type { CompiledFilter } from './filter.js';
 import type { InboxLedger } from './ledger.js';
 import type { ListingCut } from './listing-walk.js';
 import type { Mail } from './mail.js';
-import { MailTimeoutError, type SkippedMail, type SkipReason, type WaitFailure } from './wait-errors.js';
+import type { SkippedMail, SkipReason, WaitFailure } from './wait-errors.js';
 
 export interface CollectRequest {
   readonly address: string;
@@ -109,9 +109,9 @@ export class Collection {
       if (this.#claimedByOthers.has(id)) wake();
     });
 
-  /** The failure of a wait that ran out of budget (or was cut short) with what this collection saw. */
-  failure(outcome: PollOutcome<unknown>, budgetMs: number, elapsedMs: number, evicted?: WaitFailure['evicted']): MailTimeoutError {
-    return new MailTimeoutError({
+  /** What a wait that ran out of budget (or was cut short) knew, from what this collection saw: a `MailTimeoutError`'s fields. */
+  failure(outcome: PollOutcome<unknown>, budgetMs: number, elapsedMs: number, evicted?: WaitFailure['evicted']): WaitFailure {
+    return {
       address: this.#request.address,
       filter: this.#request.filter.description,
       budgetMs,
@@ -129,7 +129,7 @@ export class Collection {
       cutShortReason: outcome.cutShortReason,
       listingCut: this.#request.listingCut?.(),
       evicted,
-    });
+    };
   }
 
   /** Frees this wait's claims, whatever it ended with. */

@@ -1,6 +1,7 @@
 // What an inbox tells its observers (`onEvent`) and report steps
 // (`aroundWait`) about each wait.
 import type { PollEvent } from '../wait/strategy.js';
+import type { SourceLocation } from './call-site.js';
 import type { WaitKind } from './describe.js';
 import type { MailFilter } from './filter.js';
 import type { Mail } from './mail.js';
@@ -20,6 +21,12 @@ export interface WaitInfo {
   readonly budgetMs: number;
   /** How many mails the wait wants (0 for `expectNoMail`). */
   readonly count: number;
+  /**
+   * Where the wait was called: the test's line (or its helper's), so a
+   * report step can point there. Undefined when the caller's frames hold
+   * none outside mailroom and its dependencies.
+   */
+  readonly calledFrom: SourceLocation | undefined;
 }
 
 export type InboxEvent =

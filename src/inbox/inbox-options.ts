@@ -39,7 +39,7 @@ export interface InboxOptions extends ConnectionOptions {
   readonly onEvent?: ((event: InboxEvent) => void) | undefined;
   /**
    * Wraps every wait, e.g. in a report step:
-   * `aroundWait: (wait, run) => test.step(wait.title, run, { box: true })`.
+   * `aroundWait: (wait, run) => test.step(wait.title, run, { location: wait.calledFrom })`.
    */
   readonly aroundWait?: (<T>(wait: WaitInfo, run: () => Promise<T>) => Promise<T>) | undefined;
   /** Cancels the watermark read of `createInbox`. */
@@ -63,6 +63,12 @@ export interface WaitCut {
   readonly signal: AbortSignal;
   /** Milliseconds from when `waitSignal` was asked until `signal` fires. */
   readonly firesInMs: number;
+  /**
+   * How long the runner still waits after `signal` fires before it fails the
+   * test itself. A wait that failed with nothing at all spends at most half
+   * of it reading why (the attempt log); without it, it reads nothing once cut.
+   */
+  readonly spareMs?: number | undefined;
 }
 
 /** Options of one wait: `expectMail`, `expectMails` and `toReceiveMail`. */

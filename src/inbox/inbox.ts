@@ -22,6 +22,7 @@ import { callWithRetry } from '../wait/retry.js';
 import type { InspectContext, PollOutcome, WaitStrategy } from '../wait/strategy.js';
 import { MAX_GRACE_MS } from '../wait/window.js';
 import { freshAddress } from './address.js';
+import { CallSite } from './call-site.js';
 import { Collection } from './collect.js';
 import { walkToWatermark, type ListingCut } from './listing-walk.js';
 import { describeWait, type WaitKind } from './describe.js';
@@ -39,7 +40,8 @@ import {
 } from './inbox-options.js';
 import { InboxLedger } from './ledger.js';
 import { Mail } from './mail.js';
-import { UnexpectedMailError } from './wait-errors.js';
+import { explainSilence, SILENCE_BUDGET_MS } from './silence.js';
+import { MailTimeoutError, nothingArrived, UnexpectedMailError, type WaitFailure } from './wait-errors.js';
 import { checkService } from './service-check.js';
 import { createInboxSmtp, type InboxSmtp } from './smtp.js';
 import { createInboxWebhooks, type InboxWebhooks } from './webhooks.js';
@@ -55,11 +57,17 @@ const CALL_BUDGET_MS = 10_000;
  */
 const FETCH_ATTEMPTS = 3;
 const FETCH_BUDGET_REQUESTS = 3;
+/** Less time than this to read why nothing arrived is not worth a request. */
+const MIN_SILENCE_BUDGET_MS = 20;
 
 /** What ends a wait early: the caller's signal and the inbox's cut-off, and when the cut-off is due (on the inbox's clock). */
 interface WaitStop {
   readonly signal: AbortSignal | undefined;
   readonly cutAt: number | undefined;
+  /** The caller's own signal: once it fired, the caller has given up on the wait. */
+  readonly callerSignal: AbortSignal | undefined;
+  /** How long the runner waits past the cut-off (`WaitCut.spareMs`). */
+  readonly spareMs: number | undefined;
 }
 
 interface InboxState {
@@ -67,6 +75,8 @@ interface InboxState {
   readonly address: string;
   readonly client: MailBackend;
   readonly watermark: Watermark | null;
+  /** Wall time, only to tell the server's records of this test's time from older ones (silence.ts); no deadline reads it. */
+  readonly createdAt: Date;
 }
 
 const CONSTRUCT = Symbol('Inbox');
@@ -80,6 +90,7 @@ const CONSTRUCT = Symbol('Inbox');
 export async function createInbox(options: InboxOptions = {}): Promise<Inbox> {
   if (options === null || typeof options !== 'object') throw new TypeError('Expected inbox options to be an object');
   const resolved = resolveInboxOptions(options as InboxOptions & Record<string, unknown>);
+  const createdAt = new Date();
   const minted = resolved.address === undefined;
   const address = resolved.address ?? freshAddress({ prefix: resolved.prefix, domain: resolved.domain });
   const client =
@@ -111,7 +122,7 @@ export async function createInbox(options: InboxOptions = {}): Promise<Inbox> {
     // out the floor instead of earning a 429.
     watermark = await readWatermark(client, address, setupCall);
   }
-  return new Inbox(CONSTRUCT, { options: resolved, address, client, watermark });
+  return new Inbox(CONSTRUCT, { options: resolved, address, client, watermark, createdAt });
 }
 
 /**
@@ -152,6 +163,7 @@ export class Inbox {
   readonly webhooks: InboxWebhooks;
   readonly #options: ResolvedInboxOptions;
   readonly #watermark: Watermark | null;
+  readonly #createdAt: Date;
   readonly #ledger: InboxLedger;
   /** The latest listing, newest first: a wait may answer from it at once. */
   #snapshot: readonly MailSummary[] | undefined;
@@ -168,6 +180,7 @@ export class Inbox {
     this.client = state.client;
     this.#options = state.options;
     this.#watermark = state.watermark;
+    this.#createdAt = state.createdAt;
     this.#ledger = new InboxLedger(state.address, state.options.handled);
     this.smtp = createInboxSmtp({
       address: state.address,
@@ -196,18 +209,25 @@ export class Inbox {
     return this.#options.timeout;
   }
 
+  // Each wait takes its caller's frames first thing (call-site.ts): its
+  // failure points at the test's line, not at the polling loop.
+
   /** Waits for the oldest new mail matching `filter`, fetches it, and returns it. */
   async expectMail(filter?: MailFilter, options: WaitOptions = {}): Promise<Mail> {
-    const [mail] = await this.#expect('expectMail', 1, filter, options);
+    const site = CallSite.capture();
+    const [mail] = await site.run(() => this.#expect('expectMail', 1, filter, options, site));
     return mail as Mail;
   }
 
   /** Waits for `count` new mails matching `filter`; returns them in arrival order. */
   async expectMails(count: number, filter?: MailFilter, options: WaitOptions = {}): Promise<Mail[]> {
-    if (!Number.isInteger(count) || count < 1 || count > MAX_LIST_LIMIT) {
-      throw expectedError('count', `an integer from 1 to ${MAX_LIST_LIMIT}`, count);
-    }
-    return this.#expect('expectMails', count, filter, options);
+    const site = CallSite.capture();
+    return site.run(async () => {
+      if (!Number.isInteger(count) || count < 1 || count > MAX_LIST_LIMIT) {
+        throw expectedError('count', `an integer from 1 to ${MAX_LIST_LIMIT}`, count);
+      }
+      return this.#expect('expectMails', count, filter, options, site);
+    });
   }
 
   /**
@@ -217,37 +237,8 @@ export class Inbox {
    * wait does not count.
    */
   async expectNoMail(filter?: MailFilter, options: QuietOptions = {}): Promise<void> {
-    validateWaitOptions(options, 'within');
-    const compiled = compileFilter(filter);
-    const within = options.within ?? DEFAULT_QUIET_MS;
-    assertMs('within', within);
-    const info = this.#waitInfo('expectNoMail', 0, compiled, within);
-    return this.#around(info, async () => {
-      const { clock } = this.#options;
-      const startedAt = clock.now();
-      this.#emit({ type: 'wait-start', wait: info });
-      try {
-        const outcome = await this.#poll(info, 'quiet', within, this.#stopFor(options.signal), async (messages) => {
-          const hits = aboveWatermark(messages, this.#watermark).filter((s) => this.#ledger.skipReason(s.id) === undefined && compiled.matches(s));
-          return hits.length > 0 ? hits.reverse() : undefined;
-        });
-        if (outcome.result) {
-          throw new UnexpectedMailError({
-            address: this.address,
-            filter: compiled.description,
-            withinMs: within,
-            elapsedMs: outcome.elapsedMs,
-            arrived: outcome.result,
-          });
-        }
-        // A listing cut short of the watermark left older mail unseen: no quiet to confirm.
-        if (outcome.cutShort || !outcome.coveredDeadline || this.#listingCut) throw this.#unconfirmedQuiet(compiled, within, outcome);
-        this.#emit({ type: 'wait-end', wait: info, outcome: 'quiet', elapsedMs: clock.now() - startedAt, checks: outcome.checks });
-      } catch (error) {
-        this.#emit({ type: 'wait-end', wait: info, outcome: 'failed', error: error as Error, elapsedMs: clock.now() - startedAt });
-        throw error;
-      }
-    });
+    const site = CallSite.capture();
+    return site.run(() => this.#expectQuiet(filter, options, site));
   }
 
   /** The mail that arrived since the inbox was created, oldest first (one list call). */
@@ -306,13 +297,47 @@ export class Inbox {
     return { address: this.address, watermark: this.watermark };
   }
 
-  async #expect(kind: WaitKind, count: number, filter: MailFilter | undefined, options: WaitOptions): Promise<Mail[]> {
+  #expectQuiet(filter: MailFilter | undefined, options: QuietOptions, site: CallSite): Promise<void> {
+    validateWaitOptions(options, 'within');
+    const compiled = compileFilter(filter);
+    const within = options.within ?? DEFAULT_QUIET_MS;
+    assertMs('within', within);
+    const info = this.#waitInfo('expectNoMail', 0, compiled, within, site);
+    return this.#around(info, site, async () => {
+      const { clock } = this.#options;
+      const startedAt = clock.now();
+      this.#emit({ type: 'wait-start', wait: info });
+      try {
+        const outcome = await this.#poll(info, 'quiet', within, this.#stopFor(options.signal), async (messages) => {
+          const hits = aboveWatermark(messages, this.#watermark).filter((s) => this.#ledger.skipReason(s.id) === undefined && compiled.matches(s));
+          return hits.length > 0 ? hits.reverse() : undefined;
+        });
+        if (outcome.result) {
+          throw new UnexpectedMailError({
+            address: this.address,
+            filter: compiled.description,
+            withinMs: within,
+            elapsedMs: outcome.elapsedMs,
+            arrived: outcome.result,
+          });
+        }
+        // A listing cut short of the watermark left older mail unseen: no quiet to confirm.
+        if (outcome.cutShort || !outcome.coveredDeadline || this.#listingCut) throw this.#unconfirmedQuiet(compiled, within, outcome);
+        this.#emit({ type: 'wait-end', wait: info, outcome: 'quiet', elapsedMs: clock.now() - startedAt, checks: outcome.checks });
+      } catch (error) {
+        this.#emit({ type: 'wait-end', wait: info, outcome: 'failed', error: error as Error, elapsedMs: clock.now() - startedAt });
+        throw error;
+      }
+    });
+  }
+
+  async #expect(kind: WaitKind, count: number, filter: MailFilter | undefined, options: WaitOptions, site: CallSite): Promise<Mail[]> {
     validateWaitOptions(options, 'timeout');
     const compiled = compileFilter(filter);
     const budgetMs = options.timeout ?? this.#options.timeout;
     assertMs('timeout', budgetMs);
-    const info = this.#waitInfo(kind, count, compiled, budgetMs);
-    return this.#around(info, () => this.#collect(info, compiled, this.#stopFor(options.signal)));
+    const info = this.#waitInfo(kind, count, compiled, budgetMs, site);
+    return this.#around(info, site, () => this.#collect(info, compiled, this.#stopFor(options.signal)));
   }
 
   async #collect(info: WaitInfo, filter: CompiledFilter, stop: WaitStop): Promise<Mail[]> {
@@ -340,13 +365,31 @@ export class Inbox {
       if (early) return this.#received(info, early, startedAt, 0);
       const outcome = await this.#poll(info, 'until-found', Math.max(0, info.budgetMs - (clock.now() - startedAt)), stop, collection.inspect, collection.watch);
       if (outcome.result) return this.#received(info, outcome.result, startedAt, outcome.checks);
-      throw collection.failure(outcome, info.budgetMs, clock.now() - startedAt, this.#evictedAboveWatermark());
+      const failure = collection.failure(outcome, info.budgetMs, clock.now() - startedAt, this.#evictedAboveWatermark());
+      throw new MailTimeoutError({ ...failure, diagnosis: await this.#diagnose(failure, filter, stop, hardStop) });
     } catch (error) {
       this.#emit({ type: 'wait-end', wait: info, outcome: 'failed', error: error as Error, elapsedMs: clock.now() - startedAt });
       throw error;
     } finally {
       collection.release();
     }
+  }
+
+  /**
+   * Why nothing arrived (silence.ts), when nothing did and there is time to
+   * ask: at most `SILENCE_BUDGET_MS`, and no later than the wait's own hard
+   * stop (so a failed wait still ends within its deadline plus one request
+   * timeout); once the test's deadline cut the wait, at most half of what
+   * the runner allows past the cut.
+   */
+  async #diagnose(failure: WaitFailure, filter: CompiledFilter, stop: WaitStop, hardStop: number): Promise<string | undefined> {
+    if (!nothingArrived(failure) || stop.callerSignal?.aborted) return undefined;
+    const { clock } = this.#options;
+    let budgetMs = Math.min(SILENCE_BUDGET_MS, hardStop - clock.now());
+    if (stop.cutAt !== undefined) budgetMs = Math.min(budgetMs, stop.cutAt - clock.now() + (stop.spareMs ?? 0) / 2);
+    else if (stop.signal?.aborted) budgetMs = 0;
+    if (budgetMs < MIN_SILENCE_BUDGET_MS) return undefined;
+    return explainSilence({ backend: this.client, address: this.address, since: this.#createdAt, filter, budgetMs });
   }
 
   /** Evicted mail newer than the watermark (the embedded server's ids sort by arrival), as a failure names it. */
@@ -482,7 +525,7 @@ export class Inbox {
     return callWithRetry(call, { clock, hardStop: clock.now() + budgetMs, requestTimeout, signal });
   }
 
-  #waitInfo(kind: WaitKind, count: number, filter: CompiledFilter, budgetMs: number): WaitInfo {
+  #waitInfo(kind: WaitKind, count: number, filter: CompiledFilter, budgetMs: number, site: CallSite): WaitInfo {
     return Object.freeze({
       id: ++this.#waits,
       kind,
@@ -492,20 +535,26 @@ export class Inbox {
       filterSpec: filter.source,
       budgetMs,
       count,
+      // Read only by a report step that asks (formatting the frames is the cost).
+      get calledFrom() {
+        return site.location;
+      },
     });
   }
 
   /** The caller's signal combined with the inbox's own cut-off, if any, and when that cut-off fires. */
   #stopFor(signal: AbortSignal | undefined): WaitStop {
     const asked = this.#options.waitSignal?.();
-    if (!asked) return { signal, cutAt: undefined };
-    const cut = asked instanceof AbortSignal ? { signal: asked, firesInMs: undefined } : asked;
+    if (!asked) return { signal, cutAt: undefined, callerSignal: signal, spareMs: undefined };
+    const cut = asked instanceof AbortSignal ? { signal: asked, firesInMs: undefined, spareMs: undefined } : asked;
     const cutAt = cut.firesInMs === undefined ? undefined : this.#options.clock.now() + cut.firesInMs;
-    return { signal: signal ? AbortSignal.any([signal, cut.signal]) : cut.signal, cutAt };
+    return { signal: signal ? AbortSignal.any([signal, cut.signal]) : cut.signal, cutAt, callerSignal: signal, spareMs: cut.spareMs };
   }
 
-  #around<T>(info: WaitInfo, run: () => Promise<T>): Promise<T> {
-    return this.#options.aroundWait ? this.#options.aroundWait(info, run) : run();
+  /** Runs a wait in the `aroundWait` step, its failure pointed at the caller before the step sees it. */
+  #around<T>(info: WaitInfo, site: CallSite, run: () => Promise<T>): Promise<T> {
+    const pointed = () => site.run(run);
+    return this.#options.aroundWait ? this.#options.aroundWait(info, pointed) : pointed();
   }
 
   #emit(event: InboxEvent): void {

@@ -68,6 +68,14 @@ export interface WaitFailure {
    * older mail above the watermark may have been missed.
    */
   readonly listingCut?: ListingCut | undefined;
+  /**
+   * Why nothing arrived, in a sentence or two, from what the backend keeps:
+   * the embedded server's attempt log for the address (no attempt came, or
+   * each was refused, with its reply and rule) and its mailbox index (mail
+   * taken for other addresses of the domain meanwhile); or that the backend
+   * keeps no log. Read only when nothing arrived (`nothingArrived`).
+   */
+  readonly diagnosis?: string | undefined;
 }
 
 /** A wait for mail ran out of budget (or was cut short) without the mail. */
@@ -121,8 +129,9 @@ export function formatWaitFailure(f: WaitFailure): string {
   if (f.evicted) {
     const n = f.evicted.count;
     text += ` The server evicted ${n === 1 ? '1 message' : `${n} messages`} for this address (the newest ${f.evicted.newestId}) to stay under its message cap before the wait could read ${n === 1 ? 'it' : 'them'}: raise the server's maxMessages (mailroom serve --max-messages).`;
-  } else if (f.checks > 0 && f.received === 0 && f.rejected.length === 0 && skipped.length === 0 && f.unfetched.length === 0) {
+  } else if (nothingArrived(f)) {
     text += ' Nothing arrived at all.';
+    if (f.diagnosis) text += ` ${f.diagnosis}`;
   }
   if (f.unfetched.length > 0) {
     text += ` Matching mail did arrive but could not be fetched in time: ${formatSummaries(f.unfetched, 5)}.`;
@@ -139,6 +148,15 @@ export function formatWaitFailure(f: WaitFailure): string {
     text += ' No check got an answer before the cut (the first was still in flight), so whether mail arrived is unknown.';
   }
   return text;
+}
+
+/**
+ * True when a wait saw nothing at all above the watermark: no mail it
+ * rejected, passed over or could not fetch, none evicted, and at least one
+ * check answered (so "nothing" is known, not guessed).
+ */
+export function nothingArrived(f: Omit<WaitFailure, 'diagnosis'>): boolean {
+  return f.evicted === undefined && f.checks > 0 && f.received === 0 && f.rejected.length === 0 && (f.skipped ?? []).length === 0 && f.unfetched.length === 0;
 }
 
 export interface UnexpectedMailDetails {

@@ -165,8 +165,11 @@ function bridgeFor(testInfo: TestInfo, clocks: Pick<TestRunnerBridge, 'timeLeft'
     title: testInfo.title,
     runnerName: 'Playwright',
     titlePath: testInfo.titlePath.join(' > '),
-    // Boxed: a failed wait points at the test's line, not at mailroom's code.
-    step: (title, run) => base.step(title, run, { box: true }),
+    // At the test's line. Not boxed: Playwright takes a boxed step's frames
+    // after an await of its own, where the test's line is gone, and puts
+    // them in place of the error's, so the failure had no line at all. The
+    // wait's error carries the test's frames itself (inbox/call-site.ts).
+    step: (title, run, calledFrom) => base.step(title, run, calledFrom ? { location: calledFrom } : {}),
     attach: ({ name, contentType, body }) => testInfo.attach(name, { contentType, body }),
     annotate: (message) => void testInfo.annotations.push({ type: ANNOTATION_TYPE, description: message }),
     timeLeft: clocks.timeLeft,

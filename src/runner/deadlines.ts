@@ -62,5 +62,5 @@ export function deadlineCut(left: number | undefined): WaitCut | undefined {
   const controller = new AbortController();
   const reason = new Error(`the test's own timeout was ${formatDuration(left)} away`);
   setTimeout(() => controller.abort(reason), firesInMs).unref();
-  return { signal: controller.signal, firesInMs };
+  return { signal: controller.signal, firesInMs, spareMs: left - firesInMs };
 }

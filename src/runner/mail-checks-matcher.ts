@@ -10,6 +10,7 @@ import { describeValue } from '../contract/validation.js';
 import type { Mail } from '../inbox/mail.js';
 import type { MatcherHintState } from './matcher.js';
 import { mailAttachmentName, type ReportAttachment } from './report.js';
+import { CallSite } from '../inbox/call-site.js';
 
 export interface PassMailChecksOptions extends MailCheckOptions {
   /** What fails the matcher: any error (default), or any warning too. */
@@ -33,10 +34,18 @@ export interface MailChecksMatcherResult {
  * options name their own) and judges the report: `pass` when no problem is
  * at or above `failOn`.
  */
-export async function matchMailChecks(
+export function matchMailChecks(
   received: unknown,
   options: PassMailChecksOptions = {},
   context: { readonly isNot?: boolean; readonly extraChecks?: readonly ExtraCheck[] } = {},
+): Promise<MailChecksMatcherResult> {
+  return CallSite.capture().run(() => mailChecks(received, options, context));
+}
+
+async function mailChecks(
+  received: unknown,
+  options: PassMailChecksOptions,
+  context: { readonly isNot?: boolean; readonly extraChecks?: readonly ExtraCheck[] },
 ): Promise<MailChecksMatcherResult> {
   const mail = assertCheckable(received);
   const { failOn = 'error', ...checkOptions } = validateCheckOptions(options, ['failOn']) as PassMailChecksOptions;

@@ -10,6 +10,7 @@ import { DEFAULT_QUIET_MS } from '../inbox/inbox-options.js';
 import { formatSummaries, formatSummary } from '../inbox/describe.js';
 import { formatDuration } from '../contract/format.js';
 import { describeValue } from '../contract/validation.js';
+import { CallSite } from '../inbox/call-site.js';
 
 export interface ReceiveMailOptions {
   /** Budget of the positive matcher, in ms (the inbox's `timeout` by default). */
@@ -41,11 +42,20 @@ export interface ReceiveMailResult {
  * `isNot`). Refusals that mean "stop" (unknown domain, bad token…) are thrown
  * rather than reported as a failed expectation: they are errors, not answers.
  */
-export async function matchReceiveMail(
+export function matchReceiveMail(
   received: unknown,
   filter: MailFilter | undefined,
   options: ReceiveMailOptions = {},
   context: { readonly isNot?: boolean } = {},
+): Promise<ReceiveMailResult> {
+  return CallSite.capture().run(() => receiveMail(received, filter, options, context));
+}
+
+async function receiveMail(
+  received: unknown,
+  filter: MailFilter | undefined,
+  options: ReceiveMailOptions,
+  context: { readonly isNot?: boolean },
 ): Promise<ReceiveMailResult> {
   const inbox = assertInbox(received);
   assertMatcherOptions(options, context.isNot === true);

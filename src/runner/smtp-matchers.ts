@@ -13,6 +13,7 @@ import { readLog, type ReadLog } from '../contract/attempt-reading.js';
 import type { MatcherHintState } from './matcher.js';
 import { checkMatcherOptions, countOption, msOption } from './matcher-options.js';
 import { formatTimeline } from '../contract/attempt-timeline.js';
+import { CallSite } from '../inbox/call-site.js';
 
 export interface RetriedOptions {
   /** At least this many retries (default 1; 0 when `atMost` is given). */
@@ -99,7 +100,11 @@ function result(
  * sender retried mail to the address that many times (retries: attempts
  * beyond each mail's first, contract/attempt-reading.ts).
  */
-export async function matchRetried(received: unknown, options: RetriedOptions = {}, context: { readonly isNot?: boolean } = {}): Promise<SmtpMatcherResult> {
+export function matchRetried(received: unknown, options: RetriedOptions = {}, context: { readonly isNot?: boolean } = {}): Promise<SmtpMatcherResult> {
+  return CallSite.capture().run(() => retried(received, options, context));
+}
+
+async function retried(received: unknown, options: RetriedOptions, context: { readonly isNot?: boolean }): Promise<SmtpMatcherResult> {
   const name = 'toHaveBeenRetried';
   const inbox = assertInbox(name, received);
   const o = checkMatcherOptions(name, options, RETRIED_KEYS);
@@ -216,11 +221,11 @@ export function missteps(read: ReadLog, policy: BackoffPolicy): Misstep[] {
  * permanent refusal, and after a 421 (a provider API's 429) the sender
  * slowed down for all its mail.
  */
-export async function matchBackedOff(
-  received: unknown,
-  options: BackedOffOptions = {},
-  context: { readonly isNot?: boolean } = {},
-): Promise<SmtpMatcherResult> {
+export function matchBackedOff(received: unknown, options: BackedOffOptions = {}, context: { readonly isNot?: boolean } = {}): Promise<SmtpMatcherResult> {
+  return CallSite.capture().run(() => backedOff(received, options, context));
+}
+
+async function backedOff(received: unknown, options: BackedOffOptions, context: { readonly isNot?: boolean }): Promise<SmtpMatcherResult> {
   const name = 'toHaveBackedOff';
   const inbox = assertInbox(name, received);
   const o = checkMatcherOptions(name, options, BACKED_OFF_KEYS);

@@ -7,6 +7,7 @@
 // inside the test's own deadline, and delete the mailbox afterwards without
 // ever masking the test's result. All of that lives here; an adapter only
 // translates its runner's test info into a `TestRunnerBridge`.
+import type { SourceLocation } from '../inbox/call-site.js';
 import { createInbox, type Inbox } from '../inbox/inbox.js';
 import { DEFAULT_TIMEOUT_MS } from '../inbox/inbox-options.js';
 import { deadlineCut, teardownBudget } from './deadlines.js';
@@ -22,8 +23,13 @@ export interface TestRunnerBridge {
   readonly title: string;
   /** Where the test is, e.g. `signup.test.ts > signup > sends a code`: notes on stderr name it. */
   readonly titlePath: string;
-  /** Runs a wait inside a report step titled like a sentence. */
-  step<T>(title: string, run: () => Promise<T>): Promise<T>;
+  /**
+   * Runs a wait inside a report step titled like a sentence. `calledFrom`
+   * is the test's line that called the wait, when known: the step points
+   * there. The wait's error already carries the test's frames; a step that
+   * replaces them with its own (Playwright's `box`) hides the line.
+   */
+  step<T>(title: string, run: () => Promise<T>, calledFrom?: SourceLocation): Promise<T>;
   /** Adds a document to the test's report. */
   attach(attachment: ReportAttachment): Promise<void> | void;
   /**
@@ -114,12 +120,12 @@ export async function openTestInbox(options: MailroomTestOptions | undefined, br
     timeout: settings.timeout ?? DEFAULT_TIMEOUT_MS,
     prefix: bridge.title,
     signal: bridge.signal,
-    aroundWait: (wait, run) => bridge.step(wait.title, run),
+    aroundWait: (wait, run) => bridge.step(wait.title, run, wait.calledFrom),
     waitSignal: () => {
       const cut = deadlineCut(bridge.timeLeft());
       const cancelled = bridge.signal;
       if (!cut) return cancelled;
-      return cancelled ? { signal: AbortSignal.any([cut.signal, cancelled]), firesInMs: cut.firesInMs } : cut;
+      return cancelled ? { ...cut, signal: AbortSignal.any([cut.signal, cancelled]) } : cut;
     },
     onEvent: attach
       ? (event) => {

@@ -12,6 +12,7 @@ import { isWebhook, type Webhook } from '../inbox/webhooks.js';
 import type { MatcherHintState } from './matcher.js';
 import { checkMatcherOptions, countOption, msOption } from './matcher-options.js';
 import { formatWebhookTimeline } from './webhook-timeline.js';
+import { CallSite } from '../inbox/call-site.js';
 
 export interface DeliveredOptions {
   /**
@@ -104,11 +105,20 @@ function summary(deliveries: readonly WebhookDelivery[]): string {
  * each in exactly `attempts` attempts when given. Passes as soon as it
  * holds; `.not` watches all of `within` (5 s) and fails as soon as it holds.
  */
-export async function matchDelivered(
+export function matchDelivered(
   received: unknown,
   type?: WebhookEventType,
   options: DeliveredOptions = {},
   context: { readonly isNot?: boolean } = {},
+): Promise<WebhookMatcherResult> {
+  return CallSite.capture().run(() => delivered(received, type, options, context));
+}
+
+async function delivered(
+  received: unknown,
+  type: WebhookEventType | undefined,
+  options: DeliveredOptions,
+  context: { readonly isNot?: boolean },
 ): Promise<WebhookMatcherResult> {
   const name = 'toHaveDelivered';
   const webhook = assertWebhook(name, received);
@@ -150,11 +160,15 @@ export async function matchDelivered(
  * an event (of `type`) was given up on, for `reason`, after exactly
  * `attempts` attempts when given. Passes as soon as it holds.
  */
-export async function matchDeadLettered(
+export function matchDeadLettered(
   received: unknown,
   options: DeadLetteredOptions = {},
   context: { readonly isNot?: boolean } = {},
 ): Promise<WebhookMatcherResult> {
+  return CallSite.capture().run(() => deadLettered(received, options, context));
+}
+
+async function deadLettered(received: unknown, options: DeadLetteredOptions, context: { readonly isNot?: boolean }): Promise<WebhookMatcherResult> {
   const name = 'toHaveDeadLettered';
   const webhook = assertWebhook(name, received);
   const o = checkMatcherOptions(name, options, ['type', 'reason', 'attempts', 'within', 'signal']);

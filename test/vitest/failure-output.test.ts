@@ -3,6 +3,7 @@
 // and the subjects it saw and rejected; kept and undeletable mailboxes are
 // named too; and the reporter receives mailroom's annotations.
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,8 @@ interface ReportedTest {
   readonly state: string;
   readonly meta: { readonly mailroom?: { readonly address: string } };
   readonly annotations: readonly TestAnnotation[];
+  /** Where the reporter was told the first error is (its first stack frame). */
+  readonly errorAt?: { readonly file: string; readonly line: number; readonly column: number };
 }
 
 interface InnerRun {
@@ -27,6 +30,7 @@ interface InnerRun {
 }
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const INNER = join(ROOT, 'test/vitest/inner/failing.inner.ts');
 
 async function runInner(): Promise<InnerRun> {
   const dir = await mkdtemp(join(tmpdir(), 'mailroom-inner-'));
@@ -69,11 +73,14 @@ beforeAll(async () => {
   output = `${run.stdout}\n${run.stderr}`;
 }, 120_000);
 
+/** The inner tests that never get an inbox: the one whose setup fails, and the one that checks a mail it made. */
+const WITHOUT_INBOX = new Set(['fails in setup, naming the option', 'checks a mail whose HTML Gmail clips']);
+
 function reported(name: string): ReportedTest & { address: string } {
   const found = run.tests.find((t) => t.name === name);
   if (!found) throw new Error(`The inner run reported no test named ${JSON.stringify(name)}; it printed:\n${output}`);
   const address = found.meta.mailroom?.address;
-  if (!address && name !== 'fails in setup, naming the option') throw new Error(`No mailroom address in the meta of ${name}`);
+  if (!address && !WITHOUT_INBOX.has(name)) throw new Error(`No mailroom address in the meta of ${name}`);
   return { ...found, address: address ?? '' };
 }
 
@@ -93,10 +100,12 @@ async function listed(address: string): Promise<string[]> {
 }
 
 describe('a failing inner Vitest run', () => {
-  test('fails five tests and passes two', () => {
+  test('fails seven tests and passes two', () => {
     expect(run.exitCode, output).toBe(1);
-    expect(run.stdout).toMatch(/Tests\s+5 failed \| 2 passed \(7\)/);
+    expect(run.stdout).toMatch(/Tests\s+7 failed \| 2 passed \(9\)/);
     expect(run.tests.map((t) => [t.name, t.state]).sort()).toEqual([
+      ['checks a mail whose HTML Gmail clips', 'failed'],
+      ['expects no welcome mail with expectNoMail', 'failed'],
       ['expects no welcome mail, but one comes', 'failed'],
       ['fails in setup, naming the option', 'failed'],
       ['hammers a deferring server', 'failed'],
@@ -181,11 +190,38 @@ describe('a failing inner Vitest run', () => {
       return;
     }
     const counted = /\((\d+) checks?(?:, (\d+) failed)?\)\. Nothing arrived at all\./.exec(block);
+    // And why, read in what the test's own timeout left past the cut (nothing was sent here), or,
+    // on a machine too loaded to read it in that time, that it could not be read.
+    expect(block).toMatch(
+      /Nothing arrived at all\. (No SMTP attempt or provider API call named this address since the inbox was made at|Why is unknown: the server's attempt log could not be read in time)/,
+    );
     expect(counted, block).not.toBeNull();
     const [checks, failed] = [Number(counted![1]), Number(counted![2] ?? 0)];
     expect(checks, block).toBeGreaterThan(0);
     expect(holds, block).toBeGreaterThanOrEqual(checks);
     expect(holds, block).toBeLessThanOrEqual(checks + failed);
+  });
+
+  test("every wait's and matcher's failure points at the test's line: the reporter's first frame and the printed one", () => {
+    const source = readFileSync(INNER, 'utf8').split('\n');
+    const lineOf = (call: string): number => {
+      const found = source.flatMap((text, i) => (text.includes(call) ? [i + 1] : []));
+      expect(found, call).toHaveLength(1);
+      return found[0]!;
+    };
+    for (const [name, call] of [
+      ['has a shorter timeout than the mail budget', "inbox.expectMail({ subject: 'Never' })"],
+      ['expects no welcome mail with expectNoMail', "inbox.expectNoMail({ subject: 'Welcome' }"],
+      ['waits for an invoice that never comes', "toReceiveMail({ subject: 'Invoice' }, { timeout: 4_000 })"],
+      ['hammers a deferring server', 'toHaveBackedOff()'],
+      ['checks a mail whose HTML Gmail clips', 'toPassMailChecks('],
+    ] as const) {
+      const line = lineOf(call);
+      expect(reported(name).errorAt, name).toMatchObject({ file: INNER, line });
+      // The default reporter's first frame under the failure, where its code frame points.
+      const [first] = failureBlock(name).match(/❯ \S+:\d+:\d+/) ?? [];
+      expect(first, failureBlock(name)).toMatch(new RegExp(`^❯ test/vitest/inner/failing\\.inner\\.ts:${line}:\\d+$`));
+    }
   });
 
   test('a misspelt option fails the test in setup, naming the option', () => {

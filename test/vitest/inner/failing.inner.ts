@@ -54,6 +54,20 @@ describe.concurrent('deliberately failing', () => {
     await expect(inbox).toHaveBackedOff();
   });
 
+  // Each wait and matcher here fails on a line of its own: the outer test
+  // finds the line in this file and checks that the report points at it.
+  test('expects no welcome mail with expectNoMail', async ({ inbox }) => {
+    await signup(inbox.address);
+    await inbox.expectNoMail({ subject: 'Welcome' }, { within: 5_000 });
+  });
+
+  test('checks a mail whose HTML Gmail clips', async () => {
+    await expect({ subject: 'Newsletter', html: '<p>Hello there</p>', text: 'Hello there', size: 200 }).toPassMailChecks({
+      only: ['size'],
+      size: { clipBytes: 10 },
+    });
+  });
+
   test('passes, and its mailbox is deleted', async ({ inbox }) => {
     await signup(inbox.address);
     await inbox.expectMail({ subject: 'Confirm your email' });
