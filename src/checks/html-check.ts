@@ -62,7 +62,8 @@ export async function checkHtml(mail: CheckableMail, reading: HtmlReading, optio
     }
   }
 
-  const uses: JudgedUse[] = verdicts.map(({ finding, client, level }) => ({
+  // What the client shows: an enhancement it ignores is what the mail was written to look like there, so it costs nothing.
+  const uses: JudgedUse[] = verdicts.filter((v) => v.role !== 'enhances').map(({ finding, client, level }) => ({
     slug: finding.feature.slug,
     title: finding.feature.title,
     place: finding.place.offset,

@@ -88,7 +88,7 @@ function webFontsWithoutFallback(caniemail: Caniemail, reading: HtmlReading): Fi
       for (const d of parseDeclarations(statement.body)) {
         if (d.property !== 'font-family' && d.property !== 'font') continue;
         const at = statement.bodyStart + Math.max(0, statement.body.search(new RegExp(`${d.property}\\s*:`, 'i')));
-        check(fontList(d.property, d.value), { kind: 'css', offset: block.start + at, block, text: `${d.property}: ${d.value}` });
+        check(fontList(d.property, d.value), { kind: 'css', offset: block.start + at, block, text: `${d.property}: ${d.value}`, selector: statement.prelude });
       }
     }
   }

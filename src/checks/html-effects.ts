@@ -43,10 +43,17 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
   'css-grid-template': layout('ignores the grid tracks, and the layout falls apart'),
   'css-flex-direction': layout('lays the items out in a row instead of a column'),
   'css-flex-wrap': layout('keeps the items on one line, too wide for the screen'),
-  'css-position': { role: (use) => (value(use, /\b(absolute|fixed)\b/) ? 'breaks' : 'degrades'), instead: 'leaves the element in the flow, where it overlaps or pushes what was laid out around it' },
+  'css-position': {
+    role: (use) => (value(use, /\b(absolute|fixed)\b/) ? 'breaks' : 'enhances'),
+    instead: 'leaves the element in the flow, where it overlaps or pushes what was laid out around it',
+  },
   'css-left-right-top-bottom': { role: 'enhances', instead: 'ignores the offset (it only moves a positioned element)' },
   'css-inset': { role: 'enhances', instead: 'ignores the offset (it only moves a positioned element)' },
-  'css-float': { role: (use) => (value(use, /\b(left|right)\b/) && !tableAround(use) ? 'breaks' : 'degrades'), instead: 'stacks the floated element instead of setting it beside the others' },
+  'css-float': {
+    role: (use) => (!value(use, /\b(left|right)\b/) ? 'enhances' : !tableAround(use) ? 'breaks' : use.reading.msoTables ? 'enhances' : 'degrades'),
+    instead: 'stacks the floated element instead of setting it beside the others',
+  },
+  'css-clear': enhances('ignores it (nothing floats there to clear)'),
   // Content that is lost or never shown.
   'html-form': lost('drops the form, or shows it and never sends it'),
   'html-input-text': lost('drops the field'),
@@ -155,7 +162,14 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
   'css-box-shadow': degrades('draws no shadow'),
   'css-text-shadow': degrades('draws no shadow'),
   'css-max-width': degrades('lets the element take the full width'),
-  'css-min-width': degrades('lets the element shrink below that width'),
+  'css-min-width': { role: (use) => (use.reading.msoTables || value(use, /%/) ? 'enhances' : 'degrades'), instead: 'lets the element shrink below that width' },
+  'css-box-sizing': enhances('sizes the element by its content box (with padding, a little larger)'),
+  'css-table-layout': enhances('sizes the columns by their content'),
+  'css-sytem-ui': enhances('skips the system font and shows the next font in the list'),
+  'css-text-decoration': {
+    role: (use) => (use.element?.name === 'a' && value(use, /^underline/) ? 'enhances' : 'degrades'),
+    instead: 'drops the decoration',
+  },
   'css-background-size': degrades('shows the background image at its own size'),
   'css-background-position': degrades('shows the background image from its top left corner'),
   'css-background-repeat': degrades('repeats the background image'),
@@ -173,6 +187,8 @@ const DEFAULT_EFFECT: Effect = degrades('drops it, and the mail looks otherwise 
 
 /** The role of a feature as the mail uses it: a declaration that only resets never breaks or degrades anything when dropped. */
 export function roleOf(slug: string, use: Use): Role {
+  // A declaration for a hover or focus state is as much an enhancement as the state itself.
+  if (use.declarations.length > 0 && /:(hover|focus|focus-within|focus-visible|active|visited)\b/.test(use.selector ?? '')) return 'enhances';
   const effect = EFFECTS[slug] ?? DEFAULT_EFFECT;
   const role = typeof effect.role === 'function' ? effect.role(use) : effect.role;
   if (role !== 'enhances' && use.declarations.length > 0 && use.declarations.every((d) => isReset(d.value))) return 'enhances';

@@ -11,7 +11,7 @@ import { LineIndex } from './line-index.js';
 /** Where a feature is used: an element (its tag, an attribute, its style attribute), a rule or declaration of a <style> block, or a whole block (an at-rule). */
 export type Place =
   | { readonly kind: 'element'; readonly offset: number; readonly element: HtmlElement | undefined }
-  | { readonly kind: 'css'; readonly offset: number; readonly block: StyleBlock; readonly text: string }
+  | { readonly kind: 'css'; readonly offset: number; readonly block: StyleBlock; readonly text: string; readonly selector: string }
   | { readonly kind: 'stylesheet'; readonly offset: number; readonly block: StyleBlock };
 
 export interface Finding {
@@ -54,10 +54,18 @@ export function findFeatures(caniemail: Caniemail, html: string, reading: HtmlRe
       if (!position) return { kind: 'stylesheet', offset: block.start, block };
       const start = lines.offsetOf(position.start.line, position.start.column);
       const end = position.end ? lines.offsetOf(position.end.line, position.end.column) : start;
-      return { kind: 'css', offset: block.start + start, block, text: block.css.slice(start, end) };
+      return { kind: 'css', offset: block.start + start, block, text: block.css.slice(start, end), selector: selectorAround(block.css, start) };
     });
   }
   return [...findings.values()].sort((a, b) => a.place.offset - b.place.offset);
+}
+
+/** The selector of the rule a declaration at `offset` is in ('' at the top level). */
+function selectorAround(css: string, offset: number): string {
+  const open = css.lastIndexOf('{', offset);
+  if (open === -1 || css.lastIndexOf('}', offset) > open) return '';
+  const before = Math.max(css.lastIndexOf('}', open), css.lastIndexOf(';', open), css.lastIndexOf('{', open - 1));
+  return css.slice(before + 1, open).replace(/\/\*[\s\S]*?\*\//g, '').trim();
 }
 
 /** The HTML with each <style> block's CSS turned to spaces, its newlines kept, so every offset and line stays where it was. */

@@ -127,7 +127,7 @@ export function readHtml(html: string): HtmlReading {
         if (attributes.style !== undefined) styled++;
         if (attributes.class !== undefined) classed++;
         if (hasBackground(attributes, style)) {
-          if (name === 'body') bodyBackground = true;
+          if (name === 'body') bodyBackground = !isWhite(attributes, style);
           else otherBackgrounds++;
           if (hasBackgroundImage(attributes, style) && !hasBackgroundColour(attributes, style)) textTakers.push(element);
         }
@@ -213,6 +213,12 @@ function hasBackgroundColour(attributes: Record<string, string>, style: Style): 
     (attributes.bgcolor ?? '') !== '' ||
     style.some((d) => (d.property === 'background-color' && plainValue(d.value) !== 'transparent') || (d.property === 'background' && COLOUR.test(d.value)))
   );
+}
+
+/** A white background is what a client shows anyway. */
+function isWhite(attributes: Record<string, string>, style: Style): boolean {
+  const colours = [attributes.bgcolor ?? '', ...style.filter((d) => d.property.startsWith('background')).map((d) => plainValue(d.value))].filter((c) => c !== '');
+  return colours.length > 0 && colours.every((c) => /^(#fff|#ffffff|white|rgb\(255, ?255, ?255\))$/i.test(c));
 }
 
 function hasBackground(attributes: Record<string, string>, style: Style): boolean {

@@ -51,6 +51,8 @@ function declarationsUsing(feature: FeatureData, declarations: readonly Declarat
   const title = feature.title;
   const pair = /^([a-z-]+):\s*([a-z-]+)$/.exec(title);
   if (pair) return declarations.filter((d) => d.property === pair[1] && plainValue(d.value) === pair[2]);
+  // `display:flex`, `display:grid` and `display:none` are features of their own.
+  if (title === 'display') return declarations.filter((d) => d.property === 'display' && !['flex', 'grid', 'none'].includes(plainValue(d.value)));
   const properties = propertiesOf(title);
   if (properties.length > 0) {
     return declarations.filter((d) =>
@@ -76,7 +78,7 @@ export function useAt(feature: FeatureData, place: Place, reading: HtmlReading, 
     const declarations = feature.category === 'css' && !place.text.startsWith('/*') ? parseDeclarations(place.text) : [];
     const used = declarations.length > 0 ? declarationsUsing(feature, declarations, features) : [];
     if (declarations.length > 0 && used.length === 0) return undefined;
-    return { element: undefined, declarations: used, selector: undefined, inStyleBlock: true, reading };
+    return { element: undefined, declarations: used, selector: place.selector, inStyleBlock: true, reading };
   }
   const element = place.element;
   if (element === undefined) return { element, declarations: [], selector: undefined, inStyleBlock: false, reading };
@@ -99,6 +101,8 @@ const TAGS: Readonly<Record<string, readonly string[]>> = {
 function elementFits(title: string, element: HtmlElement): boolean {
   // An <image> in an inline <svg> is the svg's own problem (html-content.ts).
   if (title === 'Embedded <svg> image') return !element.inSvg;
+  // `href="#"` is a placeholder, not an anchor: the links check reports the missing URL.
+  if (title === 'Local anchors') return (element.attributes.href ?? '').trim() !== '#';
   const tags = TAGS[title] ?? (/^<(\w+)[ >]/.exec(title) ? [/^<(\w+)/.exec(title)![1]!] : undefined);
   return tags === undefined || tags.includes(element.name);
 }
@@ -145,19 +149,21 @@ const NOTE_RULES: readonly NoteRule[] = [
   [/`display:inline-flex` is not supported/, ({ any }) => any((v) => v.includes('inline-flex'))],
   [/Not supported on `<td>` elements/, ({ use }) => use.element?.name === 'td'],
   [/Only works on the `<table>` tag/, ({ use }) => use.element !== undefined && use.element.name !== 'table'],
-  [/Only works on `<table>` elements/, ({ use }) => use.element !== undefined && use.element.name !== 'table' && !use.reading.msoTables],
+  [/Only works on `<table>` elements/, ({ use }) => notOnTag(use, ['div', 'p', 'span', 'img', 'td', 'th', 'a', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6'])],
   // A phone is narrower than the width a mail caps its table at.
   [/Doesn't work on `<table>` elements/, () => false],
   [/Percentage width on `<img>`/, ({ use, any }) => use.element?.name === 'img' && (any((v) => v.includes('%')) || (use.element.attributes.width ?? '').includes('%'))],
   [/don't scale in 120 dpi mode/, () => false],
   [/Only supported on table cells/, ({ use }) => use.element !== undefined && !['td', 'th'].includes(use.element.name) && !use.reading.msoTables],
   [/Vertical padding will be the same for all cells/, () => false],
-  [/Not supported on `<body>`, `<span>`, `<div>` or `<p>`|Not supported on `<body>`, `<span>`, `<div>`, `<p>` or `<img>`/, ({ use }) => notOnTag(use, ['body', 'span', 'div', 'p', 'img'])],
+  [/Not supported on `<body>`, `<span>`, `<div>` or `<p>`|Not supported on `<body>`, `<span>`, `<div>`, `<p>` or `<img>`/, ({ use }) => notOnTag(use, ['span', 'div', 'p', 'img'])],
   [/Not supported on `<span>` and `<body>`/, ({ use }) => use.element !== undefined && ['span', 'body'].includes(use.element.name)],
-  [/`auto` value is not supported/, ({ use, any }) => any((v) => /\bauto\b/.test(v)) && !use.reading.msoTables],
-  [/`left` and `right` do not work on `<table>`/, ({ use }) => use.element?.name === 'table' && /^(left|right)$/i.test(use.element.attributes.align ?? '')],
+  [/`auto` value is not supported/, ({ use, any }) => any((v) => /\bauto\b/.test(v)) && !use.reading.msoTables && use.element?.attributes.align !== 'center'],
+  // A table left unaligned stays on the left: only `right` is lost.
+  [/`left` and `right` do not work on `<table>`/, ({ use }) => use.element?.name === 'table' && /^right$/i.test(use.element.attributes.align ?? '')],
   [/Supports the vendor prefixed value|Support of the `match-parent` value depends/, () => false],
-  [/Replaces `height` by `min-height`/, ({ use }) => use.element?.name !== 'img'],
+  // A minimum height is the height, unless the content is taller and was to be cut.
+  [/Replaces `height` by `min-height`/, ({ use }) => use.element !== undefined && use.element.style.some((d) => d.property === 'overflow' && plainValue(d.value) === 'hidden')],
   [/elliptical borders with the slash/, ({ any }) => any((v) => v.includes('/'))],
   [/`background-color` is included inside the `margin`/, () => false],
   [/A border can not be bigger than 8px/, ({ any }) => any((v) => [...v.matchAll(/(\d+(?:\.\d+)?)px/g)].some((m) => Number(m[1]) > 8))],
@@ -201,12 +207,17 @@ function lacksListed(note: string, any: NoteContext['any']): boolean | 'lacks' {
   return any((value) => listed.includes(value)) ? 'lacks' : false;
 }
 
-/** A size on an element Outlook sizes by other means: an <img> by its width and height attributes, a <div> by the mail's ghost tables. */
+/**
+ * Whether a size Outlook ignores on these tags matters: not on an <img>
+ * or a cell that has its width attribute (Outlook sizes it by that), nor
+ * on <body> (which fills the window), nor where the mail gives Outlook
+ * ghost tables of its own.
+ */
 function notOnTag(use: Use, tags: readonly string[]): boolean {
   const element = use.element;
-  if (element === undefined || !tags.includes(element.name)) return false;
-  if (element.name === 'img') return use.declarations.some((d) => element.attributes[d.property] === undefined);
-  return !use.reading.msoTables;
+  if (element === undefined || !tags.includes(element.name) || use.reading.msoTables) return false;
+  if (['img', 'td', 'th'].includes(element.name)) return element.attributes.width === undefined && !element.style.some((d) => d.property === 'width');
+  return true;
 }
 
 function topLevelComma(value: string): boolean {

@@ -8,10 +8,12 @@
 // and the worst weighed partial support. So one feature the mail leans on
 // everywhere costs more than many used once. caniemail's data has no market
 // share, so each platform of a family (Gmail's webmail, iOS and Android
-// apps, …) counts the same. What a client never reads (a hidden preheader,
-// the part of the mail for other clients) does not count, and neither does
-// a caniemail note that does not apply to the mail (html-uses.ts); a
-// feature the mail accepts (html.accept) still counts: it is still missing.
+// apps, …) counts the same. It scores what a client shows, so what the html
+// check finds costs nothing where it costs the mail nothing: an enhancement
+// the client ignores (html-effects.ts), what the client never reads (a
+// hidden preheader, the part of the mail for other clients), a caniemail
+// note that does not apply (html-uses.ts). A feature the mail accepts
+// (html.accept) still counts: it is still missing.
 
 /** One feature in one client, as the html check judged it at one place. */
 export interface JudgedUse {
