@@ -60,7 +60,11 @@ export function loadCaniemail(): Promise<Caniemail> {
 const UNTESTED = 'u';
 
 function fillUntested(features: readonly FeatureData[]): void {
-  const clients = new Set(features.flatMap((feature) => Object.entries(feature.stats).flatMap(([family, platforms]) => Object.keys(platforms).map((platform) => `${family}.${platform}`))));
+  const clients = new Set(
+    features.flatMap((feature) =>
+      Object.entries(feature.stats).flatMap(([family, platforms]) => Object.keys(platforms).map((platform) => `${family}.${platform}`)),
+    ),
+  );
   for (const feature of features) {
     for (const client of clients) {
       const [family = '', platform = ''] = client.split('.');

@@ -63,13 +63,15 @@ export async function checkHtml(mail: CheckableMail, reading: HtmlReading, optio
   }
 
   // What the client shows: an enhancement it ignores is what the mail was written to look like there, so it costs nothing.
-  const uses: JudgedUse[] = verdicts.filter((v) => v.role !== 'enhances').map(({ finding, client, level }) => ({
-    slug: finding.feature.slug,
-    title: finding.feature.title,
-    place: finding.place.offset,
-    client,
-    level,
-  }));
+  const uses: JudgedUse[] = verdicts
+    .filter((v) => v.role !== 'enhances')
+    .map(({ finding, client, level }) => ({
+      slug: finding.feature.slug,
+      title: finding.feature.title,
+      place: finding.place.offset,
+      client,
+      level,
+    }));
   const problems = [...errorsOf(verdicts, reading), ...warningsOf(verdicts, reading)].flatMap((p) => acceptedAs(p, accepted));
   return { problems, support: supportScores(groups, uses, reading.bodyElements) };
 }
@@ -144,12 +146,9 @@ function warningsOf(verdicts: readonly Verdict[], reading: HtmlReading): MailPro
       check: 'html',
       severity: 'warning',
       message: `${finding.feature.title} is ${how} (${where})${instead}.`,
-      fix: [
-        'Nothing breaks: make sure the mail still reads well there',
-        notesText(group),
-        finding.feature.url ? `; see ${finding.feature.url}` : '',
-        '.',
-      ].join(''),
+      fix: ['Nothing breaks: make sure the mail still reads well there', notesText(group), finding.feature.url ? `; see ${finding.feature.url}` : '', '.'].join(
+        '',
+      ),
       feature: finding.feature.title,
       clients: [...lacking, ...partly].sort(),
       where,
@@ -224,7 +223,9 @@ export function clientGlobs(clients: readonly string[], families: readonly strin
 
 /** Each client as the options name it, with caniemail's clients it stands for (a glob that matches none is an error naming it). */
 function clientGroups(requested: readonly string[], globs: readonly string[], caniemail: Caniemail): ClientGroup[] {
-  const all = Object.entries(caniemail.bySlug.get('html-div')?.stats ?? {}).flatMap(([family, platforms]) => Object.keys(platforms).map((p) => `${family}.${p}`));
+  const all = Object.entries(caniemail.bySlug.get('html-div')?.stats ?? {}).flatMap(([family, platforms]) =>
+    Object.keys(platforms).map((p) => `${family}.${p}`),
+  );
   return requested.map((client, i) => {
     const pattern = new RegExp(`^${globs[i]!.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
     const members = all.filter((name) => pattern.test(name)).sort();

@@ -49,7 +49,8 @@ export function findContent(caniemail: Caniemail, reading: HtmlReading): Finding
 /** How a mail loads a web font: the feature a client must support for it to show. */
 type Loader = 'css-at-font-face' | 'css-at-import' | 'html-link';
 
-const GENERIC = /^(serif|sans-serif|monospace|cursive|fantasy|system-ui|ui-serif|ui-sans-serif|ui-monospace|ui-rounded|emoji|math|fangsong|-apple-system|blinkmacsystemfont|inherit|initial|unset)$/;
+const GENERIC =
+  /^(serif|sans-serif|monospace|cursive|fantasy|system-ui|ui-serif|ui-sans-serif|ui-monospace|ui-rounded|emoji|math|fangsong|-apple-system|blinkmacsystemfont|inherit|initial|unset)$/;
 
 /**
  * A `font-family` that names only web fonts (from @font-face, an @import
@@ -68,19 +69,29 @@ function webFontsWithoutFallback(caniemail: Caniemail, reading: HtmlReading): Fi
     }
   }
   for (const element of reading.elements.values()) {
-    if (element.name === 'link') for (const name of fontServiceFamilies(element.attributes.href ?? '')) if (!webFonts.has(name)) webFonts.set(name, 'html-link');
+    if (element.name === 'link')
+      for (const name of fontServiceFamilies(element.attributes.href ?? '')) if (!webFonts.has(name)) webFonts.set(name, 'html-link');
   }
   if (webFonts.size === 0) return [];
 
   const findings: Finding[] = [];
   const check = (value: string, place: Finding['place']) => {
-    const families = value.split(',').map(familyName).filter((name) => name !== '');
+    const families = value
+      .split(',')
+      .map(familyName)
+      .filter((name) => name !== '');
     if (families.length === 0 || families.some((name) => GENERIC.test(name) || !webFonts.has(name))) return;
     const feature = caniemail.bySlug.get(webFonts.get(families[0]!)!);
-    if (feature) findings.push({ feature, place, breaks: `never loads the web font ${families.join(', ')}, and the mail names no other font: the client's own default shows (an icon font shows its icons' names)` });
+    if (feature)
+      findings.push({
+        feature,
+        place,
+        breaks: `never loads the web font ${families.join(', ')}, and the mail names no other font: the client's own default shows (an icon font shows its icons' names)`,
+      });
   };
   for (const [offset, element] of reading.elements) {
-    for (const d of element.style) if (d.property === 'font-family' || d.property === 'font') check(fontList(d.property, d.value), { kind: 'element', offset, element });
+    for (const d of element.style)
+      if (d.property === 'font-family' || d.property === 'font') check(fontList(d.property, d.value), { kind: 'element', offset, element });
   }
   for (const block of reading.styleBlocks) {
     for (const statement of topLevel(block.css)) {
@@ -96,7 +107,9 @@ function webFontsWithoutFallback(caniemail: Caniemail, reading: HtmlReading): Fi
 }
 
 function familyName(name: string): string {
-  return plainValue(name).replace(/^["']|["']$/g, '').trim();
+  return plainValue(name)
+    .replace(/^["']|["']$/g, '')
+    .trim();
 }
 
 /** The family list of a `font` shorthand is what follows its size. */
@@ -108,7 +121,9 @@ function fontList(property: string, value: string): string {
 /** The families a Google Fonts (or Bunny Fonts) URL loads: `family=Open+Sans:wght@400` → 'open sans'. */
 function fontServiceFamilies(url: string): string[] {
   if (!/fonts\.(googleapis|bunny)\.net|fonts\.googleapis\.com/i.test(url)) return [];
-  return [...url.matchAll(/family=([^&"')]+)/gi)].flatMap((m) => decodeURIComponent(m[1]!.replace(/\+/g, ' ')).split('|')).map((f) => familyName(f.split(':')[0] ?? ''));
+  return [...url.matchAll(/family=([^&"')]+)/gi)]
+    .flatMap((m) => decodeURIComponent(m[1]!.replace(/\+/g, ' ')).split('|'))
+    .map((f) => familyName(f.split(':')[0] ?? ''));
 }
 
 interface Statement {
@@ -131,7 +146,10 @@ export function topLevel(css: string): Statement[] {
     }
     const c = css[i];
     if (c === ';') {
-      const prelude = css.slice(preludeStart, i).replace(/\/\*[\s\S]*?\*\//g, '').trim();
+      const prelude = css
+        .slice(preludeStart, i)
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .trim();
       if (prelude.startsWith('@')) statements.push({ prelude, body: '', bodyStart: i });
       preludeStart = i + 1;
     } else if (c === '{') {
@@ -142,11 +160,17 @@ export function topLevel(css: string): Statement[] {
         else if (css[j] === '}') depth--;
         j++;
       }
-      statements.push({ prelude: css.slice(preludeStart, i).replace(/\/\*[\s\S]*?\*\//g, '').trim(), body: css.slice(i + 1, j - 1), bodyStart: i + 1 });
+      statements.push({
+        prelude: css
+          .slice(preludeStart, i)
+          .replace(/\/\*[\s\S]*?\*\//g, '')
+          .trim(),
+        body: css.slice(i + 1, j - 1),
+        bodyStart: i + 1,
+      });
       i = j - 1;
       preludeStart = j;
     }
   }
   return statements;
 }
-

@@ -32,7 +32,8 @@ const degrades = (instead: string): Effect => ({ role: 'degrades', instead });
 
 /** Whether a value, a selector or the mail's own structure makes a layout feature carry the layout. */
 const value = (use: Use, test: RegExp) => use.declarations.some((d) => test.test(d.value.toLowerCase()));
-const tableAround = (use: Use) => (use.element ? use.element.inTable : use.reading.elements.size > 0 && [...use.reading.elements.values()].some((e) => e.name === 'table'));
+const tableAround = (use: Use) =>
+  use.element ? use.element.inTable : use.reading.elements.size > 0 && [...use.reading.elements.values()].some((e) => e.name === 'table');
 const inlineStyled = (use: Use) => use.reading.inlineStyled;
 
 /** By caniemail slug (and mailroom's own, for what caniemail has no entry for: html-content.ts). */
@@ -109,19 +110,37 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
   'css-selector-class': { role: (use) => (inlineStyled(use) ? 'enhances' : 'degrades'), instead: 'ignores the rule: the mail shows its inline styles only' },
   'css-selector-id': { role: (use) => (inlineStyled(use) ? 'enhances' : 'degrades'), instead: 'ignores the rule: the mail shows its inline styles only' },
   'css-selector-type': { role: (use) => (inlineStyled(use) ? 'enhances' : 'degrades'), instead: 'ignores the rule: the mail shows its inline styles only' },
-  'css-selector-descendant': { role: (use) => (inlineStyled(use) ? 'enhances' : 'degrades'), instead: 'ignores the rule: the mail shows its inline styles only' },
+  'css-selector-descendant': {
+    role: (use) => (inlineStyled(use) ? 'enhances' : 'degrades'),
+    instead: 'ignores the rule: the mail shows its inline styles only',
+  },
   'css-selector-child': { role: (use) => (inlineStyled(use) ? 'enhances' : 'degrades'), instead: 'ignores the rule: the mail shows its inline styles only' },
   'css-selector-chaining': { role: (use) => (inlineStyled(use) ? 'enhances' : 'degrades'), instead: 'applies the rule to the first class of the chain only' },
   'css-selector-grouping': { role: (use) => (inlineStyled(use) ? 'enhances' : 'degrades'), instead: 'ignores the rule: the mail shows its inline styles only' },
-  'css-selector-universal': { role: (use) => (inlineStyled(use) ? 'enhances' : 'degrades'), instead: 'ignores the rule: the mail shows its inline styles only' },
-  'css-selector-attribute': { role: (use) => (inlineStyled(use) ? 'enhances' : 'degrades'), instead: 'ignores the rule: the mail shows its inline styles only' },
-  'css-selector-adjacent-sibling': { role: (use) => (inlineStyled(use) ? 'enhances' : 'degrades'), instead: 'ignores the rule: the mail shows its inline styles only' },
-  'css-selector-general-sibling': { role: (use) => (inlineStyled(use) ? 'enhances' : 'degrades'), instead: 'ignores the rule: the mail shows its inline styles only' },
+  'css-selector-universal': {
+    role: (use) => (inlineStyled(use) ? 'enhances' : 'degrades'),
+    instead: 'ignores the rule: the mail shows its inline styles only',
+  },
+  'css-selector-attribute': {
+    role: (use) => (inlineStyled(use) ? 'enhances' : 'degrades'),
+    instead: 'ignores the rule: the mail shows its inline styles only',
+  },
+  'css-selector-adjacent-sibling': {
+    role: (use) => (inlineStyled(use) ? 'enhances' : 'degrades'),
+    instead: 'ignores the rule: the mail shows its inline styles only',
+  },
+  'css-selector-general-sibling': {
+    role: (use) => (inlineStyled(use) ? 'enhances' : 'degrades'),
+    instead: 'ignores the rule: the mail shows its inline styles only',
+  },
   'html-style': { role: (use) => (inlineStyled(use) ? 'enhances' : 'degrades'), instead: 'drops the <style> block: the mail shows its inline styles only' },
   'css-comments': enhances('drops the comment'),
   'html-comments': enhances('drops the comment'),
   'html-doctype': enhances('renders the mail in its own mode, as it does every mail'),
-  'html-body': { role: (use) => (use.reading.bodyBackgroundAlone ? 'degrades' : 'enhances'), instead: 'replaces <body> by a <div> or drops it, and its attributes with it' },
+  'html-body': {
+    role: (use) => (use.reading.bodyBackgroundAlone ? 'degrades' : 'enhances'),
+    instead: 'replaces <body> by a <div> or drops it, and its attributes with it',
+  },
   'html-role': enhances('drops the role; screen readers in that client read a layout table as a table'),
   'html-aria-label': enhances('drops the label; a screen reader reads the element as it is'),
   'html-aria-hidden': enhances('drops the attribute; a screen reader reads the element'),
@@ -157,7 +176,10 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
   'css-mso': enhances('ignores it'),
   'html-anchor-links': degrades('does nothing when the link is pressed'),
   // Display values but flex, grid and none: a client without them lays the element out as its tag does, which a table layout already does.
-  'css-display': { role: (use) => (use.reading.msoTables || use.element?.inTable || !use.element ? 'enhances' : 'degrades'), instead: 'lays the element out as its tag does' },
+  'css-display': {
+    role: (use) => (use.reading.msoTables || use.element?.inTable || !use.element ? 'enhances' : 'degrades'),
+    instead: 'lays the element out as its tag does',
+  },
   'css-border-radius': degrades('draws square corners'),
   'css-box-shadow': degrades('draws no shadow'),
   'css-text-shadow': degrades('draws no shadow'),

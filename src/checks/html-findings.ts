@@ -36,7 +36,7 @@ export function findFeatures(caniemail: Caniemail, html: string, reading: HtmlRe
       for (const issue of list) {
         const feature = caniemail.byTitle.get(issue.title);
         if (feature === undefined) continue;
-        const place = placeOf(issue.position as Position | undefined);
+        const place = placeOf(issue.position);
         findings.set(`${feature.slug}\n${place.kind}\n${place.offset}`, { feature, place });
       }
     }
@@ -65,7 +65,10 @@ function selectorAround(css: string, offset: number): string {
   const open = css.lastIndexOf('{', offset);
   if (open === -1 || css.lastIndexOf('}', offset) > open) return '';
   const before = Math.max(css.lastIndexOf('}', open), css.lastIndexOf(';', open), css.lastIndexOf('{', open - 1));
-  return css.slice(before + 1, open).replace(/\/\*[\s\S]*?\*\//g, '').trim();
+  return css
+    .slice(before + 1, open)
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .trim();
 }
 
 /** The HTML with each <style> block's CSS turned to spaces, its newlines kept, so every offset and line stays where it was. */

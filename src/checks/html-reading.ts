@@ -205,7 +205,9 @@ function hides(style: Style): boolean {
 const COLOUR = /#[0-9a-f]{3,8}\b|\b(rgba?|hsla?)\(|\b(white|black|red|green|blue|gray|grey|silver|navy|orange|yellow|purple|teal|maroon)\b/i;
 
 function hasBackgroundImage(attributes: Record<string, string>, style: Style): boolean {
-  return (attributes.background ?? '') !== '' || style.some((d) => (d.property === 'background' || d.property === 'background-image') && /url\(/i.test(d.value));
+  return (
+    (attributes.background ?? '') !== '' || style.some((d) => (d.property === 'background' || d.property === 'background-image') && /url\(/i.test(d.value))
+  );
 }
 
 function hasBackgroundColour(attributes: Record<string, string>, style: Style): boolean {
@@ -217,7 +219,9 @@ function hasBackgroundColour(attributes: Record<string, string>, style: Style): 
 
 /** A white background is what a client shows anyway. */
 function isWhite(attributes: Record<string, string>, style: Style): boolean {
-  const colours = [attributes.bgcolor ?? '', ...style.filter((d) => d.property.startsWith('background')).map((d) => plainValue(d.value))].filter((c) => c !== '');
+  const colours = [attributes.bgcolor ?? '', ...style.filter((d) => d.property.startsWith('background')).map((d) => plainValue(d.value))].filter(
+    (c) => c !== '',
+  );
   return colours.length > 0 && colours.every((c) => /^(#fff|#ffffff|white|rgb\(255, ?255, ?255\))$/i.test(c));
 }
 

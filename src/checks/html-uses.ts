@@ -55,9 +55,7 @@ function declarationsUsing(feature: FeatureData, declarations: readonly Declarat
   if (title === 'display') return declarations.filter((d) => d.property === 'display' && !['flex', 'grid', 'none'].includes(plainValue(d.value)));
   const properties = propertiesOf(title);
   if (properties.length > 0) {
-    return declarations.filter((d) =>
-      properties.some((p) => d.property === p || (d.property.startsWith(`${p}-`) && !hasOwnFeature(d.property, features))),
-    );
+    return declarations.filter((d) => properties.some((p) => d.property === p || (d.property.startsWith(`${p}-`) && !hasOwnFeature(d.property, features))));
   }
   const fn = /^(?:CSS )?([a-z-]+)\(\)/.exec(title);
   if (fn) return declarations.filter((d) => new RegExp(`(^|[^a-z-])${fn[1]}\\(`, 'i').test(d.value));
@@ -115,7 +113,7 @@ function elementFits(title: string, element: HtmlElement): boolean {
  */
 export function noteApplies(note: string, use: Use): boolean | 'lacks' {
   const values = use.declarations.map((d) => plainValue(d.value));
-  const context: NoteContext = { use, note, any: (test) => values.some(test), tag: use.element?.name };
+  const context: NoteContext = { use, note, any: (test) => values.some(test) };
   for (const [pattern, applies] of NOTE_RULES) if (pattern.test(note)) return applies(context);
   return true;
 }
@@ -125,7 +123,6 @@ interface NoteContext {
   readonly note: string;
   /** Whether any value the mail uses passes the test (plain: lower case, no !important). */
   readonly any: (test: (value: string) => boolean) => boolean;
-  readonly tag: string | undefined;
 }
 
 type NoteRule = readonly [RegExp, (context: NoteContext) => boolean | 'lacks'];
@@ -152,18 +149,27 @@ const NOTE_RULES: readonly NoteRule[] = [
   [/Only works on `<table>` elements/, ({ use }) => notOnTag(use, ['div', 'p', 'span', 'img', 'td', 'th', 'a', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6'])],
   // A phone is narrower than the width a mail caps its table at.
   [/Doesn't work on `<table>` elements/, () => false],
-  [/Percentage width on `<img>`/, ({ use, any }) => use.element?.name === 'img' && (any((v) => v.includes('%')) || (use.element.attributes.width ?? '').includes('%'))],
+  [
+    /Percentage width on `<img>`/,
+    ({ use, any }) => use.element?.name === 'img' && (any((v) => v.includes('%')) || (use.element.attributes.width ?? '').includes('%')),
+  ],
   [/don't scale in 120 dpi mode/, () => false],
   [/Only supported on table cells/, ({ use }) => use.element !== undefined && !['td', 'th'].includes(use.element.name) && !use.reading.msoTables],
   [/Vertical padding will be the same for all cells/, () => false],
-  [/Not supported on `<body>`, `<span>`, `<div>` or `<p>`|Not supported on `<body>`, `<span>`, `<div>`, `<p>` or `<img>`/, ({ use }) => notOnTag(use, ['span', 'div', 'p', 'img'])],
+  [
+    /Not supported on `<body>`, `<span>`, `<div>` or `<p>`|Not supported on `<body>`, `<span>`, `<div>`, `<p>` or `<img>`/,
+    ({ use }) => notOnTag(use, ['span', 'div', 'p', 'img']),
+  ],
   [/Not supported on `<span>` and `<body>`/, ({ use }) => use.element !== undefined && ['span', 'body'].includes(use.element.name)],
   [/`auto` value is not supported/, ({ use, any }) => any((v) => /\bauto\b/.test(v)) && !use.reading.msoTables && use.element?.attributes.align !== 'center'],
   // A table left unaligned stays on the left: only `right` is lost.
   [/`left` and `right` do not work on `<table>`/, ({ use }) => use.element?.name === 'table' && /^right$/i.test(use.element.attributes.align ?? '')],
   [/Supports the vendor prefixed value|Support of the `match-parent` value depends/, () => false],
   // A minimum height is the height, unless the content is taller and was to be cut.
-  [/Replaces `height` by `min-height`/, ({ use }) => use.element !== undefined && use.element.style.some((d) => d.property === 'overflow' && plainValue(d.value) === 'hidden')],
+  [
+    /Replaces `height` by `min-height`/,
+    ({ use }) => use.element !== undefined && use.element.style.some((d) => d.property === 'overflow' && plainValue(d.value) === 'hidden'),
+  ],
   [/elliptical borders with the slash/, ({ any }) => any((v) => v.includes('/'))],
   [/`background-color` is included inside the `margin`/, () => false],
   [/A border can not be bigger than 8px/, ({ any }) => any((v) => [...v.matchAll(/(\d+(?:\.\d+)?)px/g)].some((m) => Number(m[1]) > 8))],
@@ -178,10 +184,16 @@ const NOTE_RULES: readonly NoteRule[] = [
   [/Flow-relative values `start` and `end`/, ({ any }) => any((v) => v === 'start' || v === 'end')],
   [/Logical property values `inline-start` and `inline-end`/, ({ any }) => any((v) => /inline-(start|end)/.test(v))],
   [/`lowercase` value is not supported/, ({ any }) => any((v) => v === 'lowercase')],
-  [/Only supported in lowercase/, ({ use }) => use.declarations.some((d) => /!\s*important/.test(d.value) && !/!\s*important/.test(d.value.replace(/!\s*IMPORTANT/g, '')))],
+  [
+    /Only supported in lowercase/,
+    ({ use }) => use.declarations.some((d) => /!\s*important/.test(d.value) && !/!\s*important/.test(d.value.replace(/!\s*IMPORTANT/g, ''))),
+  ],
   [/Only supported with a space before/, ({ use }) => use.declarations.some((d) => /[^\s]!important/i.test(d.value))],
   [/Not supported inline/, ({ use }) => !use.inStyleBlock],
-  [/Removed if there is no space before when used with a `background-image`/, ({ use }) => use.declarations.some((d) => d.property.startsWith('background') && /[^\s]!important/i.test(d.value))],
+  [
+    /Removed if there is no space before when used with a `background-image`/,
+    ({ use }) => use.declarations.some((d) => d.property.startsWith('background') && /[^\s]!important/i.test(d.value)),
+  ],
   [/Only supported inline when using a Non Gmail Account/, () => false],
   [/Whitespace syntax is not supported|whitespace syntax/, ({ any }) => any((v) => /rgba?\(\s*[\d.]+%?\s+[\d.]/.test(v))],
   [/Alpha value is not supported/, ({ any }) => any((v) => /rgb\(([^,)]*,){3}/.test(v))],

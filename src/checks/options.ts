@@ -174,8 +174,10 @@ export function validateCheckOptions(options: unknown, extraKeys: readonly strin
         const accepted = record(name, entry, ['feature', 'reason', 'as']);
         if (typeof accepted.feature !== 'string' || accepted.feature.trim() === '')
           throw expectedError(`${name}.feature`, "a caniemail feature's slug (css-display-flex) or name (display:flex)", accepted.feature);
-        if (typeof accepted.reason !== 'string' || accepted.reason.trim() === '') throw expectedError(`${name}.reason`, 'a sentence saying why the mail may use it', accepted.reason);
-        if (accepted.as !== undefined && accepted.as !== 'warning' && accepted.as !== 'ignore') throw expectedError(`${name}.as`, '"warning" or "ignore"', accepted.as);
+        if (typeof accepted.reason !== 'string' || accepted.reason.trim() === '')
+          throw expectedError(`${name}.reason`, 'a sentence saying why the mail may use it', accepted.reason);
+        if (accepted.as !== undefined && accepted.as !== 'warning' && accepted.as !== 'ignore')
+          throw expectedError(`${name}.as`, '"warning" or "ignore"', accepted.as);
       });
     }
   }

@@ -27,7 +27,10 @@ describe('the mail corpus', () => {
   it('holds the mails the frameworks make, twenty and more', () => {
     expect(mails.length).toBeGreaterThanOrEqual(20);
     for (const maker of ['mjml-', 'react-email-', 'foundation-', 'maizzle-', 'cerberus-', 'text-first-', 'hand-written-']) {
-      expect(mails.some((file) => file.startsWith(maker)), maker).toBe(true);
+      expect(
+        mails.some((file) => file.startsWith(maker)),
+        maker,
+      ).toBe(true);
     }
   });
 
@@ -40,7 +43,10 @@ describe('the mail corpus', () => {
       ).toEqual([]);
       // A warning is a trait of the design, one per feature: a handful, not the dozens of places caniemail lists.
       expect(report.problems.length, file).toBeLessThanOrEqual(8);
-      expect(report.support?.map((s) => s.client), file).toEqual(['gmail', 'outlook', 'apple-mail', 'yahoo']);
+      expect(
+        report.support?.map((s) => s.client),
+        file,
+      ).toEqual(['gmail', 'outlook', 'apple-mail', 'yahoo']);
       for (const { score } of report.support ?? []) expect(score, file).toBeGreaterThanOrEqual(60);
     }
   });

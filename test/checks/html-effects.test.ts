@@ -43,7 +43,9 @@ describe('severity from effect', () => {
     expect(script.problems[0]).toMatchObject({
       severity: 'error',
       feature: '<script> element',
-      message: expect.stringMatching(/^<script> element is not supported by apple-mail\.ios, .* yahoo\.ios \(line 1: <script>\): such a client never runs the script/),
+      message: expect.stringMatching(
+        /^<script> element is not supported by apple-mail\.ios, .* yahoo\.ios \(line 1: <script>\): such a client never runs the script/,
+      ),
     });
     // JSON-LD for Gmail's actions is data, not a script.
     expect(await summary('<script type="application/ld+json">{"@context":"http://schema.org"}</script><p>x</p>')).toEqual([]);
@@ -57,14 +59,18 @@ describe('severity from effect', () => {
   });
 
   it('fails a layout that hangs on flex or on floats, but not floats inside a table, nor what Outlook never sees', async () => {
-    const floats = await html('<div style="float:left;width:50%">a</div><div style="float:right;width:50%">b</div>', { html: { clients: ['outlook.windows'] } });
+    const floats = await html('<div style="float:left;width:50%">a</div><div style="float:right;width:50%">b</div>', {
+      html: { clients: ['outlook.windows'] },
+    });
     expect(floats.problems.filter((p) => p.severity === 'error').map((p) => `${p.feature} ${p.where}`)).toEqual([
       'float line 1: <div style="float:left;width:50%">',
       'float line 1: <div style="float:right;width:50%">',
     ]);
-    expect(await summary('<table><tr><td><img src="https://acme.example/a.png" alt="" style="float:right"></td></tr></table>', { html: { clients: ['outlook.windows'] } })).toEqual([
-      'warning float',
-    ]);
+    expect(
+      await summary('<table><tr><td><img src="https://acme.example/a.png" alt="" style="float:right"></td></tr></table>', {
+        html: { clients: ['outlook.windows'] },
+      }),
+    ).toEqual(['warning float']);
     // Inside <!--[if !mso]><!--> … <!--<![endif]-->: Outlook for Windows skips it.
     expect(await summary('<!--[if !mso]><!--><div style="display:flex">a</div><!--<![endif]-->', { html: { clients: ['outlook.windows'] } })).toEqual([]);
     expect(await summary('<span style="position:relative;top:1px">a</span>')).toEqual([]);
@@ -85,9 +91,9 @@ describe('severity from effect', () => {
     expect(await summary(`${face}<p style="font-family:'Brand'">x</p>`, { html: { clients: ['gmail'] } })).toEqual(['error @font-face']);
     expect(await summary(`${face}<p style="font-family:'Brand', Arial, sans-serif">x</p>`, { html: { clients: ['gmail'] } })).toEqual([]);
     const link = '<link href="https://fonts.googleapis.com/css2?family=Open+Sans:wght@400&display=swap" rel="stylesheet">';
-    expect(await summary(`${link}<style>.t { font-family: "Open Sans"; }</style><p class="t">x</p>`, { html: { clients: ['gmail.desktop-webmail'] } })).toEqual([
-      'error <link> element',
-    ]);
+    expect(await summary(`${link}<style>.t { font-family: "Open Sans"; }</style><p class="t">x</p>`, { html: { clients: ['gmail.desktop-webmail'] } })).toEqual(
+      ['error <link> element'],
+    );
   });
 });
 
@@ -154,7 +160,9 @@ describe('html.accept', () => {
     await expect(html(flex, { html: { accept: [{ feature: 'css-display-flex', because: 'x' }] } } as never)).rejects.toThrow(
       'Unknown mail check option `html.accept[0].because`; expected one of feature, reason, as',
     );
-    await expect(html(flex, { html: { accept: 'css-display-flex' } } as never)).rejects.toThrow("Expected `html.accept` to be an array of { feature, reason, as? }");
+    await expect(html(flex, { html: { accept: 'css-display-flex' } } as never)).rejects.toThrow(
+      'Expected `html.accept` to be an array of { feature, reason, as? }',
+    );
   });
 });
 

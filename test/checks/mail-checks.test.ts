@@ -38,7 +38,10 @@ describe('the html check (caniemail)', () => {
       "Give those clients a fallback (a table layout, an image, a link to a page), or accept the feature: html.accept [{ feature: 'css-display-flex', reason: '…' }]; see https://www.caniemail.com/features/css-display-flex/.",
     );
     // The rounded corners come out square there: a warning, not an error.
-    expect(report.problems.find((p) => p.feature === 'border-radius')).toMatchObject({ severity: 'warning', message: expect.stringContaining('such a client draws square corners') });
+    expect(report.problems.find((p) => p.feature === 'border-radius')).toMatchObject({
+      severity: 'warning',
+      message: expect.stringContaining('such a client draws square corners'),
+    });
     // Only the clients asked for.
     expect(report.problems.flatMap((p) => p.clients ?? []).every((c) => c.startsWith('outlook.'))).toBe(true);
   });
@@ -50,7 +53,9 @@ describe('the html check (caniemail)', () => {
     ]);
     // In the second of two blocks, still the line of the HTML.
     const two = '<style>\n.a { color: red; }\n</style>\n<style>\n.b { color: blue; }\n.c { float: left; }\n</style><div class="c">x</div>';
-    expect((await checkMail(mail(two), { only: ['html'], html: { clients: ['outlook.windows'] } })).problems[0]?.where).toBe('line 6, in a <style> block: float: left');
+    expect((await checkMail(mail(two), { only: ['html'], html: { clients: ['outlook.windows'] } })).problems[0]?.where).toBe(
+      'line 6, in a <style> block: float: left',
+    );
   });
 
   it('takes caniemail names and globs, and refuses a family it does not know', async () => {

@@ -61,7 +61,7 @@ describe.concurrent('toPassMailChecks', () => {
     console.log(`toPassMailChecks failure text (Vitest):\n${text}`);
   });
 
-  test('names each client\'s support score in the failure text of a mail whose layout falls apart', async ({ inbox, expect }) => {
+  test("names each client's support score in the failure text of a mail whose layout falls apart", async ({ inbox, expect }) => {
     await send(inbox.address, {
       subject: 'Two columns',
       text: 'Left. Right.',
