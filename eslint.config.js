@@ -14,6 +14,8 @@ export default defineConfig(
     'dist/',
     // A template that pack-check copies into a scratch project and compiles there.
     'test/pack/project/',
+    // The mail corpus's sources, as their frameworks ship them, built in a scratch folder (scripts/build-mail-corpus.ts).
+    'fixtures/mail-corpus/sources/',
     'playwright-report/',
     'test-results/',
     'blob-report/',

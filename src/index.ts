@@ -19,8 +19,8 @@ export type { MailSummary, MessageDetail, MailAttachment, MailboxIndex, MailboxI
 export { extractLinks, extractCodes } from './inbox/extract.js';
 
 // Mail checks: mail.check()
-export type { MailCheckOptions, LinkCheckOptions, HtmlCheckOptions, SizeCheckOptions, LinkCookie } from './checks/options.js';
-export type { MailCheckReport, MailProblem, CheckName, Severity, ExtraCheck, CheckableMail } from './checks/problem.js';
+export type { MailCheckOptions, LinkCheckOptions, HtmlCheckOptions, AcceptedFeature, SizeCheckOptions, LinkCookie } from './checks/options.js';
+export type { MailCheckReport, MailProblem, ClientSupport, CheckName, Severity, ExtraCheck, CheckableMail } from './checks/problem.js';
 
 // Filters
 export { describeFilter } from './inbox/filter.js';

@@ -31,6 +31,13 @@ export class LineIndex {
     return low + 1;
   }
 
+  /** The offset of a line and column (both 1-based), as caniemail gives a position. */
+  offsetOf(line: number, column: number): number {
+    const starts = this.#starts;
+    const n = Math.min(Math.max(1, Math.trunc(line)), starts.length);
+    return Math.min(starts[n - 1]! + Math.max(0, column - 1), this.#text.length);
+  }
+
   /** Line `n`'s text (1-based), without its '\n'; '' for a line the text does not have. */
   line(n: number): string {
     const starts = this.#starts;

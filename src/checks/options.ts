@@ -57,6 +57,19 @@ export interface LinkCheckOptions {
   readonly allowPrivate?: 'all' | readonly string[];
 }
 
+/**
+ * A feature the team knowingly uses: its problems become warnings that
+ * carry the reason (`as: 'warning'`, the default), or are left out of the
+ * report (`as: 'ignore'`). The support score still counts it.
+ */
+export interface AcceptedFeature {
+  /** caniemail's slug, as in its page's URL (`css-display-flex`), or the feature as a problem names it (`display:flex`). */
+  readonly feature: string;
+  /** Why, for the next person who reads the report. */
+  readonly reason: string;
+  readonly as?: 'warning' | 'ignore';
+}
+
 export interface HtmlCheckOptions {
   /**
    * The clients to check against: families (`gmail`, `outlook`, `apple-mail`,
@@ -65,6 +78,8 @@ export interface HtmlCheckOptions {
    * outlook, apple-mail, yahoo.
    */
   readonly clients?: readonly string[];
+  /** Features the team accepts, each with its reason. */
+  readonly accept?: readonly AcceptedFeature[];
 }
 
 export interface SizeCheckOptions {
@@ -149,9 +164,22 @@ export function validateCheckOptions(options: unknown, extraKeys: readonly strin
     }
   }
   if (o.html !== undefined) {
-    const html = record('html', o.html, ['clients']);
+    const html = record('html', o.html, ['clients', 'accept']);
     if (html.clients !== undefined && !(Array.isArray(html.clients) && html.clients.length > 0 && html.clients.every((c) => typeof c === 'string')))
       throw expectedError('html.clients', 'a non-empty array of client names (gmail, outlook, apple-mail, yahoo, …)', html.clients);
+    if (html.accept !== undefined) {
+      if (!Array.isArray(html.accept)) throw expectedError('html.accept', "an array of { feature, reason, as? } (as: 'warning' or 'ignore')", html.accept);
+      html.accept.forEach((entry: unknown, i: number) => {
+        const name = `html.accept[${i}]`;
+        const accepted = record(name, entry, ['feature', 'reason', 'as']);
+        if (typeof accepted.feature !== 'string' || accepted.feature.trim() === '')
+          throw expectedError(`${name}.feature`, "a caniemail feature's slug (css-display-flex) or name (display:flex)", accepted.feature);
+        if (typeof accepted.reason !== 'string' || accepted.reason.trim() === '')
+          throw expectedError(`${name}.reason`, 'a sentence saying why the mail may use it', accepted.reason);
+        if (accepted.as !== undefined && accepted.as !== 'warning' && accepted.as !== 'ignore')
+          throw expectedError(`${name}.as`, '"warning" or "ignore"', accepted.as);
+      });
+    }
   }
   if (o.size !== undefined) {
     const size = record('size', o.size, ['clipBytes', 'maxBytes']);

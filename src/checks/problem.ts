@@ -1,6 +1,9 @@
 // What a mail check finds, in one shape for every check: the client's
 // `mail.check()`, both runners' `toPassMailChecks` and the web UI's Checks
 // tab read the same report.
+import type { ClientSupport } from './support-score.js';
+
+export type { ClientSupport };
 
 /** The checks, by the name a problem carries and options select. */
 export const CHECK_NAMES = ['links', 'html', 'images', 'size', 'text', 'accessibility'] as const;
@@ -24,7 +27,7 @@ export interface MailProblem {
   readonly text?: string;
   /** links: the HTTP status of the last answer, when there was one. */
   readonly status?: number;
-  /** html: the caniemail feature, e.g. `display:flex`. */
+  /** html: the caniemail feature, e.g. `display:flex` (what `html.accept` takes, beside its slug). */
   readonly feature?: string;
   /** html: the clients (caniemail names, e.g. `outlook.windows`) that lack it. */
   readonly clients?: readonly string[];
@@ -45,6 +48,12 @@ export interface MailCheckReport {
   readonly problems: readonly MailProblem[];
   /** The checks that ran, in the order they are listed in `CHECK_NAMES`. */
   readonly checked: readonly CheckName[];
+  /**
+   * When the html check ran on HTML it could read: for each chosen client,
+   * how much of the mail it shows as written (0 to 100, scored as Mailpit
+   * scores it, from caniemail's data) and the feature that costs the most.
+   */
+  readonly support?: readonly ClientSupport[];
 }
 
 /** What a check reads of a mail: the client's `Mail` and the server's stored message both have it. */

@@ -1,7 +1,9 @@
 // A check report as a person reads it (the matchers' failure text, the
 // report attachment): one numbered entry per problem, what is wrong on its
-// first line and what to do on the next.
+// first line and what to do on the next; and the html check's support score
+// of each client, on one line.
 import type { MailCheckReport, MailProblem, Severity } from './problem.js';
+import { formatScores } from './support-score.js';
 
 export function formatProblem(p: MailProblem, index: number): string {
   return `${index + 1}. [${p.check} ${p.severity}] ${p.message}\n   Fix: ${p.fix}`;
@@ -19,9 +21,16 @@ export function countProblems(problems: readonly MailProblem[]): string {
   return parts.length === 0 ? 'no problems' : parts.join(', ');
 }
 
-/** The whole report: which checks ran, the tally, then each problem. */
+/** `Client support (how much of the mail each shows as written): gmail 100%, outlook 93.5% (display:flex).`; '' without scores. */
+export function formatSupport(report: MailCheckReport): string {
+  return report.support && report.support.length > 0 ? `Client support (how much of the mail each shows as written): ${formatScores(report.support)}.` : '';
+}
+
+/** The whole report: which checks ran, the tally and the support scores, then each problem. */
 export function formatReport(report: MailCheckReport, subject: string, problems: readonly MailProblem[] = report.problems): string {
-  const head = `Mail checks of ${JSON.stringify(subject)} (${report.checked.join(', ') || 'none'}): ${countProblems(report.problems)}.`;
+  const head = [`Mail checks of ${JSON.stringify(subject)} (${report.checked.join(', ') || 'none'}): ${countProblems(report.problems)}.`, formatSupport(report)]
+    .filter(Boolean)
+    .join('\n');
   return problems.length === 0 ? head : `${head}\n\n${formatProblems(problems)}`;
 }
 

@@ -12,6 +12,7 @@ import { checkImages } from './images-check.js';
 import { checkLinks } from './links-check.js';
 import { validateCheckOptions, type MailCheckOptions } from './options.js';
 import { CHECK_NAMES, type CheckName, type CheckableMail, type ExtraCheck, type MailCheckReport, type MailProblem } from './problem.js';
+import type { ClientSupport } from './support-score.js';
 import { checkSize, utf8Bytes } from './size-check.js';
 import { checkText } from './text-check.js';
 
@@ -26,6 +27,7 @@ export async function checkMail(mail: CheckableMail, options?: MailCheckOptions)
   const extras = new Map<CheckName, ExtraCheck>((o.with ?? []).map((extra) => [extra.name, extra]));
   let reading: HtmlReading | undefined;
   let htmlBytes: number | undefined;
+  let support: readonly ClientSupport[] | undefined;
   /** A check that reads the HTML, or the one problem saying why it cannot: the HTML is too large (for `sized` checks) or nested too deep. */
   const withHtml = (check: CheckName, sized: boolean, run: (reading: HtmlReading) => Promise<MailProblem[]> | MailProblem[]) => {
     if (sized) {
@@ -37,7 +39,12 @@ export async function checkMail(mail: CheckableMail, options?: MailCheckOptions)
   };
   const runs: Partial<Record<CheckName, () => Promise<readonly MailProblem[]> | readonly MailProblem[]>> = {
     links: () => withHtml('links', false, (reading) => checkLinks(mail, reading, o.links, o.signal)),
-    html: () => withHtml('html', true, (reading) => checkHtml(mail, reading, o.html)),
+    html: () =>
+      withHtml('html', true, async (reading) => {
+        const result = await checkHtml(mail, reading, o.html);
+        if (result.support.length > 0) support = result.support;
+        return result.problems;
+      }),
     images: () => withHtml('images', true, (reading) => checkImages(reading)),
     size: () => checkSize(mail, o.size),
     text: () => checkText(mail),
@@ -46,12 +53,17 @@ export async function checkMail(mail: CheckableMail, options?: MailCheckOptions)
   const found = await Promise.all(
     checked.map(async (name) => capProblems(name, await (extras.has(name) ? extras.get(name)!.run(mail, o.signal) : runs[name]!()))),
   );
-  return reportOf(found.flat(), checked);
+  return reportOf(found.flat(), checked, support);
 }
 
-/** A report of these problems, errors first, each group in the checks' order. */
-export function reportOf(problems: readonly MailProblem[], checked: readonly CheckName[]): MailCheckReport {
+/** A report of these problems, errors first, each group in the checks' order, with the html check's support scores when it gave any. */
+export function reportOf(problems: readonly MailProblem[], checked: readonly CheckName[], support?: readonly ClientSupport[]): MailCheckReport {
   const order = (p: MailProblem) => (p.severity === 'error' ? 0 : 1) * 100 + CHECK_NAMES.indexOf(p.check);
   const sorted = [...problems].sort((a, b) => order(a) - order(b));
-  return Object.freeze({ ok: !sorted.some((p) => p.severity === 'error'), problems: Object.freeze(sorted), checked: Object.freeze([...checked]) });
+  return Object.freeze({
+    ok: !sorted.some((p) => p.severity === 'error'),
+    problems: Object.freeze(sorted),
+    checked: Object.freeze([...checked]),
+    ...(support === undefined ? {} : { support: Object.freeze(support.map((s) => Object.freeze({ ...s }))) }),
+  });
 }

@@ -18,8 +18,8 @@ export type { ToReceiveMailOptions, ToHaveBeenRetriedOptions, ToHaveBackedOffOpt
 export type { ToPassMailChecksOptions } from './mail-checks.js';
 export { accessibilityCheck } from './accessibility-check.js';
 export type { AccessibilityTarget } from './accessibility-check.js';
-export type { MailCheckOptions, LinkCheckOptions, HtmlCheckOptions, SizeCheckOptions, LinkCookie } from '../checks/options.js';
-export type { MailCheckReport, MailProblem, CheckName, Severity, ExtraCheck } from '../checks/problem.js';
+export type { MailCheckOptions, LinkCheckOptions, HtmlCheckOptions, AcceptedFeature, SizeCheckOptions, LinkCookie } from '../checks/options.js';
+export type { MailCheckReport, MailProblem, ClientSupport, CheckName, Severity, ExtraCheck } from '../checks/problem.js';
 export { openMail, MAIL_ORIGIN } from './open-mail.js';
 export type { OpenMailOptions, OpenableMail } from './open-mail.js';
 export { mailroomWebServer } from './web-server.js';

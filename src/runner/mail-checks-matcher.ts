@@ -4,7 +4,7 @@
 // fails and every word of its failure text live here.
 import { validateCheckOptions, type MailCheckOptions } from '../checks/options.js';
 import type { ExtraCheck, MailCheckReport, MailProblem } from '../checks/problem.js';
-import { countProblems, formatProblems, formatReport } from '../checks/report-text.js';
+import { countProblems, formatProblems, formatReport, formatSupport } from '../checks/report-text.js';
 import { checkMail } from '../checks/run-checks.js';
 import { describeValue } from '../contract/validation.js';
 import type { Mail } from '../inbox/mail.js';
@@ -68,7 +68,8 @@ async function mailChecks(
     }
     if (pass) return `Mail ${named} passed its checks (${report.checked.join(', ')}): ${actual}.`;
     const story = `Mail ${named} failed its checks (${report.checked.join(', ')}): ${actual}${failOn === 'warning' && report.problems.some((p) => p.severity === 'warning') ? ', and warnings fail it (failOn: "warning")' : ''}.`;
-    return `${story}\n\n${formatProblems(report.problems)}\n\nExpected: ${expected}\nReceived: ${actual}`;
+    const support = formatSupport(report);
+    return `${story}${support ? `\n${support}` : ''}\n\n${formatProblems(report.problems)}\n\nExpected: ${expected}\nReceived: ${actual}`;
   };
   return Object.freeze({ pass, message, name: 'toPassMailChecks' as const, expected, actual, report });
 }

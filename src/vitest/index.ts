@@ -16,8 +16,8 @@ export type {
   ToPassMailChecksOptions,
   ToPassMailChecksExpectsAMail,
 } from './matchers.js';
-export type { MailCheckOptions, LinkCheckOptions, HtmlCheckOptions, SizeCheckOptions, LinkCookie } from '../checks/options.js';
-export type { MailCheckReport, MailProblem, CheckName, Severity } from '../checks/problem.js';
+export type { MailCheckOptions, LinkCheckOptions, HtmlCheckOptions, AcceptedFeature, SizeCheckOptions, LinkCookie } from '../checks/options.js';
+export type { MailCheckReport, MailProblem, ClientSupport, CheckName, Severity } from '../checks/problem.js';
 
 // The types a test touches, so one import is enough.
 export type { Inbox } from '../inbox/inbox.js';

@@ -77,7 +77,8 @@ describe('the bounds of the checks', () => {
     expect(report.problems.at(-1)).toMatchObject({
       check: 'html',
       severity: 'error',
-      message: 'The html check found 140 more problems (20 errors, 120 warnings), left out of this report: a check reports at most 100.',
+      // The flex of each div is an error at its place; `display`'s partial support, once a warning for each, is display:flex's own.
+      message: 'The html check found 20 more problems (20 errors), left out of this report: a check reports at most 100.',
     });
   });
 });

@@ -178,8 +178,9 @@ function Attachments({ address, message }: { address: string; message: WireMessa
 
 /**
  * The mail checks as `mail.check()` reports them (no accessibility: that
- * needs the Playwright adapter's browser). The links are fetched only when
- * the person asks, since that sends a request to every one of them.
+ * needs the Playwright adapter's browser), with the html check's support
+ * score of each client on one line. The links are fetched only when the
+ * person asks, since that sends a request to every one of them.
  */
 function Checks({ address, id }: { address: string; id: string }) {
   const [links, setLinks] = useState(false);
@@ -204,6 +205,17 @@ function Checks({ address, id }: { address: string; id: string }) {
         )}
       </p>
       {error && <p role="alert">{error}</p>}
+      {value?.support && value.support.length > 0 && (
+        <p class="support">
+          Client support:{' '}
+          {value.support.map((s, i) => (
+            <span key={s.client} title={s.worst ? `Costs the most: ${s.worst}` : 'Shows the whole mail as written'}>
+              {i > 0 ? ' · ' : ''}
+              {s.client} <strong class={s.score >= 95 ? 'ok' : s.score >= 80 ? 'fair' : 'failed'}>{s.score}%</strong>
+            </span>
+          ))}
+        </p>
+      )}
       {!value && !error && !links && <p class="loading">Checking…</p>}
       {value && value.problems.length === 0 && <p class="empty">No problems found.</p>}
       {value && value.problems.length > 0 && (
