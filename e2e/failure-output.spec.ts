@@ -118,7 +118,7 @@ test('an SMTP matcher explains a failure with the attempt timeline, and the time
         "  - mail 1's first retry came \\d+ ms after a 451 4\\.3\\.0, before the shortest wait of 1 s",
         '  - mail 1 was retried \\d+ ms after a 451 4\\.3\\.0, less than 1 s apart \\(try 3\\)',
         '',
-        `SMTP attempts at ${address!.replace(/\./g, '\\.')}: 1 mail, 3 attempts, times from the first \\(\\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\):`,
+        `SMTP attempts at ${address!.replace(/\./g, '\\.')}: 1 mail, 3 attempts, times from the first \\(\\d\\d:\\d\\d:\\d\\d\\.\\d{3} UTC\\):`,
         '   \\+0\\.000 s  mail 1, try 1  RCPT  451 4\\.3\\.0  deferred  \\(defer\\)',
         '   \\+\\d\\.\\d{3} s  mail 1, try 2  RCPT  451 4\\.3\\.0  deferred  \\(defer\\)  waited \\d+ ms',
         '   \\+\\d\\.\\d{3} s  mail 1, try 3  DATA  250 2\\.6\\.0  accepted  waited \\d+ ms  "Your code"',
