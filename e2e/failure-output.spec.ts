@@ -56,7 +56,7 @@ test('a failing inner run explains each failure', async () => {
   expect(welcome.error).toContain('expect(inbox).not.toReceiveMail(filter)');
   expect(welcome.error).toMatch(
     new RegExp(
-      `Expected no mail matching subject ~ "Welcome" at ${welcome.address.replace(/\./g, '\\.')} for 3 s, but "Welcome to Acme" from Acme <hello@acme\\.example> at \\d\\d:\\d\\d:\\d\\d arrived`,
+      `Expected no mail matching subject ~ "Welcome" at ${welcome.address.replace(/\./g, '\\.')} for 3 s, but "Welcome to Acme" from Acme <hello@acme\\.example> at \\d\\d:\\d\\d:\\d\\d UTC arrived`,
     ),
   );
   expect(welcome.error).toContain('Expected: no mail matching subject ~ "Welcome"');
@@ -118,7 +118,7 @@ test('an SMTP matcher explains a failure with the attempt timeline, and the time
         "  - mail 1's first retry came \\d+ ms after a 451 4\\.3\\.0, before the shortest wait of 1 s",
         '  - mail 1 was retried \\d+ ms after a 451 4\\.3\\.0, less than 1 s apart \\(try 3\\)',
         '',
-        `SMTP attempts at ${address!.replace(/\./g, '\\.')}: 1 mail, 3 attempts, times from the first \\(\\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\):`,
+        `SMTP attempts at ${address!.replace(/\./g, '\\.')}: 1 mail, 3 attempts, times from the first \\(\\d\\d:\\d\\d:\\d\\d\\.\\d{3} UTC\\):`,
         '   \\+0\\.000 s  mail 1, try 1  RCPT  451 4\\.3\\.0  deferred  \\(defer\\)',
         '   \\+\\d\\.\\d{3} s  mail 1, try 2  RCPT  451 4\\.3\\.0  deferred  \\(defer\\)  waited \\d+ ms',
         '   \\+\\d\\.\\d{3} s  mail 1, try 3  DATA  250 2\\.6\\.0  accepted  waited \\d+ ms  "Your code"',
@@ -158,7 +158,7 @@ test("every wait's and matcher's failure points at the test's line: the JSON rep
   // (test/inbox/silence.integration.test.ts has each cause; here it is in a real run's report.)
   const silent = run.results.find((r) => r.title === 'waits with expectMail for a mail that never comes')!;
   expect(silent.error).toMatch(
-    /within 1 s \(\d+ checks?\)\. Nothing arrived at all\. No SMTP attempt or provider API call named this address since the inbox was made at \d\d:\d\d:\d\d \(the server's attempt log\)\. (Nor did the server take mail for any other address at mailroom\.test meanwhile\.|Meanwhile the server took mail for \d+ (or more )?other address(es)? at mailroom\.test)/,
+    /within 1 s \(\d+ checks?\)\. Nothing arrived at all\. No SMTP attempt or provider API call named this address since the inbox was made at \d\d:\d\d:\d\d UTC \(the server's attempt log\)\. (Nor did the server take mail for any other address at mailroom\.test meanwhile\.|Meanwhile the server took mail for \d+ (or more )?other address(es)? at mailroom\.test)/,
   );
 });
 

@@ -102,6 +102,10 @@ test("the web UI's Checks tab shows the same report, fetching the links only whe
 
   const checks = page.getByRole('region', { name: 'Mail checks' });
   await expect(checks).toContainText('Fails the checks: html, images, size, text.');
+  // The status line is inset like the message head above it, not flush with the pane's edge.
+  const status = await checks.getByText('Fails', { exact: true }).boundingBox();
+  const title = await page.getByRole('heading', { name: 'Your invoice' }).boundingBox();
+  expect(status?.x).toBe(title?.x);
   // The image's error, and no warning: Yahoo's partial support of `lang` ("not on <td>") does not apply to <html lang>.
   await expect(checks.getByRole('listitem')).toHaveCount(1);
   await expect(checks.getByRole('listitem').first()).toContainText('images error The image https://acme.example/logo.png has no alt text');

@@ -69,6 +69,10 @@ test('a picture of each received mail: on failure by default, always with "on", 
   expect(failed.map((a) => a.name)).toEqual([
     expect.stringMatching(/^mail "Confirm your email" to default-failed-the-mail-is-[a-z-]*[a-z2-7]{16}@mailroom\.test\.png$/),
   ]);
+  // A file in the test's results, whose path the list reporter prints under the failure.
+  expect(run.output).toMatch(
+    /attachment #\d+: mail "Confirm your email" to default-failed-\S+\.png \(image\/png\)[─ ]*\n\s+\S*attachments\/mail-Confirm-your-email-\S+\.png\n/,
+  );
   const picture = Buffer.from(failed[0]!.body!, 'base64');
   const size = pngSize(picture);
   expect(size.width).toBe(800);

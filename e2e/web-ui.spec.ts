@@ -196,6 +196,10 @@ test('an inline (cid:) image is shown from the mail itself, with remote images s
 test('shows the text, the headers, the raw source and the attachments (downloaded)', async ({ page, mailbox, send }) => {
   await send({ subject: 'Everything', text: 'The text part', html: '<p>html</p>', attachments: [{ filename: 'invoice.txt', content: 'invoice body' }] });
   await page.getByRole('option', { name: /Everything/ }).click();
+  // The head gives the date and the zone in full; the list's short time gives them when pointed at.
+  const year = String(new Date().getFullYear());
+  await expect(page.locator('.message-head time')).toHaveText(new RegExp(`${year}\\D.*\\d\\d:\\d\\d:\\d\\d.*\\b(UTC|GMT|[A-Z]{3,4})\\b`));
+  await expect(page.getByRole('option', { name: /Everything/ }).locator('time')).toHaveAttribute('title', new RegExp(year));
 
   await page.getByRole('tab', { name: 'Text' }).click();
   await expect(page.getByRole('tabpanel')).toContainText('The text part');

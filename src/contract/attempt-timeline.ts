@@ -3,7 +3,7 @@
 // first, its mail and try, the stage, the reply, the outcome, the rule, and
 // how long the sender waited before a retry.
 //
-//   SMTP attempts at signup-…@mailroom.test: 2 mails, 3 attempts, times from the first (16:49:08.123):
+//   SMTP attempts at signup-…@mailroom.test: 2 mails, 3 attempts, times from the first (16:49:08.123 UTC):
 //     +0.000 s  mail 1, try 1  RCPT  451 4.7.1  deferred  (greylist)
 //     +1.204 s  mail 1, try 2  DATA  250 2.6.0  accepted  waited 1.2 s  "Confirm your email"
 //     +1.210 s  mail 2, try 1  DATA  250 2.6.0  accepted  "Welcome to Acme"
@@ -26,7 +26,7 @@ export interface TimelineOptions {
    * more than one. `always`: every line names the client IP and MAIL FROM.
    */
   readonly senders?: 'when-several' | 'always';
-  /** How the heading shows the first attempt's time: local clock time (`16:49:08.123`) by default. */
+  /** How the heading shows the first attempt's time: its UTC time of day (`16:49:08.123 UTC`) by default. */
   readonly time?: (date: Date) => string;
 }
 

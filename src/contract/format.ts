@@ -12,9 +12,13 @@ export function formatDuration(ms: number): string {
   return `${Number.isInteger(seconds) ? seconds.toFixed(0) : seconds.toFixed(1)} s`;
 }
 
-/** `16:49:08.123`, in local time as the rest of mailroom's messages show times. */
+/**
+ * `16:49:08.123 UTC`: a time of day in UTC, and saying so, as mail summaries
+ * show it too (inbox/describe.ts). CI logs print UTC, and a reader in
+ * another zone must not take it for their own.
+ */
 export function clockTime(date: Date): string {
-  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}`;
+  return `${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())}.${pad(date.getUTCMilliseconds(), 3)} UTC`;
 }
 
 /** `+1.204 s`: a time offset, always in seconds with ms. */

@@ -39,12 +39,12 @@ export function quote(text: string): string {
   return JSON.stringify(cut);
 }
 
-/** `12:00:01`: the UTC time of day, which is what CI logs print. */
+/** `12:00:01 UTC`: the time of day in UTC, which is what CI logs print, with the zone so no reader takes it for theirs. */
 export function formatTime(date: Date): string {
-  return Number.isNaN(date.getTime()) ? 'an unknown time' : date.toISOString().slice(11, 19);
+  return Number.isNaN(date.getTime()) ? 'an unknown time' : `${date.toISOString().slice(11, 19)} UTC`;
 }
 
-/** `"Welcome to Acme" from hello@acme.example at 12:00:01` */
+/** `"Welcome to Acme" from hello@acme.example at 12:00:01 UTC` */
 export function formatSummary(summary: Pick<MailSummary, 'subject' | 'from' | 'receivedAt'>): string {
   const from = summary.from.trim() === '' ? 'an unknown sender' : summary.from;
   return `${quote(summary.subject)} from ${from} at ${formatTime(summary.receivedAt)}`;

@@ -102,7 +102,7 @@ export class MailTimeoutError extends MailroomError {
 
 /**
  * `No mail matching subject ~ "Invoice" arrived at a@b within 30 s (14
- * checks). Seen and rejected: "Welcome" from x at 12:00:01, …`
+ * checks). Seen and rejected: "Welcome" from x at 12:00:01 UTC, …`
  */
 export function formatWaitFailure(f: WaitFailure): string {
   const matching = f.filter === 'any mail' ? '' : ` matching ${f.filter}`;

@@ -2,6 +2,7 @@
 // around a test (steps, attachments, the deadline cap, teardown) lives in
 // the core's openTestInbox; this file only translates Playwright's TestInfo
 // into the core's TestRunnerBridge.
+import { rm, writeFile } from 'node:fs/promises';
 import {
   test as base,
   type Browser,
@@ -106,10 +107,17 @@ const fixtures: Fixtures<
     // with every object option; layered over the project's value (the
     // config's `use`), the keys it leaves out keep the config's values.
     const configured = (testInfo.project.use as Partial<MailroomOptions>).mailroom;
+    let pictures = 0;
     const bridge: TestRunnerBridge = {
       ...bridgeFor(testInfo, _mailroomTimeLeft),
+      // A file, not a body: the line and list reporters print a file's path
+      // under a failed test (and skip a binary body), so a CI log says where
+      // the picture is. Playwright copies it into the test's attachments.
       attachPicture: async (mail, name) => {
-        await testInfo.attach(name, { contentType: 'image/png', body: await mailPicture(await _mailroomPictureBrowser(), mail) });
+        const file = testInfo.outputPath(`mailroom-picture-${++pictures}.png`);
+        await writeFile(file, await mailPicture(await _mailroomPictureBrowser(), mail));
+        await testInfo.attach(name, { contentType: 'image/png', path: file });
+        await rm(file, { force: true });
       },
     };
     const { inbox, close } = await openTestInbox(layerTestOptions(configured, mailroom), bridge);

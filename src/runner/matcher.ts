@@ -147,8 +147,8 @@ function result(
 
 /**
  * Playwright reads every line of an error that ends like `file:12:34` as a
- * stack frame, and a list of mails ends with a time (`at 16:49:08`): a full
- * stop keeps the line in the message.
+ * stack frame, and a line can end with a number or a parenthesis (`(2 checks)`):
+ * a full stop keeps the line in the message.
  */
 function endSentence(text: string): string {
   return /[\d)]$/.test(text) ? `${text}.` : text;

@@ -2,7 +2,7 @@
 // line per attempt, its time from the first, the event, the try, the
 // answer, the latency, the outcome, and the wait chosen before the next.
 //
-//   Webhook wh_… → http://127.0.0.1:3000/webhooks/mail: 1 event, 3 attempts, times from the first (16:49:08.123):
+//   Webhook wh_… → http://127.0.0.1:3000/webhooks/mail: 1 event, 3 attempts, times from the first (16:49:08.123 UTC):
 //     +0.000 s  event 1 message.received  try 1  503          4 ms  retrying  next in 250 ms
 //     +0.262 s  event 1 message.received  try 2  refused      1 ms  retrying  next in 500 ms
 //     +0.771 s  event 1 message.received  try 3  204          3 ms  delivered

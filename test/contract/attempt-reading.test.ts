@@ -161,11 +161,9 @@ describe('readLog', () => {
       attempt(1_204, 'accepted', { began: 1_104, enhancedCode: '2.6.0', subject: 'Confirm' }),
       attempt(1_210, 'dropped', { began: 1_205, stage: 'data' }),
     ];
-    const first = new Date(T0);
-    const clock = `${String(first.getHours()).padStart(2, '0')}:${String(first.getMinutes()).padStart(2, '0')}:00.000`;
     expect(formatTimeline('x@mailroom.test', attempts)).toBe(
       [
-        `SMTP attempts at x@mailroom.test: 2 mails, 3 attempts, times from the first (${clock}):`,
+        'SMTP attempts at x@mailroom.test: 2 mails, 3 attempts, times from the first (12:00:00.000 UTC):',
         '   +0.000 s  mail 1, try 1  RCPT  451 4.7.1  deferred  (greylist)',
         '   +1.204 s  mail 1, try 2  DATA  250 2.6.0  accepted  waited 1.1 s  "Confirm"',
         '   +1.210 s  mail 2, try 1  DATA  no reply   dropped',

@@ -2,7 +2,9 @@
 // built package (typedoc.json: dist/*.d.ts, so `npm test` builds first). It
 // is checked in so it reads on the repository host and the registry; this
 // test regenerates it into a scratch directory and fails, naming the pages,
-// when the checked-in copy is not what `npm run docs:api` writes today.
+// when the checked-in copy is not what `npm run docs:api` writes today. It is
+// split into a page per entry point, class and interface (typedoc.json's
+// outputFileStrategy), so no page is a wall to scroll through.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,6 +55,13 @@ describe('the API reference in docs/api/', () => {
     await promisify(execFile)(process.execPath, [TYPEDOC, '--out', scratch, '--logLevel', 'Warn'], { cwd: ROOT });
     const problems = differences(filesUnder(scratch), filesUnder(CHECKED_IN));
     expect(problems, 'docs/api/ is stale: run `npm run docs:api` and commit docs/api/').toEqual([]);
+  });
+
+  it('is split into pages a reader can take in, none over 32 KB', () => {
+    const pages = filesUnder(CHECKED_IN);
+    const large = [...pages].filter(([, text]) => Buffer.byteLength(text) > 32 * 1024).map(([name, text]) => `${name} (${Buffer.byteLength(text)} bytes)`);
+    expect(large, 'a page of docs/api/ grew past 32 KB: give more kinds their own page (typedoc.json membersWithOwnFile)').toEqual([]);
+    expect(pages.has('mailroomjs/classes/Inbox.md')).toBe(true);
   });
 
   it('names a stale page, a missing one and one left over', () => {

@@ -40,7 +40,7 @@ describe('MailTimeoutError', () => {
     );
     expect(error.message).toBe(
       'No mail matching subject ~ "Invoice" arrived at signup-x7@mailroom.test within 30 s (14 checks). ' +
-        'Seen and rejected: "Welcome to Acme" from hello@acme.example at 12:00:01, "Confirm your email" from hello@acme.example at 12:00:02.',
+        'Seen and rejected: "Welcome to Acme" from hello@acme.example at 12:00:01 UTC, "Confirm your email" from hello@acme.example at 12:00:02 UTC.',
     );
     expect(error).toBeInstanceOf(MailroomError);
     expect(error).toMatchObject({ name: 'MailTimeoutError', slug: 'mail_timeout', address: 'signup-x7@mailroom.test', budgetMs: 30_000, checks: 14 });
@@ -82,7 +82,7 @@ describe('MailTimeoutError', () => {
 
   it('names matching mail that arrived but could not be fetched', () => {
     const text = new MailTimeoutError(failure({ unfetched: [seen('Your invoice', 'billing@acme.example', '12:00:05')] })).message;
-    expect(text).toContain('Matching mail did arrive but could not be fetched in time: "Your invoice" from billing@acme.example at 12:00:05.');
+    expect(text).toContain('Matching mail did arrive but could not be fetched in time: "Your invoice" from billing@acme.example at 12:00:05 UTC.');
     expect(text).not.toContain('Nothing arrived at all');
   });
 
@@ -96,10 +96,10 @@ describe('MailTimeoutError', () => {
     const error = new MailTimeoutError(failure({ filter: 'subject ~ "code"', skipped }));
     expect(error.message).toBe(
       'No mail matching subject ~ "code" arrived at signup-x7@mailroom.test within 30 s (14 checks). ' +
-        'Already returned by an earlier wait: "Your code" from hello@acme.example at 12:00:01. ' +
-        'Taken by a concurrent wait on this inbox: "Your code" from hello@acme.example at 12:00:04. ' +
-        'Already handled (the handled store has it): "Job 1" from jobs@acme.example at 12:00:02. ' +
-        'Deleted or expired before it could be fetched: "Old offer" from hello@acme.example at 12:00:03.',
+        'Already returned by an earlier wait: "Your code" from hello@acme.example at 12:00:01 UTC. ' +
+        'Taken by a concurrent wait on this inbox: "Your code" from hello@acme.example at 12:00:04 UTC. ' +
+        'Already handled (the handled store has it): "Job 1" from jobs@acme.example at 12:00:02 UTC. ' +
+        'Deleted or expired before it could be fetched: "Old offer" from hello@acme.example at 12:00:03 UTC.',
     );
     expect(error.skipped.map((s) => s.reason)).toEqual(['returned', 'handled', 'gone', 'claimed']);
     expect(Object.isFrozen(error.skipped)).toBe(true);
@@ -117,7 +117,7 @@ describe('UnexpectedMailError', () => {
       arrived: [seen('Error: payment failed', 'billing@acme.example', '12:00:03')],
     });
     expect(error.message).toBe(
-      'Expected no mail matching subject ~ "Error" at a@mailroom.test for 2 s, but "Error: payment failed" from billing@acme.example at 12:00:03 arrived (seen after 1 s).',
+      'Expected no mail matching subject ~ "Error" at a@mailroom.test for 2 s, but "Error: payment failed" from billing@acme.example at 12:00:03 UTC arrived (seen after 1 s).',
     );
     expect(error).toMatchObject({ slug: 'unexpected_mail', address: 'a@mailroom.test' });
   });

@@ -200,7 +200,7 @@ describe.concurrent('expectMail', () => {
     expect(error.message).toMatch(
       new RegExp(
         `^No mail matching subject ~ "code" arrived at ${inbox.address.replace(/[.]/g, '\\.')} within 1\\.5 s \\(\\d+ checks?\\)\\. ` +
-          'Already returned by an earlier wait: "Your code" from Acme <hello@acme\\.example> at \\d\\d:\\d\\d:\\d\\d\\.$',
+          'Already returned by an earlier wait: "Your code" from Acme <hello@acme\\.example> at \\d\\d:\\d\\d:\\d\\d UTC\\.$',
       ),
     );
     expect(error.message).not.toContain('Nothing arrived at all');
@@ -299,7 +299,7 @@ describe.concurrent('expectMail', () => {
     expect(error.message).toMatch(
       new RegExp(
         `^No mail matching subject ~ "Invoice" arrived at ${inbox.address.replace(/[.]/g, '\\.')} within 2\\.5 s \\(\\d+ checks?\\)\\. ` +
-          'Seen and rejected: "Welcome to Acme" from Acme <hello@acme\\.example> at \\d\\d:\\d\\d:\\d\\d, "Confirm your email" from Acme <hello@acme\\.example> at \\d\\d:\\d\\d:\\d\\d\\.$',
+          'Seen and rejected: "Welcome to Acme" from Acme <hello@acme\\.example> at \\d\\d:\\d\\d:\\d\\d UTC, "Confirm your email" from Acme <hello@acme\\.example> at \\d\\d:\\d\\d:\\d\\d UTC\\.$',
       ),
     );
     expect(error).toMatchObject({ address: inbox.address, filter: 'subject ~ "Invoice"', budgetMs: 2500, wanted: 1, received: 0 });
@@ -438,7 +438,7 @@ describe.concurrent('expectNoMail', () => {
     expect(error).toBeInstanceOf(UnexpectedMailError);
     expect((error as Error).message).toMatch(
       new RegExp(
-        `^Expected no mail matching subject ~ "error" at ${inbox.address.replace(/[.]/g, '\\.')} for 3 s, but "Error: payment failed" from Acme <hello@acme\\.example> at \\d\\d:\\d\\d:\\d\\d arrived`,
+        `^Expected no mail matching subject ~ "error" at ${inbox.address.replace(/[.]/g, '\\.')} for 3 s, but "Error: payment failed" from Acme <hello@acme\\.example> at \\d\\d:\\d\\d:\\d\\d UTC arrived`,
       ),
     );
   });
@@ -541,7 +541,7 @@ describe.concurrent('exactly once across restarts', () => {
       const third = await createInbox({ apiURL: server.apiURL, address: inbox.address, watermark: null, handled: openHandledStore(path) });
       const error = (await third.expectMail({ subject: 'Job' }, { timeout: 1200 }).catch((e: unknown) => e)) as MailTimeoutError;
       expect(error).toBeInstanceOf(MailTimeoutError);
-      expect(error.message).toMatch(/Already handled \(the handled store has it\): "Job 1" from .* at [\d:]+, "Job 2" from .* at [\d:]+\.$/);
+      expect(error.message).toMatch(/Already handled \(the handled store has it\): "Job 1" from .* at [\d:]+ UTC, "Job 2" from .* at [\d:]+ UTC\.$/);
       expect(error.skipped.map((s) => s.reason)).toEqual(['handled', 'handled']);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -48,7 +48,7 @@ async function sendRefused(to: string): Promise<string> {
 }
 
 const at = (address: string) => address.replace(/[.+]/g, '\\$&');
-const TIME = '\\d\\d:\\d\\d:\\d\\d';
+const TIME = '\\d\\d:\\d\\d:\\d\\d UTC';
 const AFTER = '\\+\\d+\\.\\d{3} s';
 
 describe.concurrent('a wait that saw nothing says why', () => {

@@ -54,6 +54,20 @@ describe('readmeFiles', () => {
   });
 });
 
+describe("the README's Playwright config", () => {
+  const config = readmeFiles(readFileSync(new URL('../../README.md', import.meta.url), 'utf8')).find((f) => f.path === 'playwright.config.ts')!.text;
+
+  it('leaves apiURL to MAILROOM_API_URL: one set in the config wins over the variable, so a CI job could not move it', () => {
+    expect(config).not.toMatch(/\bapiURL\s*:/);
+  });
+
+  it("reuses a running app and mail server off CI, and on CI with REUSE_SERVERS=1 (the CI guide's shards side by side)", () => {
+    expect(config).toContain("const reuseExistingServer = !process.env.CI || process.env.REUSE_SERVERS === '1';");
+    expect(config).toContain('mailroomWebServer({ smtpPort: 2525, httpPort: 8025, reuseExistingServer })');
+    expect(config).toMatch(/command: 'npm start', url: 'http:\/\/127\.0\.0\.1:3000', reuseExistingServer,/);
+  });
+});
+
 describe('exampleFiles', () => {
   const root = new URL('../..', import.meta.url).pathname;
 

@@ -288,5 +288,5 @@ describe('toHaveBackedOff', () => {
 
 function clockOf(date: Date): string {
   const p = (n: number, w = 2) => String(n).padStart(w, '0');
-  return `${p(date.getHours())}:${p(date.getMinutes())}:${p(date.getSeconds())}.${p(date.getMilliseconds(), 3)}`;
+  return `${p(date.getUTCHours())}:${p(date.getUTCMinutes())}:${p(date.getUTCSeconds())}.${p(date.getUTCMilliseconds(), 3)} UTC`;
 }

@@ -175,7 +175,7 @@ describe('the timeline', () => {
     ]);
     const lines = text.split('\n');
     expect(lines[0]).toMatch(
-      /^Webhook wh_1 → http:\/\/127\.0\.0\.1:3000\/hook: 2 events, 3 attempts, times from the first \(\d\d:\d\d:00\.000\); 1 event queued, not yet attempted:$/,
+      /^Webhook wh_1 → http:\/\/127\.0\.0\.1:3000\/hook: 2 events, 3 attempts, times from the first \(\d\d:\d\d:00\.000 UTC\); 1 event queued, not yet attempted:$/,
     );
     expect(lines[1]).toBe('   +0.000 s  event 1 message.received    try 1   503                      4 ms  retrying   next in 250 ms');
     expect(lines[2]).toBe('   +0.262 s  event 1 message.received    try 2   refused                  1 ms  retrying   next in 500 ms');

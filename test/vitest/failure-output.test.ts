@@ -128,7 +128,7 @@ describe('a failing inner Vitest run', () => {
           "  - mail 1's first retry came \\d+ ms after a 451 4\\.3\\.0, before the shortest wait of 1 s",
           '  - mail 1 was retried \\d+ ms after a 451 4\\.3\\.0, less than 1 s apart \\(try 3\\)',
           '',
-          `SMTP attempts at ${at}: 1 mail, 3 attempts, times from the first \\(\\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\):`,
+          `SMTP attempts at ${at}: 1 mail, 3 attempts, times from the first \\(\\d\\d:\\d\\d:\\d\\d\\.\\d{3} UTC\\):`,
           '   \\+0\\.000 s  mail 1, try 1  RCPT  451 4\\.3\\.0  deferred  \\(defer\\)',
           '   \\+\\d\\.\\d{3} s  mail 1, try 2  RCPT  451 4\\.3\\.0  deferred  \\(defer\\)  waited \\d+ ms',
           '   \\+\\d\\.\\d{3} s  mail 1, try 3  DATA  250 2\\.6\\.0  accepted  waited \\d+ ms  "Your code"',
@@ -247,7 +247,7 @@ describe('a failing inner Vitest run', () => {
     const seen = test.annotations.find((a) => a.message === 'mail seen and rejected');
     expect(seen?.attachment?.contentType).toBe('text/plain');
     expect(seen?.attachment?.body).toContain(`at ${test.address} for subject ~ "Invoice".`);
-    expect(seen?.attachment?.body).toMatch(/- "Confirm your email" from Acme <hello@acme\.example> at [\d:]+ \(id \w+\)/);
+    expect(seen?.attachment?.body).toMatch(/- "Confirm your email" from Acme <hello@acme\.example> at [\d:]+ UTC \(id \w+\)/);
   });
 
   test('a teardown that cannot delete the mailbox says so, and the test still passes', () => {

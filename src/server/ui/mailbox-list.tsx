@@ -1,6 +1,6 @@
 // The mailboxes that hold mail, newest arrival first, searchable by address.
 import type { WireMailboxEntry } from '../../contract/wire.js';
-import { formatTime } from './format.js';
+import { When } from './when.js';
 
 export function MailboxList(props: {
   mailboxes: readonly WireMailboxEntry[];
@@ -42,7 +42,7 @@ export function MailboxList(props: {
                   {m.count}
                 </span>
                 <span class="subject">{m.newest.subject || '(no subject)'}</span>
-                <time dateTime={m.newest.received_at}>{formatTime(m.newest.received_at)}</time>
+                <When iso={m.newest.received_at} />
               </a>
             </li>
           ))}

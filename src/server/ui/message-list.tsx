@@ -1,7 +1,8 @@
 // A mailbox's messages, newest first: sender, subject, time and size.
 // Arrow keys or j/k move through them (app.tsx), Enter opens one.
 import type { WireSummary } from '../../contract/wire.js';
-import { formatSize, formatTime } from './format.js';
+import { formatSize } from './format.js';
+import { When } from './when.js';
 
 export function MessageList(props: {
   address: string;
@@ -31,7 +32,7 @@ export function MessageList(props: {
           {messages.map((m) => (
             <li key={m.id} id={`message-${m.id}`} role="option" tabIndex={-1} aria-selected={m.id === selected} onClick={() => props.onOpen(m.id)}>
               <span class="from">{m.from}</span>
-              <time dateTime={m.received_at}>{formatTime(m.received_at)}</time>
+              <When iso={m.received_at} />
               <span class="subject">{m.subject || '(no subject)'}</span>
               <span class="size">{formatSize(m.size)}</span>
             </li>

@@ -9,7 +9,8 @@ import type { WireCheckReport } from '../../checks/wire.js';
 import type { WireWebhookAttempt } from '../../contract/webhook-wire.js';
 import type { WireHealth, WireMessage, WireSmtpAttempt } from '../../contract/wire.js';
 import { api } from './api.js';
-import { formatSize, formatTime } from './format.js';
+import { formatSize } from './format.js';
+import { When } from './when.js';
 import { MailFrame } from './mail-frame.js';
 
 type TabId = 'html' | 'text' | 'headers' | 'raw' | 'attachments' | 'checks' | 'attempts' | 'webhooks';
@@ -67,7 +68,7 @@ export function MessageView(props: { address: string; message: WireMessage; feat
           )}
           <dt>Received</dt>
           <dd>
-            <time dateTime={message.received_at}>{formatTime(message.received_at)}</time> · {formatSize(message.size)}
+            <When iso={message.received_at} full /> · {formatSize(message.size)}
           </dd>
         </dl>
       </header>
@@ -256,7 +257,7 @@ function Attempts({ path, address }: { path: string; address: string }) {
         {value.attempts.map((a: WireSmtpAttempt, i) => (
           <tr key={i} class={a.outcome}>
             <td>
-              <time dateTime={a.at}>{formatTime(a.at)}</time>
+              <When iso={a.at} />
             </td>
             <td>{a.stage}</td>
             <td>{a.code === null ? '(no reply)' : `${a.code} ${a.enhanced_code ?? ''} ${a.text}`}</td>
@@ -306,7 +307,7 @@ function Deliveries({ path, address }: { path: string; address: string }) {
                 {deliveries.map((d) => (
                   <tr key={d.event_id} class={d.state}>
                     <td>
-                      <time dateTime={d.created_at}>{formatTime(d.created_at)}</time> <span class="id">{d.event_id}</span>
+                      <When iso={d.created_at} /> <span class="id">{d.event_id}</span>
                     </td>
                     <td>{d.event_type}</td>
                     <td>{d.state.replace('_', ' ')}</td>
