@@ -28,6 +28,7 @@ export type { MailroomWebServerOptions } from './web-server.js';
 // The types a test touches, so one import is enough.
 export type { Inbox } from '../inbox/inbox.js';
 export type { Mail } from '../inbox/mail.js';
+export type { MailSnapshotOptions, SnapshotMask } from '../inbox/mail-snapshot.js';
 export type { MailAttachment, MailSummary } from '../client/messages.js';
 export type { MailFilter, TextMatcher } from '../inbox/filter.js';
 export type { InboxSmtp } from '../inbox/smtp.js';
