@@ -22,8 +22,8 @@ export interface MailSnapshotOptions {
   /**
    * Masks by label: a RegExp or a string adds one (each match shows as
    * `[label]`), or replaces the default of that label; `false` turns a
-   * default off. The defaults: address, provider-id, message-id, uuid,
-   * code, token, random, date (see docs/assertions.md).
+   * default off. The defaults: token, address, provider-id, message-id,
+   * uuid, code, random, date (see docs/assertions.md).
    */
   readonly masks?: Readonly<Record<string, SnapshotMask>>;
   /** More headers to show, by name, after the usual ones (e.g. `['X-Campaign']`). */

@@ -19,13 +19,14 @@ const CELLS = new Set(['td', 'th']);
 // at the end (`tidy`): a run of them is one line end, or a blank line when
 // a paragraph or two <br> are among them, so nested blocks (an <li> in a
 // <ul>, a <p> in a <td>) never stack blank lines. The marks, and a space
-// inside <pre> that `tidy` must not collapse, are private-use characters
-// no mail has.
+// inside <pre> that `tidy` must not collapse, are private-use characters,
+// taken out of the mail's own text first.
 const LINE = '\ue001';
 const PARAGRAPH = '\ue002';
 const BREAK = '\ue003';
 const BREAKS = /[\ue001-\ue003][\t \ue001-\ue003]*/g;
 const KEPT_SPACE = '\ue000';
+const MARKS = /[\ue000-\ue003]/g;
 // Characters that take no room: zero-width spaces and joiners, direction
 // marks, the combining grapheme joiner and soft hyphen React Email and
 // others pad the preheader with, a byte-order mark, Hangul fillers.
@@ -96,7 +97,9 @@ export function readableHtml(html: string): string {
       ontext(text) {
         if (skipping > 0) return;
         // Any run of spaces (no-break ones too) is one space, as a browser shows it, but in <pre>.
-        write(preformatted > 0 ? text.replace(/[ \t]/g, KEPT_SPACE) : text.replace(/\s+/g, ' '));
+        // An icon font's glyph in the marks' range is dropped: it has no words either.
+        const own = text.replace(MARKS, '');
+        write(preformatted > 0 ? own.replace(/[ \t]/g, KEPT_SPACE) : own.replace(/\s+/g, ' '));
       },
     },
     { decodeEntities: true },

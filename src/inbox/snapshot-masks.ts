@@ -12,12 +12,12 @@ export type SnapshotMask = RegExp | string | false;
 
 /** The masks a snapshot applies, in order; each match becomes `[label]`. */
 export const DEFAULT_MASKS = Object.freeze([
+  'token',
   'address',
   'provider-id',
   'message-id',
   'uuid',
   'code',
-  'token',
   'random',
   'date',
 ] as const satisfies readonly string[]);
@@ -66,9 +66,11 @@ const LINK_RUN = /[A-Za-z0-9_-]+/g;
 const LABEL = /^[A-Za-z0-9][\w .-]{0,39}$/;
 
 /**
- * The masks to apply, in order: the caller's own (a label that is not a
- * default's), then the defaults, each replaced by the caller's pattern when
- * the label names it, or left out when set to `false`.
+ * The masks to apply, in order: the tokens in links (which must see each
+ * link whole, before a mask of the caller's replaces its origin), the
+ * caller's own (a label that is not a default's), then the other defaults.
+ * A default is replaced by the caller's pattern when the label names it,
+ * and left out when set to `false`.
  */
 export function resolveMasks(values: MaskedValues, options: Readonly<Record<string, unknown>> | undefined): Mask[] {
   const given = validateMasks(options);
@@ -83,7 +85,7 @@ export function resolveMasks(values: MaskedValues, options: Readonly<Record<stri
     if (override !== undefined) defaults.push({ label, patterns: [toPattern(override)] });
     else defaults.push(defaultMask(label, values));
   }
-  return [...own, ...defaults];
+  return [...defaults.filter((m) => m.inLinks), ...own, ...defaults.filter((m) => !m.inLinks)];
 }
 
 /** `text` with every match of every mask, in order, replaced by `[label]`. */

@@ -240,7 +240,7 @@ describe('masks', () => {
       'Expected `masks.date` to be a RegExp, a non-empty string or false (to turn a default mask off), got true',
     );
     expect(() => render('x', { masks: { order: false } })).toThrow(
-      'Mask `order` is not a default mask, so `false` has nothing to turn off; the default masks are address, provider-id, message-id, uuid, code, token, random, date',
+      'Mask `order` is not a default mask, so `false` has nothing to turn off; the default masks are token, address, provider-id, message-id, uuid, code, random, date',
     );
     expect(() => render('x', { masks: { '[x]': /x/ } })).toThrow('Expected each mask label to be 1 to 40 letters');
     expect(() => render('x', { masks: { x: '' } })).toThrow('Expected `masks.x` to be a RegExp, a non-empty string or false');
