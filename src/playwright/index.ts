@@ -20,7 +20,7 @@ export { accessibilityCheck } from './accessibility-check.js';
 export type { AccessibilityTarget } from './accessibility-check.js';
 export type { MailCheckOptions, LinkCheckOptions, HtmlCheckOptions, SizeCheckOptions, LinkCookie } from '../checks/options.js';
 export type { MailCheckReport, MailProblem, CheckName, Severity, ExtraCheck } from '../checks/problem.js';
-export { openMail, MAIL_ORIGIN } from './open-mail.js';
+export { openMail, MAIL_ORIGIN, PHONE_VIEWPORT } from './open-mail.js';
 export type { OpenMailOptions, OpenableMail } from './open-mail.js';
 export { mailroomWebServer } from './web-server.js';
 export type { MailroomWebServerOptions } from './web-server.js';
