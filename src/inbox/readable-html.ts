@@ -34,7 +34,9 @@ const INVISIBLE = /\u034f|\u115f|\u1160|\u17b4|\u17b5|\u3164|\uffa0|[\u00ad\u061
 
 interface OpenLink {
   readonly href: string;
-  readonly start: number;
+  /** Where its words start: an index into the parts, and the length written before them. */
+  readonly part: number;
+  readonly written: number;
 }
 
 /**
@@ -45,13 +47,17 @@ interface OpenLink {
  * a decorative image; `[image]` when there is no alt at all).
  */
 export function readableHtml(html: string): string {
-  let out = '';
+  // Parts joined once at the end: slicing a string that grows by `+=` would
+  // flatten it at every link, quadratic in a mail with many links.
+  const parts: string[] = [];
+  let written = 0;
   let skipping = 0;
   let preformatted = 0;
   const links: OpenLink[] = [];
   const lists: { ordered: boolean; count: number }[] = [];
   const write = (text: string) => {
-    out += text;
+    parts.push(text);
+    written += text.length;
   };
   const parser = new Parser(
     {
@@ -76,7 +82,7 @@ export function readableHtml(html: string): string {
           if (alt === undefined) write(' [image] ');
           else if (alt.trim() !== '') write(` [image: ${alt.trim()}] `);
         }
-        if (name === 'a' || name === 'area') links.push({ href: (attributes.href ?? '').trim(), start: out.length });
+        if (name === 'a' || name === 'area') links.push({ href: (attributes.href ?? '').trim(), part: parts.length, written });
         if (name === 'area' && attributes.alt) write(attributes.alt);
       },
       onclosetag(name) {
@@ -87,7 +93,7 @@ export function readableHtml(html: string): string {
         if (skipping > 0) return;
         if (name === 'a' || name === 'area') {
           const link = links.pop();
-          if (link) write(linkTarget(link.href, squeeze(out.slice(link.start))));
+          if (link) write(linkTarget(link.href, wordsOf(link)));
         }
         if (name === 'pre') preformatted = Math.max(0, preformatted - 1);
         if (name === 'ul' || name === 'ol') lists.pop();
@@ -104,10 +110,26 @@ export function readableHtml(html: string): string {
     },
     { decodeEntities: true },
   );
+  // A link's words, squeezed to one line; only as many as could still read
+  // as its address: longer words are never the address itself, and reading
+  // them all would be quadratic when links are left open and nest.
+  const wordsOf = (link: OpenLink): string => {
+    const length = written - link.written;
+    if (length > link.href.length * 2 + 64) return LONG_WORDS;
+    return squeeze(
+      parts
+        .slice(link.part)
+        .join('')
+        .replace(/[\ue000-\ue003]/g, ' '),
+    );
+  };
   parser.write(html);
   parser.end();
-  return tidy(out);
+  return tidy(parts.join(''));
 }
+
+// The words of a link too long to be its address: not empty, and never equal to it.
+const LONG_WORDS = '\u2026';
 
 /** What follows a link's words: its target, unless the words already are it or it goes nowhere. */
 function linkTarget(href: string, words: string): string {
