@@ -16,6 +16,7 @@ const TIMING = [
   'test/faults/matrix-polling-2.test.ts',
   'test/faults/matrix-server-wait-1.test.ts',
   'test/faults/matrix-server-wait-2.test.ts',
+  'test/inbox/snapshot-bounds-time.test.ts',
   'test/server/checks-off-thread.test.ts',
   'test/vitest/after-each.test.ts',
 ];

@@ -149,3 +149,63 @@ test('inline (cid:) images are shown from the mail itself; an unknown cid: stays
   expect(await size('missing')).toBe('0x0');
   expect(await page.getByRole('img', { name: 'logo' }).getAttribute('src')).toMatch(/^\/mail\/\d+\/[^/]+\/cid\/logo%40acme$/);
 });
+
+// Browser code as text: this project's types have no DOM.
+const colours = (selector: string) =>
+  `(() => { const s = getComputedStyle(document.querySelector(${JSON.stringify(selector)})); return s.color + ' on ' + s.backgroundColor; })()`;
+
+test("dark mode: the mail's own dark styles apply, and a mail that declares no color scheme gets a dark canvas", async ({ page, inbox, send }) => {
+  await send({
+    subject: 'Styled',
+    text: 'Styled',
+    html: [
+      '<!doctype html><html><head><meta name="color-scheme" content="light dark">',
+      '<style>.card{color:#111111;background:#ffffff} @media (prefers-color-scheme: dark){.card{color:#eeeeee;background:#222222}}</style>',
+      '</head><body><div class="card">Your order</div></body></html>',
+    ].join(''),
+  });
+  const styled = await inbox.expectMail({ subject: 'Styled' });
+  await openMail(page, styled);
+  expect(await page.evaluate<string>(colours('.card'))).toBe('rgb(17, 17, 17) on rgb(255, 255, 255)');
+  await openMail(page, styled, { colorScheme: 'dark' });
+  expect(await page.evaluate<string>(colours('.card'))).toBe('rgb(238, 238, 238) on rgb(34, 34, 34)');
+  expect(await page.evaluate<boolean>("matchMedia('(prefers-color-scheme: dark)').matches")).toBe(true);
+
+  // No color scheme declared: Apple Mail's default, light text on a dark canvas (the default text is
+  // white only when the canvas is dark); but a mail that asks for light only stays light.
+  await send({ subject: 'Plain HTML', text: 'Hello', html: '<p>Hello</p>' });
+  await send({
+    subject: 'Light only',
+    text: 'Hello',
+    html: '<html><head><meta name="color-scheme" content="light only"></head><body><p>Hello</p></body></html>',
+  });
+  await openMail(page, await inbox.expectMail({ subject: 'Plain HTML' }), { colorScheme: 'dark' });
+  expect(await page.evaluate<string>(colours('p'))).toBe('rgb(255, 255, 255) on rgba(0, 0, 0, 0)');
+  await openMail(page, await inbox.expectMail({ subject: 'Light only' }), { colorScheme: 'dark' });
+  expect(await page.evaluate<string>(colours('p'))).toBe('rgb(0, 0, 0) on rgba(0, 0, 0, 0)');
+  // Light again when asked: the page keeps what it was last given.
+  await openMail(page, styled, { colorScheme: 'light' });
+  expect(await page.evaluate<string>(colours('.card'))).toBe('rgb(17, 17, 17) on rgb(255, 255, 255)');
+});
+
+test("a phone's width: the mail is laid out 375 px wide and its narrow-screen rules apply; or any width asked for", async ({ page, inbox, send }) => {
+  await send({
+    subject: 'Columns',
+    text: 'Columns',
+    html: '<style>.col{display:inline-block;width:280px} @media (max-width: 480px){.col{display:block;width:auto}}</style><div class="col">Left</div><div class="col">Right</div>',
+  });
+  const mail = await inbox.expectMail({ subject: 'Columns' });
+  const layout = "(() => [innerWidth, innerHeight, getComputedStyle(document.querySelector('.col')).display].join(' '))()";
+  await openMail(page, mail);
+  expect(await page.evaluate<string>(layout)).toBe('1280 720 inline-block');
+  await openMail(page, mail, { width: 'phone' });
+  expect(await page.evaluate<string>(layout)).toBe('375 667 block');
+  await openMail(page, mail, { width: 600 });
+  expect(await page.evaluate<string>(layout)).toBe('600 667 inline-block');
+  await expect(openMail(page, mail, { width: 'tablet' as never })).rejects.toThrow(
+    'Expected `openMail` option `width` to be "phone" or a whole number of CSS pixels, got "tablet"',
+  );
+  await expect(openMail(page, mail, { colorScheme: 'dim' as never })).rejects.toThrow(
+    'Expected `openMail` option `colorScheme` to be "light" or "dark", got "dim"',
+  );
+});

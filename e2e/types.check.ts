@@ -2,7 +2,7 @@
 // typecheck` (never executed: not a spec file). Each `@ts-expect-error`
 // fails the typecheck if the line below it starts to compile.
 import { test as playwrightTest, expect as playwrightExpect, mergeTests, mergeExpects } from '@playwright/test';
-import { test, expect, mailroomFixtures, mailroomMatchers, type Inbox, type Mail } from 'mailroomjs/playwright';
+import { test, expect, mailroomFixtures, mailroomMatchers, openMail, type Inbox, type Mail } from 'mailroomjs/playwright';
 
 test('types', async ({ inbox, page }) => {
   const typed: Inbox = inbox;
@@ -38,6 +38,17 @@ test('types', async ({ inbox, page }) => {
   await expect(mail).toPassMailChecks({ failOn: 'never' });
   // @ts-expect-error checks are named
   await mail.check({ skip: ['link'] });
+
+  const text: string = mail.snapshot({ masks: { 'order number': /#\d{6}/, ref: 'ACME-77', date: false }, headers: ['X-Campaign'] });
+  expect(text).toMatchSnapshot('confirm.txt');
+  // @ts-expect-error a mask is a RegExp, a string or false
+  mail.snapshot({ masks: { date: true } });
+  await openMail(page, mail, { colorScheme: 'dark', width: 'phone' });
+  await openMail(page, mail, { colorScheme: 'light', width: 600 });
+  // @ts-expect-error the width is 'phone' or a number of pixels
+  await openMail(page, mail, { width: 'tablet' });
+  // @ts-expect-error the color scheme is 'light' or 'dark'
+  await openMail(page, mail, { colorScheme: 'no-preference' });
 
   await inbox.smtp.greylist({ minDelay: 2_000 });
   await inbox.smtp.throttle({ limit: 2, per: 60_000 });

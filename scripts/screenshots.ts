@@ -1,11 +1,16 @@
 // `npm run screenshots`: pictures of the web UI for the README, at desktop
 // width (docs/ui-desktop.png, 1280 x 800) and a phone's (docs/ui-mobile.png,
-// 360 x 740). A real server on free ports, real mail over SMTP (the Acme
-// demo app's own mails, and two more), real Chromium; nothing leaves the
-// machine. Run after `npm run build` (the npm script does).
+// 360 x 740), and of the demo app's confirmation mail as `openMail` shows
+// it in light mode, dark mode and at a phone's width (docs/mail-light.png,
+// docs/mail-dark.png, docs/mail-phone.png). A real server on free ports,
+// real mail over SMTP (the Acme demo app's own mails, and two more), real
+// Chromium; nothing leaves the machine. Run after `npm run build` (the npm
+// script does).
 import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
 import { createTransport } from 'nodemailer';
+import { createInbox } from '../dist/index.js';
+import { openMail, type OpenMailOptions } from '../dist/playwright/index.js';
 import { startServer } from '../dist/server/index.js';
 import { chromiumLaunchOptions } from '../e2e/chromium.js';
 import { confirmationMail, welcomeMail } from '../fixtures/demo-app/mails.js';
@@ -43,6 +48,21 @@ try {
       await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
       await page.screenshot({ path: `${DOCS}${file}` });
       console.log(`docs/${file} (${viewport.width} x ${viewport.height})`);
+      await page.close();
+    }
+    // The confirmation mail as the test would see it, read back through the mailbox API.
+    const inbox = await createInbox({ apiURL: server.apiURL, address: ada, watermark: null });
+    const mail = await inbox.expectMail({ subject: confirm.subject });
+    for (const [file, options] of [
+      ['mail-light.png', { colorScheme: 'light' }],
+      ['mail-dark.png', { colorScheme: 'dark' }],
+      ['mail-phone.png', { width: 'phone' }],
+    ] as const satisfies readonly (readonly [string, OpenMailOptions])[]) {
+      // A mail client's reading pane, 800 px wide, the height of the mail; or a phone's screen.
+      const page = await browser.newPage({ viewport: { width: 800, height: 400 } });
+      await openMail(page, mail, options);
+      await page.screenshot({ path: `${DOCS}${file}`, fullPage: true });
+      console.log(`docs/${file} (${JSON.stringify(options)})`);
       await page.close();
     }
   } finally {

@@ -17,6 +17,8 @@ export { Mail, parseMail } from './inbox/mail.js';
 export type { ParseMailOptions } from './inbox/mail.js';
 export type { MailSummary, MessageDetail, MailAttachment, MailboxIndex, MailboxIndexEntry } from './client/messages.js';
 export { extractLinks, extractCodes } from './inbox/extract.js';
+export { mailSnapshot, DEFAULT_MASKS } from './inbox/mail-snapshot.js';
+export type { MailSnapshotOptions, SnapshotMail, SnapshotMask } from './inbox/mail-snapshot.js';
 
 // Mail checks: mail.check()
 export type { MailCheckOptions, LinkCheckOptions, HtmlCheckOptions, AcceptedFeature, SizeCheckOptions, LinkCookie } from './checks/options.js';

@@ -11,6 +11,8 @@ import { APP_URL } from '../servers.js';
 export default defineConfig<MailroomOptions>({
   testDir: '.',
   testMatch: '*.inner.ts',
+  // Text snapshots (mail-snapshot.inner.ts) are the same on every OS: no platform in their names.
+  snapshotPathTemplate: '{testDir}/__snapshots__/{testFilePath}/{arg}{ext}',
   outputDir: process.env.MAILROOM_INNER_OUTPUT ?? '../../test-results/inner',
   workers: 2,
   fullyParallel: true,

@@ -6,6 +6,7 @@ import type { MailCheckReport } from '../checks/problem.js';
 import { checkMail } from '../checks/run-checks.js';
 import type { MailAttachment, MessageDetail } from '../client/messages.js';
 import { PROVIDER_HEADER, readStampHeader, type ProviderStamp } from '../contract/providers.js';
+import { mailSnapshot, type MailSnapshotOptions } from './mail-snapshot.js';
 
 export type RawLoader = (signal?: AbortSignal) => Promise<string>;
 
@@ -78,6 +79,17 @@ export class Mail implements MessageDetail {
    */
   check(options?: MailCheckOptions): Promise<MailCheckReport> {
     return checkMail(this, options);
+  }
+
+  /**
+   * The mail as stable, readable text for a snapshot: From, To, Subject and
+   * the headers that matter, the text part, the HTML as readable text with
+   * its links, the attachments; the test's address, codes, link tokens,
+   * dates and ids masked (`[code]`). `expect(mail.snapshot()).toMatchSnapshot()`
+   * in either runner. See docs/assertions.md.
+   */
+  snapshot(options?: MailSnapshotOptions): string {
+    return mailSnapshot(this, options);
   }
 
   toJSON(): Record<string, unknown> {

@@ -20,7 +20,7 @@ export { accessibilityCheck } from './accessibility-check.js';
 export type { AccessibilityTarget } from './accessibility-check.js';
 export type { MailCheckOptions, LinkCheckOptions, HtmlCheckOptions, AcceptedFeature, SizeCheckOptions, LinkCookie } from '../checks/options.js';
 export type { MailCheckReport, MailProblem, ClientSupport, CheckName, Severity, ExtraCheck } from '../checks/problem.js';
-export { openMail, MAIL_ORIGIN } from './open-mail.js';
+export { openMail, MAIL_ORIGIN, PHONE_VIEWPORT } from './open-mail.js';
 export type { OpenMailOptions, OpenableMail } from './open-mail.js';
 export { mailroomWebServer } from './web-server.js';
 export type { MailroomWebServerOptions } from './web-server.js';
@@ -28,6 +28,7 @@ export type { MailroomWebServerOptions } from './web-server.js';
 // The types a test touches, so one import is enough.
 export type { Inbox } from '../inbox/inbox.js';
 export type { Mail } from '../inbox/mail.js';
+export type { MailSnapshotOptions, SnapshotMask } from '../inbox/mail-snapshot.js';
 export type { MailAttachment, MailSummary } from '../client/messages.js';
 export type { MailFilter, TextMatcher } from '../inbox/filter.js';
 export type { InboxSmtp } from '../inbox/smtp.js';

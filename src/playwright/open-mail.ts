@@ -15,10 +15,18 @@
 // earlier in the test are sent. Inline images (`cid:`) are read out of the
 // mail's raw source and answered by the same route, as a mail client shows
 // the images a mail carries itself.
+//
+// Dark mode and a phone's width are the page's own emulation
+// (`page.emulateMedia`, `page.setViewportSize`), set before the mail loads,
+// so its `@media (prefers-color-scheme: dark)` and `(max-width: …)` rules
+// apply as in Apple Mail, iOS Mail and Outlook for Mac, which honour them.
+// A mail that declares no color scheme gets those clients' default too:
+// light text on a dark canvas wherever it sets no colours of its own.
 import type { Page, Route } from '@playwright/test';
 import { LinkifyIt } from 'linkify-it';
 import PostalMime from 'postal-mime';
 import { contentIdKey, hasInlineReferences, replaceInlineReferences } from '../contract/inline-images.js';
+import { describeValue } from '../contract/validation.js';
 import type { Mail } from '../inbox/mail.js';
 
 /** The origin mail is shown at: `.localhost` names resolve to loopback only, and the route answers before any request leaves. */
@@ -50,7 +58,21 @@ export type OpenableMail = Pick<Mail, 'html' | 'text' | 'subject'> & Partial<Pic
 export interface OpenMailOptions {
   /** Show the text part even when the mail has HTML (default: HTML when there is some). */
   readonly part?: 'html' | 'text';
+  /**
+   * Show it as a mail client in dark (or light) mode: the page's
+   * `prefers-color-scheme`, which it keeps afterwards. Default: the page's as it is.
+   */
+  readonly colorScheme?: 'light' | 'dark';
+  /**
+   * Show it at a phone's width (`'phone'`: 375 x 667 CSS pixels) or at this
+   * many pixels wide (the height kept): the page's viewport, which it keeps
+   * afterwards. Default: the page's as it is.
+   */
+  readonly width?: 'phone' | number;
 }
+
+/** The viewport of `width: 'phone'`: an iPhone SE's, the narrowest phone most mail is read on. */
+export const PHONE_VIEWPORT = Object.freeze({ width: 375, height: 667 });
 
 /** What the route answers at one path: a mail's document, or one of its inline images. */
 interface Shown {
@@ -66,17 +88,24 @@ let counter = 0;
 /**
  * Shows a mail in `page`, as a mail client would, and resolves once it has
  * loaded: its HTML (scripts never run) with its inline images, or its text
- * with the URLs as links when it has no HTML. Returns the page, for chaining.
+ * with the URLs as links when it has no HTML; in dark mode or at a phone's
+ * width when asked (`{ colorScheme: 'dark', width: 'phone' }`). Returns the
+ * page, for chaining.
  *
  * @example
  * const mail = await inbox.expectMail({ subject: 'Confirm' });
  * await openMail(page, mail);
  * await page.getByRole('link', { name: 'Confirm my email' }).click();
+ *
+ * @example
+ * await openMail(page, mail, { colorScheme: 'dark', width: 'phone' });
+ * await expect(page).toHaveScreenshot('confirm-dark-phone.png', { fullPage: true });
  */
 export async function openMail(page: Page, mail: OpenableMail, options: OpenMailOptions = {}): Promise<Page> {
-  if (options.part !== undefined && options.part !== 'html' && options.part !== 'text') {
-    throw new TypeError(`Expected \`openMail\` option \`part\` to be "html" or "text", got ${JSON.stringify(options.part)}`);
-  }
+  validateOptions(options);
+  if (options.colorScheme !== undefined) await page.emulateMedia({ colorScheme: options.colorScheme });
+  if (options.width === 'phone') await page.setViewportSize(PHONE_VIEWPORT);
+  else if (options.width !== undefined) await page.setViewportSize({ width: options.width, height: page.viewportSize()?.height ?? PHONE_VIEWPORT.height });
   let documents = shown.get(page);
   if (!documents) {
     const routed = new Map<string, Shown>();
@@ -97,7 +126,7 @@ export async function openMail(page: Page, mail: OpenableMail, options: OpenMail
       return url;
     });
   }
-  documents.set(path, { body: document, contentType: 'text/html; charset=utf-8' });
+  documents.set(path, { body: withClientColorScheme(document), contentType: 'text/html; charset=utf-8' });
   await page.goto(`${MAIL_ORIGIN}${path}`, { waitUntil: 'load' });
   return page;
 }
@@ -115,6 +144,35 @@ async function inlineImages(source: string): Promise<Map<string, Shown>> {
     images.set(contentIdKey(attachment.contentId), { body: bytes, contentType: attachment.mimeType });
   }
   return images;
+}
+
+function validateOptions(options: OpenMailOptions): void {
+  const { part, colorScheme, width } = options;
+  if (part !== undefined && part !== 'html' && part !== 'text') {
+    throw new TypeError(`Expected \`openMail\` option \`part\` to be "html" or "text", got ${describeValue(part)}`);
+  }
+  if (colorScheme !== undefined && colorScheme !== 'light' && colorScheme !== 'dark') {
+    throw new TypeError(`Expected \`openMail\` option \`colorScheme\` to be "light" or "dark", got ${describeValue(colorScheme)}`);
+  }
+  if (width !== undefined && width !== 'phone' && !(typeof width === 'number' && Number.isInteger(width) && width > 0)) {
+    throw new TypeError(`Expected \`openMail\` option \`width\` to be "phone" or a whole number of CSS pixels, got ${describeValue(width)}`);
+  }
+}
+
+/**
+ * The document with the color schemes a dark-mode client assumes when a
+ * mail declares none (`<meta name="color-scheme" content="light dark">`),
+ * so dark mode darkens its canvas and default text as Apple Mail does; a
+ * mail that names a color scheme anywhere (a meta, a CSS `color-scheme`) is
+ * shown as it asks. Placed in the head, or where one would start.
+ */
+export function withClientColorScheme(document: string): string {
+  if (/color-scheme/i.test(document)) return document;
+  const meta = '<meta name="color-scheme" content="light dark">';
+  const after = /<head(?:\s[^>]*)?>/i.exec(document) ?? /<html(?:\s[^>]*)?>/i.exec(document) ?? /^\s*<!doctype[^>]*>/i.exec(document);
+  if (!after) return meta + document;
+  const at = after.index + after[0].length;
+  return document.slice(0, at) + meta + document.slice(at);
 }
 
 function answer(route: Route, documents: ReadonlyMap<string, Shown>): Promise<void> {

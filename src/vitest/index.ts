@@ -1,6 +1,10 @@
 // mailroomjs/vitest: the `inbox` fixture and the `toReceiveMail` matcher for
 // Vitest 4, a thin adapter over the core (mailroomjs/runner). Its names match
 // mailroomjs/playwright's, so a test reads the same in both runners.
+
+// Registers itself: `expect(mail).toMatchSnapshot()` stores `mail.snapshot()`.
+import './mail-serializer.js';
+
 export { test, it } from './fixtures.js';
 export type { MailroomFixtures, MailroomOptions } from './fixtures.js';
 export { expect } from './matchers.js';
@@ -22,6 +26,7 @@ export type { MailCheckReport, MailProblem, ClientSupport, CheckName, Severity }
 // The types a test touches, so one import is enough.
 export type { Inbox } from '../inbox/inbox.js';
 export type { Mail } from '../inbox/mail.js';
+export type { MailSnapshotOptions, SnapshotMask } from '../inbox/mail-snapshot.js';
 export type { MailAttachment, MailSummary } from '../client/messages.js';
 export type { MailFilter, TextMatcher } from '../inbox/filter.js';
 export type { InboxSmtp } from '../inbox/smtp.js';

@@ -1,7 +1,8 @@
 // A deliberately failing Vitest run in a child process (test/vitest/inner/),
 // and what it prints: each failure names the address, the filter, the budget
 // and the subjects it saw and rejected; kept and undeletable mailboxes are
-// named too; and the reporter receives mailroom's annotations.
+// named too; the reporter receives mailroom's annotations; and a mail
+// snapshot that changed fails with a diff of the lines that changed.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -100,16 +101,19 @@ async function listed(address: string): Promise<string[]> {
 }
 
 describe('a failing inner Vitest run', () => {
-  test('fails seven tests and passes two', () => {
+  test('fails nine tests and passes three', () => {
     expect(run.exitCode, output).toBe(1);
-    expect(run.stdout).toMatch(/Tests\s+7 failed \| 2 passed \(9\)/);
+    expect(run.stdout).toMatch(/Tests\s+9 failed \| 3 passed \(12\)/);
     expect(run.tests.map((t) => [t.name, t.state]).sort()).toEqual([
+      ['a changed link fails', 'failed'],
+      ['a changed subject fails', 'failed'],
       ['checks a mail whose HTML Gmail clips', 'failed'],
       ['expects no welcome mail with expectNoMail', 'failed'],
       ['expects no welcome mail, but one comes', 'failed'],
       ['fails in setup, naming the option', 'failed'],
       ['hammers a deferring server', 'failed'],
       ['has a shorter timeout than the mail budget', 'failed'],
+      ['matches: another address, code and token', 'passed'],
       ['passes, and its mailbox is deleted', 'passed'],
       ['passes, though deleting its mailbox fails', 'passed'],
       ['waits for an invoice that never comes', 'failed'],
@@ -254,5 +258,42 @@ describe('a failing inner Vitest run', () => {
     const test = reported('passes, though deleting its mailbox fails');
     expect(test.state).toBe('passed');
     expect(run.stderr).toContain(`mailroom could not delete the mailbox ${test.address} after the test: `);
+  });
+});
+
+describe('a mail snapshot in a file (mail-snapshot.inner.ts)', () => {
+  /** The diff's own lines: what was stored (-) and what the mail is now (+). */
+  const changedLines = (block: string) => block.split('\n').filter((line) => /^[-+] /.test(line) && !/^[-+] (Expected|Received)$/.test(line));
+
+  test("passes for the demo app's mail to another address, with another code and link token", () => {
+    expect(reported('matches: another address, code and token').state).toBe('passed');
+  });
+
+  test('fails when the subject changed, with a diff of that line', () => {
+    const block = failureBlock('a changed subject fails');
+    expect(block).toContain(
+      [
+        'Snapshot `mail snapshot > a changed subject fails 1` mismatched',
+        '',
+        '- Expected',
+        '+ Received',
+        '',
+        '@@ -1,8 +1,8 @@',
+        '  From: Acme <hello@acme.example>',
+        '  To: [address]',
+        '- Subject: Confirm your email',
+        '+ Subject: Confirm your e-mail',
+      ].join('\n'),
+    );
+    expect(changedLines(block)).toEqual(['- Subject: Confirm your email', '+ Subject: Confirm your e-mail']);
+  });
+
+  test('fails when a link changed, with a diff of the line it is on', () => {
+    const block = failureBlock('a changed link fails');
+    expect(block).toContain('Snapshot `mail snapshot > a changed link fails 1` mismatched');
+    expect(changedLines(block)).toEqual([
+      '- Or confirm with this link: Confirm my email <[app url]/confirm?token=[token]>',
+      '+ Or confirm with this link: Confirm my email <[app url]/confirm-email?token=[token]>',
+    ]);
   });
 });

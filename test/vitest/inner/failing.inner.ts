@@ -5,14 +5,7 @@ import nodemailer from 'nodemailer';
 import { request } from 'undici';
 import { describe } from 'vitest';
 import { expect, test } from '../../../src/vitest/index.js';
-
-async function signup(email: string): Promise<void> {
-  const app = process.env.DEMO_APP_URL;
-  if (!app) throw new Error('Set DEMO_APP_URL to the demo app');
-  const res = await request(new URL('/api/signup', app), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
-  await res.body.dump();
-  if (res.statusCode !== 202) throw new Error(`signup answered ${res.statusCode}`);
-}
+import { signup } from './acme.js';
 
 describe.concurrent('deliberately failing', () => {
   describe('kept on failure', () => {
