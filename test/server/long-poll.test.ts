@@ -210,7 +210,7 @@ describe('discovery', () => {
         ui: '/',
         mailboxes: '/api/v1/mailboxes',
         events: '/api/v1/events',
-        providers: expect.arrayContaining(['ses', 'resend']),
+        providers: ['ses', 'resend', 'sendgrid', 'postmark', 'mailgun', 'brevo'],
       },
     });
 

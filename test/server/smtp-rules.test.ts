@@ -654,6 +654,7 @@ describe('smtpRules: false', () => {
       ui: '/',
       mailboxes: '/api/v1/mailboxes',
       events: '/api/v1/events',
+      providers: ['ses', 'resend', 'sendgrid', 'postmark', 'mailgun', 'brevo'],
     });
     expect(internalsOf(server).smtpLab).toBeUndefined();
     expect((await transaction(server, to)).data).toMatch(/^250/);
