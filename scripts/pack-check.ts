@@ -54,8 +54,13 @@ import {
 } from './pack-types.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-/** The providers' SDKs docs/providers.md's example uses, installed into the project at the versions mailroom tests with. */
-const PROVIDER_SDKS = ['resend', '@aws-sdk/client-sesv2', '@sendgrid/mail', '@sendgrid/client', 'postmark', 'mailgun.js', '@getbrevo/brevo'];
+/**
+ * The providers' SDKs docs/providers.md's example uses, installed into the
+ * project at the versions mailroom tests with; and React's types, which
+ * resend's declarations import (a TypeScript project using resend with
+ * skipLibCheck off needs them, whether or not it sends React mail).
+ */
+const PROVIDER_SDKS = ['resend', '@types/react', '@aws-sdk/client-sesv2', '@sendgrid/mail', '@sendgrid/client', 'postmark', 'mailgun.js', '@getbrevo/brevo'];
 const TEMPLATE = join(ROOT, 'test/pack/project');
 
 interface Ran {

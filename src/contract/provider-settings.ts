@@ -13,7 +13,7 @@ export interface ProviderSettings {
    * needs a region and any credentials: `AWS_REGION`, `AWS_ACCESS_KEY_ID`,
    * `AWS_SECRET_ACCESS_KEY`; mailroom checks only that a request is signed.)
    */
-  readonly env: Readonly<Record<string, string>>;
+  readonly env: { readonly RESEND_BASE_URL: string; readonly AWS_ENDPOINT_URL_SES: string; readonly AWS_ENDPOINT_URL_SESV2: string };
   /** `@sendgrid/mail`: `sgMail.setApiKey(key); sgMail.client.setDefaultRequest('baseUrl', sendgrid.baseUrl)`. */
   readonly sendgrid: { readonly baseUrl: string };
   /** `postmark`: `new ServerClient(token, postmark)`. */
