@@ -388,7 +388,9 @@ export class Inbox {
     let budgetMs = Math.min(SILENCE_BUDGET_MS, hardStop - clock.now());
     if (stop.cutAt !== undefined) budgetMs = Math.min(budgetMs, stop.cutAt - clock.now() + (stop.spareMs ?? 0) / 2);
     else if (stop.signal?.aborted) budgetMs = 0;
-    if (budgetMs < MIN_SILENCE_BUDGET_MS) return undefined;
+    // No time left to ask (a loaded machine, a test's timeout close behind the cut): said, so the reader knows it was not looked at.
+    if (budgetMs < MIN_SILENCE_BUDGET_MS)
+      return "Why is unknown: the server's attempt log could not be read in time (no time was left before the test's own timeout).";
     return explainSilence({ backend: this.client, address: this.address, since: this.#createdAt, filter, budgetMs });
   }
 

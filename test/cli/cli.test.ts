@@ -90,7 +90,10 @@ describe('mailroom serve', () => {
     const r = run(['serve', '--smtp-port', '0', '--http-port', '0', '--domain', 'one.test', '--domain', 'two.test', '--retention', '90s']);
     const { smtpPort, apiURL } = await ready(r);
     expect(r.stdout()).toMatch(/SMTP listening on 127\.0\.0\.1:\d+ for one\.test, two\.test\n/);
-    expect(r.stdout().trim().split('\n')).toHaveLength(2);
+    await expect.poll(() => r.stdout().trim().split('\n').length).toBe(3);
+    expect(r.stdout()).toContain(
+      `provider APIs (Resend, SES, SendGrid, Postmark, Mailgun, Brevo) at ${apiURL}: set RESEND_BASE_URL=${apiURL} AWS_ENDPOINT_URL_SES=${apiURL} AWS_ENDPOINT_URL_SESV2=${apiURL}`,
+    );
     const transport = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, ignoreTLS: true });
     await transport.sendMail({ from: 'app@example.com', to: 'someone@two.test', subject: 'via the CLI', text: 'x' });
     transport.close();

@@ -189,6 +189,7 @@ describe('budgets', () => {
       expect(answer.json).toEqual({
         ok: true,
         domains: ['mailroom.test'],
+        catch_all: true,
         features: {
           wait: '/api/v1/mailbox/wait',
           mcp: '/mcp',
@@ -200,6 +201,7 @@ describe('budgets', () => {
           ui: '/',
           mailboxes: '/api/v1/mailboxes',
           events: '/api/v1/events',
+          providers: ['ses', 'resend', 'sendgrid', 'postmark', 'mailgun', 'brevo'],
         },
       });
     }
