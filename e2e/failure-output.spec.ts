@@ -9,16 +9,18 @@ import { deleteMailbox, subjectsAt } from './support/mailbox.js';
 import { locate } from './support/source-line.js';
 import { ROOT } from './servers.js';
 
-// The three inner suites run as one child run, read by the three tests:
-// one Playwright process and one set of workers instead of three. The
+// The inner suites run as one child run, read by the tests below: one
+// Playwright process and one set of workers instead of one each. The
 // tests run in order in one worker, so the first starts the run and the
 // others find it; each asserts on its own file's results. A repetition
 // (--repeat-each) or a new worker after a failure makes a run of its own.
 test.describe.configure({ mode: 'default' });
-const INNER_FILES = ['failing.inner.ts', 'smtp.inner.ts', 'teardown.inner.ts'];
+// `--update-snapshots=none`: a mismatch must never rewrite a stored mail snapshot, whatever the outer run was asked to update.
+const INNER_FILES = ['failing.inner.ts', 'smtp.inner.ts', 'teardown.inner.ts', 'mail-snapshot.inner.ts', '--update-snapshots=none'];
 const innerRuns = new Map<number, Promise<InnerRun>>();
 function innerRun(): Promise<InnerRun> {
-  test.setTimeout(180_000);
+  // The guard of a hang, not a speed claim: the run's own waits take about 40 s alone, and npm test runs it beside everything else on two cores.
+  test.setTimeout(360_000);
   const { repeatEachIndex } = test.info();
   let run = innerRuns.get(repeatEachIndex);
   if (!run) innerRuns.set(repeatEachIndex, (run = runInner(INNER_FILES)));
@@ -181,4 +183,44 @@ test("a teardown that cannot delete the mailbox never replaces the test's result
       expect(result!.error).not.toContain('could not delete');
     }
   }
+});
+
+// Mail snapshots through Playwright's own toMatchSnapshot (e2e/inner/mail-snapshot.inner.ts): the
+// demo app's confirmation mail matches the stored text whatever the run's address, code, link token
+// and (through Resend) provider id, and a changed subject or link fails with a diff of just that line.
+function errorOf(run: InnerRun, title: string): string {
+  const result = run.results.find((r) => r.title === title);
+  if (!result) throw new Error(`no result for "${title}" in:\n${run.output}`);
+  return result.error;
+}
+
+/** The diff's own lines: what was stored (-) and what the mail is now (+), without the hunk headers. */
+const changedLines = (error: string) =>
+  error
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => /^[-+](?![-+])/.test(line));
+
+test('a mail snapshot passes for a new address and code, and fails with a readable diff for a new subject or link', async () => {
+  const run = await innerRun();
+  expect(outcomesOf(run, 'mail-snapshot.inner.ts'), run.output).toMatchObject({ expected: 2, unexpected: 2 });
+  expect(
+    run.results
+      .filter((r) => r.file === 'mail-snapshot.inner.ts' && r.outcome === 'expected')
+      .map((r) => r.title)
+      .sort(),
+  ).toEqual(['matches through Resend: another provider id too', 'matches: another address, code and token']);
+
+  const subject = errorOf(run, 'a changed subject fails');
+  expect(subject).toContain('expect(string).toMatchSnapshot(expected) failed');
+  expect(subject).toMatch(
+    /@@ -1,8 \+1,8 @@\n\s+From: Acme <hello@acme\.example>\n\s+To: \[address\]\n\s+-Subject: Confirm your email\n\s+\+Subject: Confirm your e-mail\n/,
+  );
+  expect(subject).toContain('Snapshot: confirm-your-email.txt');
+  expect(changedLines(subject)).toEqual(['-Subject: Confirm your email', '+Subject: Confirm your e-mail']);
+
+  expect(changedLines(errorOf(run, 'a changed link fails'))).toEqual([
+    '-Or confirm with this link: Confirm my email <[app url]/confirm?token=[token]>',
+    '+Or confirm with this link: Confirm my email <[app url]/confirm-email?token=[token]>',
+  ]);
 });

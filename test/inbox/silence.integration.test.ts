@@ -10,7 +10,7 @@ import nodemailer from 'nodemailer';
 import { createInbox, MailroomClient, MailTimeoutError, type CallOptions, type Inbox } from '../../src/index.js';
 import type { MailroomServer } from '../../src/server/index.js';
 import { startMaildev, type RunningMaildev } from '../support/maildev.js';
-import { resendDriver } from '../support/provider-sdks.js';
+import { resendDriver } from '../support/providers/resend.js';
 import { send, startTestServer } from '../support/server.js';
 
 let server: MailroomServer;

@@ -6,7 +6,7 @@
 // old refusals (their tests run with it, in the files of each route).
 import { describe, expect, it } from 'vitest';
 import { createInbox } from '../../src/index.js';
-import { resendDriver } from '../support/provider-sdks.js';
+import { resendDriver } from '../support/providers/resend.js';
 import { call, listPath, sendMail, sharedServer, start } from './helpers.js';
 
 const server = sharedServer();

@@ -8,7 +8,7 @@
 import { BrevoClient } from '@getbrevo/brevo';
 import { describe, expect, it } from 'vitest';
 import { createInbox, type Inbox } from '../../src/index.js';
-import { brevoDriver } from '../support/provider-sdks.js';
+import { brevoDriver } from '../support/providers/brevo.js';
 import { sharedServer } from './helpers.js';
 
 const server = sharedServer();

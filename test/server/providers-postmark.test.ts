@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from 'postmark';
 import { createInbox, type Inbox } from '../../src/index.js';
-import { postmarkClient } from '../support/provider-sdks.js';
+import { postmarkClient } from '../support/providers/postmark.js';
 import { sharedServer } from './helpers.js';
 
 const server = sharedServer();

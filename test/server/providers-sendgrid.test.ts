@@ -6,7 +6,8 @@
 // home (templates, scheduled sends) is refused naming its field.
 import { describe, expect, it } from 'vitest';
 import { createInbox, type Inbox } from '../../src/index.js';
-import { sendgridMail, sendgridOutcome, type SdkOutcome } from '../support/provider-sdks.js';
+import type { SdkOutcome } from '../support/provider-sdks.js';
+import { sendgridMail, sendgridOutcome } from '../support/providers/sendgrid.js';
 import { sharedServer } from './helpers.js';
 
 type SendData = Parameters<ReturnType<typeof sendgridMail>['send']>[0];

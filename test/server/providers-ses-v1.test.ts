@@ -10,7 +10,7 @@ import { SESClient, SendEmailCommand, SendRawEmailCommand, SendTemplatedEmailCom
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createInbox, type Inbox } from '../../src/index.js';
-import { sesV1Driver } from '../support/provider-sdks.js';
+import { sesV1Driver } from '../support/providers/ses-v1.js';
 import { sharedServer } from './helpers.js';
 
 const server = sharedServer();

@@ -8,17 +8,14 @@
 import { describe, expect, it } from 'vitest';
 import { createInbox, type Inbox } from '../../src/index.js';
 import type { MailroomServer } from '../../src/server/index.js';
-import {
-  brevoDriver,
-  mailgunDriver,
-  postmarkDriver,
-  resendDriver,
-  sendgridDriver,
-  sesV1Driver,
-  sesV2Driver,
-  type ProviderDriver,
-  type TestMail,
-} from '../support/provider-sdks.js';
+import type { ProviderDriver, TestMail } from '../support/provider-sdks.js';
+import { brevoDriver } from '../support/providers/brevo.js';
+import { mailgunDriver } from '../support/providers/mailgun.js';
+import { postmarkDriver } from '../support/providers/postmark.js';
+import { resendDriver } from '../support/providers/resend.js';
+import { sendgridDriver } from '../support/providers/sendgrid.js';
+import { sesV1Driver } from '../support/providers/ses-v1.js';
+import { sesV2Driver } from '../support/providers/ses-v2.js';
 import { sharedServer } from './helpers.js';
 
 /**
