@@ -10,6 +10,9 @@
 //  2. Ingest: the same composed mail (text and HTML, one attachment) sent
 //     `BENCH_PROVIDER_MESSAGES` times a round, 4 at a time, each way; SMTP
 //     over a pool of 4 connections. Goal: every provider at least SMTP's rate.
+//     Beside it, the server's CPU per mail (all its threads, from /proc): the
+//     sender runs here on the same two cores, so where a rate falls short the
+//     server's cost tells whether the server or the SDK is the slower part.
 //
 // `BENCH_ROUNDS` (5) rounds; `BENCH_PROVIDER_SAMPLES` (20) latency samples a
 // way a round.
@@ -24,7 +27,7 @@ import * as postmark from 'postmark';
 import { Resend } from 'resend';
 import { createInbox, providerSettings } from '../src/index.js';
 import type { BenchSection } from './section.js';
-import { describe, formatMs, median, percentile, startServerProcess, verdict, type ServerProcess } from './support.js';
+import { describe, formatMs, median, percentile, processCpuNs, startServerProcess, verdict, type ServerProcess } from './support.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SAMPLES = Number(process.env.BENCH_PROVIDER_SAMPLES ?? 20);
@@ -195,9 +198,10 @@ async function sendToMailInHand(server: ServerProcess, way: Way): Promise<number
   return performance.now() - started;
 }
 
-/** `MESSAGES` mails, `CONCURRENCY` at a time; mails per second. */
-async function ingest(way: Way, round: number): Promise<number> {
+/** `MESSAGES` mails, `CONCURRENCY` at a time: mails per second, and the server's CPU per mail (all its threads, /proc). */
+async function ingest(way: Way, round: number, serverPid: number | undefined): Promise<{ rate: number; serverUs: number | undefined }> {
   let next = 0;
+  const cpuBefore = processCpuNs(serverPid)?.all;
   const started = performance.now();
   const worker = async () => {
     while (next < MESSAGES) {
@@ -206,7 +210,9 @@ async function ingest(way: Way, round: number): Promise<number> {
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  return MESSAGES / ((performance.now() - started) / 1000);
+  const rate = MESSAGES / ((performance.now() - started) / 1000);
+  const cpuAfter = processCpuNs(serverPid)?.all;
+  return { rate, serverUs: cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / 1000 / MESSAGES };
 }
 
 export const providersBench: BenchSection = {
@@ -217,6 +223,7 @@ export const providersBench: BenchSection = {
     const all = ways(server);
     const latency = new Map(all.map((way) => [way.name, [] as number[]]));
     const rates = new Map(all.map((way) => [way.name, [] as number[]]));
+    const serverUs = new Map(all.map((way) => [way.name, [] as number[]]));
     try {
       console.log(
         `mailroom serve in its own process; ${ROUNDS} rounds, the ways interleaved (order rotated each round); a round: ${SAMPLES} latency samples and ${MESSAGES} mails (${CONCURRENCY} at a time) per way.`,
@@ -225,19 +232,26 @@ export const providersBench: BenchSection = {
       for (let round = 0; round < ROUNDS; round++) {
         const order = all.map((_, i) => all[(i + round) % all.length]!);
         for (const way of order) for (let i = 0; i < SAMPLES; i++) latency.get(way.name)!.push(await sendToMailInHand(server, way));
-        for (const way of order) rates.get(way.name)!.push(await ingest(way, round));
+        for (const way of order) {
+          const { rate, serverUs: us } = await ingest(way, round, server.child.child.pid);
+          rates.get(way.name)!.push(rate);
+          if (us !== undefined) serverUs.get(way.name)!.push(us);
+        }
       }
       const format = formatMs(1);
       const smtpRate = median(rates.get(all[0]!.name)!);
-      console.log('\n| way | send to mail in hand (p50, p90) | ingest, median of rounds (msgs/s) | vs SMTP |');
-      console.log('| --- | --- | --- | --- |');
+      console.log('\n| way | send to mail in hand (p50, p90) | ingest, median of rounds (msgs/s) | vs SMTP | server CPU per mail (median) |');
+      console.log('| --- | --- | --- | --- | --- |');
       for (const way of all) {
         const rate = median(rates.get(way.name)!);
+        const rounds = rates
+          .get(way.name)!
+          .map((r) => r.toFixed(0))
+          .join(', ');
+        const us = serverUs.get(way.name)!;
+        const cpu = us.length > 0 ? `${median(us).toFixed(0)} us` : 'n/a';
         console.log(
-          `| ${way.name} | ${describe(latency.get(way.name)!, format, [50, 90])} | ${rate.toFixed(0)} (rounds ${rates
-            .get(way.name)!
-            .map((r) => r.toFixed(0))
-            .join(', ')}) | ${(rate / smtpRate).toFixed(2)}x |`,
+          `| ${way.name} | ${describe(latency.get(way.name)!, format, [50, 90])} | ${rate.toFixed(0)} (rounds ${rounds}) | ${(rate / smtpRate).toFixed(2)}x | ${cpu} |`,
         );
       }
       const providers = all.slice(1);
