@@ -80,6 +80,46 @@ describe('Resend batches', () => {
   });
 });
 
+describe('the slow and disconnect rules over an API', () => {
+  const send = async (to: string, signal?: AbortSignal) =>
+    fetch(`${(await server()).apiURL}/emails`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer re_x', 'content-type': 'application/json' },
+      body: JSON.stringify({ from: 'app@acme.test', to, subject: 'held', text: 'x' }),
+      ...(signal ? { signal } : {}),
+    });
+
+  it('slow holds the answer (the log shows the call answered the hold after it began), then the mail is stored', async () => {
+    const [inbox] = await inboxes(1);
+    await inbox!.smtp.slow({ delayMs: 300, times: 1 });
+    expect((await send(inbox!.address)).status).toBe(200);
+    const [attempt] = await inbox!.smtp.attempts();
+    expect(attempt!.at.getTime() - attempt!.beganAt!.getTime()).toBeGreaterThanOrEqual(300);
+    await inbox!.expectMail({ subject: 'held' });
+  });
+
+  it('a caller that hangs up while the answer is held is logged as dropped by the slow rule, and nothing is stored', async () => {
+    const [inbox] = await inboxes(1);
+    await inbox!.smtp.slow({ delayMs: 60_000, times: 1 });
+    const gone = new AbortController();
+    const held = send(inbox!.address, gone.signal).catch((error: unknown) => error);
+    // Hang up once the server has the call (its attempt is logged only when it ends, so wait for the rule to be spent).
+    await expect.poll(async () => (await inbox!.smtp.rules())[0]!.remaining).toBe(0);
+    gone.abort();
+    expect(await held).toBeInstanceOf(Error);
+    await expect.poll(async () => (await inbox!.smtp.attempts()).map((a) => [a.outcome, a.rule])).toEqual([['dropped', 'slow']]);
+    expect((await call(await server(), listPath(inbox!.address))).json.messages).toEqual([]);
+  });
+
+  it('disconnect closes the connection without an answer; the SDK reports it, and the log says dropped', async () => {
+    const [inbox] = await inboxes(1);
+    await inbox!.smtp.disconnect();
+    const { error } = await (await resend()).emails.send({ from: 'app@acme.test', to: inbox!.address, subject: 'cut', text: 'x' });
+    expect(error).not.toBeNull();
+    expect((await inbox!.smtp.attempts()).map((a) => [a.outcome, a.code, a.rule])).toEqual([['dropped', null, 'disconnect']]);
+  });
+});
+
 describe('limits', () => {
   it('a Resend mail over maxMessageBytes is refused 413 and not stored', async () => {
     const s = await small();

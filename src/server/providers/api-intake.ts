@@ -13,6 +13,7 @@
 // makes its source, `store` keeps it, `log` publishes the attempts once the dialect has
 // worded the answer (its status and text are what the attempt log records).
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseMailboxAddress } from '../../contract/address.js';
 import type { ProviderName } from '../../contract/providers.js';
 import type { SmtpRuleKind, SmtpRuleStage } from '../../contract/smtp-lab.js';
@@ -214,7 +215,7 @@ export class ApiIntake {
         if (!step) continue;
         decision = step.decision;
         if (step.holdMs > 0) {
-          await held(step.holdMs, signal);
+          await sleep(step.holdMs, undefined, { signal });
           decision = await lab.decide(stage, recipients, sender);
         }
       } catch (error) {
@@ -257,19 +258,4 @@ function recipientIn(text: string, recipients: readonly string[]): string {
 export function httpOutcome(status: number): AttemptOutcome {
   if (status < 400) return 'accepted';
   return status === 408 || status === 429 || status >= 500 ? 'deferred' : 'rejected';
-}
-
-function held(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason as Error);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', abort);
-      resolve();
-    }, ms);
-    const abort = () => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    signal.addEventListener('abort', abort, { once: true });
-  });
 }
