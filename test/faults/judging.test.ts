@@ -39,8 +39,17 @@ describe('a delete expected to get through', () => {
     expect(cameAsExpected(deleteResult({ elapsedMs: 300 }))).toBe(false);
   });
 
-  it('may not fail when an attempt met no fault', () => {
-    expect(cameAsExpected(deleteResult({ requests: { ...deleteResult().requests, deleteMailbox: 3, total: 3 } }))).toBe(false);
+  it('may fail when its last attempt met no fault but started too late to be answered within the budget', () => {
+    // Stop 49's CI: 3 requests, 2 faulted, ended 833 ms into an 800 ms budget.
+    expect(cameAsExpected(deleteResult({ elapsedMs: 833, requests: { ...deleteResult().requests, deleteMailbox: 3, total: 3 } }))).toBe(true);
+  });
+
+  it('may not fail when an attempt met no fault before the budget was spent', () => {
+    expect(cameAsExpected(deleteResult({ elapsedMs: 500, requests: { ...deleteResult().requests, deleteMailbox: 3, total: 3 } }))).toBe(false);
+  });
+
+  it('may not fail when two attempts met no fault', () => {
+    expect(cameAsExpected(deleteResult({ requests: { ...deleteResult().requests, deleteMailbox: 4, total: 4 } }))).toBe(false);
   });
 
   it('may not fail with no fault at all', () => {
