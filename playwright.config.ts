@@ -7,8 +7,10 @@ import { MAILDEV_APP_URL, MAILDEV_URL, maildevDemoAppWebServer, maildevWebServer
 
 // One mailroom server and one Acme demo app for the whole run, started by
 // Playwright before the first test (see e2e/servers.ts for the ports).
-// e2e/inner/ holds the suites that specs run as child processes (shards, a
-// deliberately failing run); they are not part of this run.
+// e2e/inner/ holds the suites that specs run as child processes (a
+// deliberately failing run, retries, mail pictures); they are not part of
+// this run. Two shards at once on one server are the pack check's
+// (scripts/pack-shards.ts), from the packed package as a user runs it.
 //
 // The `maildev` project runs the signup spec again, unchanged, against a real
 // maildev and a demo app that delivers to it (e2e/maildev-servers.ts): the

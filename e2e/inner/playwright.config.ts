@@ -1,5 +1,5 @@
 // The suites under e2e/inner/ run as child processes of outer specs
-// (shards, retries, a deliberately failing run), never in the outer run.
+// (retries, a deliberately failing run), never in the outer run.
 // They reach the outer run's servers: the demo app through the same port
 // variables, the mailbox API through MAILROOM_API_URL only (no `mailroom`
 // option here), as a CI job pointed at a server would.
