@@ -1,5 +1,5 @@
 // Run by e2e/failure-output.spec.ts in the inner config's `retried` project
-// (retries 1, repeatEach 3): the first attempt of each repetition fails on
+// (retries 1, repeatEach 2): the first attempt of each repetition fails on
 // purpose, so every repetition is retried, and each attempt prints the
 // address it was given.
 import { test, expect } from 'mailroomjs/playwright';
