@@ -7,6 +7,12 @@ import { createTransport } from 'nodemailer';
 import { test, expect, accessibilityCheck } from 'mailroomjs/playwright';
 import { API_URL, APP_URL, SMTP_PORT } from './servers.js';
 
+// A guard of a hang, never a speed claim: each test launches a Chromium
+// for the checks or opens a page, and runs axe, each of which took 10-20 s
+// under npm test's load on two cores (a CI run ran out the config's 60 s on
+// the first test with every step moving).
+test.describe.configure({ timeout: 120_000 });
+
 async function send(to: string, mail: { subject: string; html: string; text?: string }): Promise<void> {
   const transport = createTransport({ host: '127.0.0.1', port: SMTP_PORT, secure: false, ignoreTLS: true });
   try {

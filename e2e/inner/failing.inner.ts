@@ -4,6 +4,11 @@
 import { test, expect } from 'mailroomjs/playwright';
 import type { APIRequestContext } from '@playwright/test';
 
+// These tests fail on purpose and what is read is their text: no picture
+// of their mail (screenshots.inner.ts has those), so no browser launched
+// for each failed test's new worker.
+test.use({ mailroom: { screenshots: 'off' } });
+
 async function signUp(request: APIRequestContext, email: string): Promise<void> {
   const answer = await request.post('/api/signup', { data: { email } });
   expect(answer.status()).toBe(202);
@@ -35,7 +40,7 @@ test('runs out of test time while nothing arrives', async ({ inbox }) => {
 });
 
 test.describe('with keepOnFailure', () => {
-  test.use({ mailroom: { keepOnFailure: true } });
+  test.use({ mailroom: { keepOnFailure: true, screenshots: 'off' } });
 
   test('keeps the mailbox of a failed test', async ({ inbox, request }) => {
     console.log(`inbox: ${inbox.address}`);
@@ -55,7 +60,7 @@ test.describe('with a misspelt option', () => {
 });
 
 test.describe('with a 2 s mail budget', () => {
-  test.use({ mailroom: { timeout: 2_000 } });
+  test.use({ mailroom: { timeout: 2_000, screenshots: 'off' } });
 
   test("waits the option's budget", async ({ inbox }) => {
     console.log(`inbox: ${inbox.address}`);

@@ -1,6 +1,7 @@
-// Run with --retries and --repeat-each by e2e/retries.spec.ts: the first
-// attempt of each repetition fails on purpose, so every repetition is
-// retried, and each attempt prints the address it was given.
+// Run by e2e/failure-output.spec.ts in the inner config's `retried` project
+// (retries 1, repeatEach 2): the first attempt of each repetition fails on
+// purpose, so every repetition is retried, and each attempt prints the
+// address it was given.
 import { test, expect } from 'mailroomjs/playwright';
 
 test('fails once, then passes', async ({ inbox, request }, testInfo) => {

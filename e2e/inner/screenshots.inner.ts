@@ -1,4 +1,4 @@
-// The `screenshots` option, started by e2e/screenshots.spec.ts, which reads
+// The `screenshots` option, run by e2e/failure-output.spec.ts, which reads
 // the attachments of each test from the JSON report. Each test signs up over
 // the demo app's JSON API and receives "Confirm your email" (HTML and text).
 import { test, expect } from 'mailroomjs/playwright';

@@ -37,7 +37,7 @@ export interface InnerResult {
 }
 
 /**
- * `args` are passed to `playwright test` (files, --shard, --retries…). The
+ * `args` are passed to `playwright test` (files, --retries, --update-snapshots…). The
  * child gets the mailbox API only through MAILROOM_API_URL, as a user's CI
  * would, and none of this worker's own Playwright variables.
  */
