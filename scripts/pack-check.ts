@@ -4,33 +4,38 @@
 // CHANGELOG.md and dist/ at its top, and nothing else. The install must warn
 // of no engine (`EBADENGINE`: the README says Node 20.19+), and no source map
 // may lead outside the package (scripts/pack-maps.ts). In the project it runs
-// `npx mailroomjs --help`, the type matrix (scripts/pack-types.ts:
-// every entry point with skipLibCheck false, under each TypeScript version
-// asked for in MAILROOM_PACK_TYPESCRIPT, the pinned one by default), and the
-// examples of the README and of every guide in docs/ (scripts/readme-examples.ts):
-// the files they show for Playwright and for Vitest, side by side in one
-// project as written, only the README's fixed ports moved to free ones,
-// type-checked (the project is the type matrix's NodeNext program, so each
-// TypeScript version checked compiles them) and then run by both runners
-// against the Acme demo app
-// standing in for "your app" (`npm start`, and src/app.ts in the template,
-// test/pack/project): the quick start's spec as the README runs it (its
-// webServer entries starting `mailroom serve` and the app), then every spec
-// by the CI guide's recipe, two shards side by side against one server
-// (scripts/pack-shards.ts). It also compares the
-// export list of every entry point with test/pack/exports.txt
-// (scripts/pack-exports.ts); `--update-exports` rewrites that file instead.
+// `mailroomjs --help` (the bin `npx mailroomjs` runs), the type matrix
+// (scripts/pack-types.ts: every entry point with skipLibCheck false, under
+// each TypeScript version asked for in MAILROOM_PACK_TYPESCRIPT, the pinned
+// one by default), and the examples of the README and of every guide in
+// docs/ (scripts/readme-examples.ts): the files they show for Playwright and
+// for Vitest, side by side in one project as written, only the README's
+// fixed ports moved to free ones, type-checked (the project is the type
+// matrix's NodeNext program, so each TypeScript version checked compiles
+// them) and then run by both runners against the Acme demo app standing in
+// for "your app" (`npm start`, and src/app.ts in the template,
+// test/pack/project): Vitest's files, then the quick start's spec as the
+// README runs it (its webServer entries starting `mailroom serve` and the
+// app), then every spec by the CI guide's recipe, two shards side by side
+// against one server (scripts/pack-shards.ts). It also compares the export
+// list of every entry point, as the type matrix's NodeNext program and, at
+// run time, a test beside the README's Vitest files see it, with
+// test/pack/exports.txt (scripts/pack-exports.ts); `--update-exports`
+// rewrites that file instead.
 // Exits non-zero, with the failing command's output, when any step fails;
 // the project is kept for a post-mortem then.
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
+import type { Program } from 'typescript';
 import { CHROMIUM_ARGS, findChromium } from '../e2e/chromium.js';
 import { freePort } from '../test/support/free-port.js';
 import {
+  RUNTIME_PROBE_TEST,
   assertExportsFileMatches,
   assertRuntimeMatchesTypes,
   entryPoints,
@@ -38,11 +43,13 @@ import {
   readRuntimeProbe,
   updateExportsFile,
   writeRuntimeProbe,
+  type EntryPoint,
 } from './pack-exports.js';
 import { danglingSourceReferences } from './pack-maps.js';
 import { runShardsSideBySide } from './pack-shards.js';
 import { exampleFiles, movePorts, type ReadmeFile } from './readme-examples.js';
 import {
+  ALL_ENTRIES_PROBE,
   RESOLUTIONS,
   TYPESCRIPT_ENV,
   assertNoGlobalDeclarations,
@@ -50,6 +57,7 @@ import {
   runTypeMatrix,
   typeScriptVersions,
   writeTypeMatrix,
+  type TypeScript,
   type TypeVerdict,
 } from './pack-types.js';
 
@@ -122,15 +130,19 @@ async function freePorts(count: number): Promise<number[]> {
  * The published types under every TypeScript version asked for (scripts/pack-types.ts),
  * each resolution and entry point, skipLibCheck false, the NodeNext program
  * being the project with its `examples`; throws with every failed cell.
+ * Resolves to every entry point's exports as the pinned version's NodeNext
+ * program sees them.
  */
-async function typeMatrix(specifiers: readonly string[], pinned: string, examples: string): Promise<void> {
+async function typeMatrix(specifiers: readonly string[], pinned: string, examples: string): Promise<EntryPoint[]> {
   assertNoGlobalDeclarations(project, 'mailroomjs');
   const cells = writeTypeMatrix(project, specifiers);
   const verdicts: TypeVerdict[] = [];
+  let exports: EntryPoint[] | undefined;
   for (const version of typeScriptVersions(process.env[TYPESCRIPT_ENV], pinned)) {
-    const tsc = version === pinned ? join(project, 'node_modules/typescript/bin/tsc') : await installTypeScript(version);
+    const ts = version === pinned ? loadTypeScript(project) : await installTypeScript(version);
     const title = `types: TypeScript ${version}, skipLibCheck false, ${RESOLUTIONS.join(' and ')} × ${specifiers.length} entry points alone and together, one program per resolution; the nodenext one is the project's, with ${examples}`;
-    const run = await timed(title, () => runTypeMatrix(project, version, tsc, cells));
+    const inspect = version === pinned ? (program: Program) => (exports = listExports(ts, program, join(project, ALL_ENTRIES_PROBE))) : undefined;
+    const run = await timed(title, () => runTypeMatrix(project, version, ts, cells, inspect));
     verdicts.push(...run);
   }
   const failures = describeFailures(verdicts);
@@ -140,16 +152,33 @@ async function typeMatrix(specifiers: readonly string[], pinned: string, example
       `pack check: the published types or the examples fail to compile in ${failed} of ${verdicts.length} cells of the type matrix:\n${failures}`,
     );
   }
+  if (exports === undefined) throw new Error(`pack check: the type matrix did not check the pinned TypeScript ${pinned}`);
+  return exports;
 }
 
-/** Another TypeScript version, installed beside the project (npm's cache first); returns its bin/tsc. */
-async function installTypeScript(version: string): Promise<string> {
+/** The TypeScript module installed in `dir`'s node_modules. */
+function loadTypeScript(dir: string): TypeScript {
+  return createRequire(join(dir, 'package.json'))('typescript') as TypeScript;
+}
+
+/** Another TypeScript version, installed beside the project (npm's cache first). */
+async function installTypeScript(version: string): Promise<TypeScript> {
   const prefix = join(work, `typescript-${version}`);
   mkdirSync(prefix, { recursive: true });
   writeFileSync(join(prefix, 'package.json'), '{ "private": true }\n');
   const args = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--no-package-lock', `typescript@${version}`];
   await step(`npm install typescript@${version} for the type matrix`, 'npm', args, prefix);
-  return join(prefix, 'node_modules/typescript/bin/tsc');
+  return loadTypeScript(prefix);
+}
+
+/**
+ * A bin of the project where `npx <name>` finds it, run without npx, whose
+ * own ~0.7 CPU s per run buys nothing four times over: the shards' `npx
+ * mailroom serve`, the CI guide's command as written, shows that npx finds
+ * the package's bins.
+ */
+function projectBin(name: string): string {
+  return join(project, 'node_modules/.bin', name);
 }
 
 /** Throws unless the runner's output names each of `files` and none of the other runner's. */
@@ -285,52 +314,71 @@ try {
   const dangling = danglingSourceReferences(join(project, 'node_modules/mailroomjs'), [...shipped]);
   if (dangling.length > 0) throw new Error(`pack check: source map references lead outside the package:\n${dangling.slice(0, 20).join('\n')}`);
   console.log(`pack check: no EBADENGINE warning on Node ${process.versions.node}, and no source map reference leads outside the package`);
-  await step('npx mailroomjs --help prints the usage', 'npx', ['mailroomjs', '--help'], project, process.env, /^Usage: mailroom serve \[options\]/m);
+  // Both bin names must be links to the one CLI.
+  const cliPath = own.bin['mailroomjs'];
+  if (cliPath === undefined) throw new Error("pack check: package.json has no mailroomjs bin, which the README's `npx mailroomjs --help` runs");
+  const cli = realpathSync(join(project, 'node_modules/mailroomjs', cliPath));
+  const wrongBins = ['mailroom', 'mailroomjs'].filter((name) => realpathSync(projectBin(name)) !== cli);
+  if (wrongBins.length > 0) throw new Error(`pack check: node_modules/.bin/${wrongBins.join(' and ')} do not lead to ${cli}`);
+  await step(
+    'mailroomjs --help prints the usage (node_modules/.bin/mailroomjs, which `npx mailroomjs` runs)',
+    projectBin('mailroomjs'),
+    ['--help'],
+    project,
+    process.env,
+    /^Usage: mailroom serve \[options\]/m,
+  );
   const specifiers = entryPoints(project);
   const pinnedTypeScript = versions.typescript;
   if (pinnedTypeScript === undefined) throw new Error('pack check: package.json pins no typescript in devDependencies');
-  // The type checks and the export lists only read the installed package, so
-  // they run side by side (the steps print as they end).
-  await sideBySide([
-    typeMatrix(
-      specifiers,
-      pinnedTypeScript,
-      `the ${readme.length} example files of ${pages.join(', ')} and types.check.ts (expect(42).toReceiveMail() does not compile)`,
-    ),
-    (async () => {
-      await step(`vitest: import() of ${specifiers.join(', ')}`, 'npx', writeRuntimeProbe(project, specifiers), project, process.env, /1 passed/);
-      const title = updateExports
-        ? 'exports: rewrote test/pack/exports.txt from the package'
-        : 'exports: every entry point exports what test/pack/exports.txt lists';
-      await timed(title, () => {
-        const entries = listExports(project, specifiers);
-        assertRuntimeMatchesTypes(entries, readRuntimeProbe(project));
-        if (updateExports) updateExportsFile(entries);
-        else assertExportsFileMatches(entries);
-      });
-    })(),
-  ]);
+  writeRuntimeProbe(project, specifiers);
 
   const env: NodeJS.ProcessEnv = { ...process.env, MAILROOM_CHROMIUM: findChromium(), PACK_CHROMIUM_ARGS: JSON.stringify(CHROMIUM_ARGS), CI: '1' };
   // Only the README's files point the tests at the server (and, for
   // Playwright, MAILROOM_API_URL below, as the README's config asks).
   for (const name of ['MAILROOM_API_URL', 'MAILROOM_DOMAIN', 'MAILROOM_TOKEN', 'MAILROOM_SERVER_WAIT']) delete env[name];
   const inDir = (dir: string) => readme.filter((f) => f.path.startsWith(dir)).map((f) => f.path);
-  // Each runner must run exactly its own files: all of them, and all passing.
-  const vitest = await step(`vitest, the README's config: ${inDir('test/').join(', ')}`, 'npx', ['vitest', 'run'], project, env, /Tests\s+(\d+) passed \(\1\)/);
-  assertRan(
-    'vitest',
-    vitest,
-    inDir('test/').filter((path) => path.endsWith('.test.ts')),
-  );
+  // The type checks (here, between the files they check) and Vitest (a child
+  // process) need not wait for each other; the steps print as they end.
+  let checkedExports: EntryPoint[] = [];
+  await sideBySide([
+    (async () => {
+      checkedExports = await typeMatrix(
+        specifiers,
+        pinnedTypeScript,
+        `the ${readme.length} example files of ${pages.join(', ')}, types.check.ts (expect(42).toReceiveMail() does not compile) and ${RUNTIME_PROBE_TEST}`,
+      );
+    })(),
+    (async () => {
+      // Each runner must run exactly its own files: all of them, and all passing.
+      const vitest = await step(
+        `vitest, the README's config: ${inDir('test/').join(', ')}, and ${RUNTIME_PROBE_TEST}: import() of ${specifiers.join(', ')}`,
+        projectBin('vitest'),
+        ['run'],
+        project,
+        env,
+        /Tests\s+(\d+) passed \(\1\)/,
+      );
+      assertRan('vitest', vitest, [...inDir('test/').filter((path) => path.endsWith('.test.ts')), RUNTIME_PROBE_TEST]);
+    })(),
+  ]);
+  const title = updateExports
+    ? 'exports: rewrote test/pack/exports.txt from the package'
+    : 'exports: every entry point exports what test/pack/exports.txt lists';
+  await timed(title, () => {
+    assertRuntimeMatchesTypes(checkedExports, readRuntimeProbe(project));
+    if (updateExports) updateExportsFile(checkedExports);
+    else assertExportsFileMatches(checkedExports);
+  });
+
   // The README's config leaves the server's address to MAILROOM_API_URL (its
   // default is the README's port 8025, moved here): what a CI job sets.
   const playwrightEnv = { ...env, MAILROOM_API_URL: `http://127.0.0.1:${ports.http}` };
   const config = 'playwright.pack.config.ts';
   const playwright = await step(
     `playwright, the README's config in Chromium, starting mailroom serve and the app: ${QUICK_START_SPEC}`,
-    'npx',
-    ['playwright', 'test', '--config', config, QUICK_START_SPEC],
+    projectBin('playwright'),
+    ['test', '--config', config, QUICK_START_SPEC],
     project,
     playwrightEnv,
     /\d+ passed/,

@@ -2,25 +2,24 @@
 // and the JavaScript runtime see it through the installed tarball. pack-check.ts
 // compares it with the committed test/pack/exports.txt, so that any change to
 // the public surface (a name added, removed, or turned from a value into a
-// type) shows up as a diff in that file and is accepted on purpose.
-import { createRequire } from 'node:module';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// type) shows up as a diff in that file and is accepted on purpose. The
+// names come from the type matrix's NodeNext program (scripts/pack-types.ts),
+// the project's own, and the run-time keys from a test the project's Vitest
+// runs beside the README's.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CompilerOptions, Diagnostic, ImportDeclaration, StringLiteral, TypeChecker } from 'typescript';
-
-/** The TypeScript module installed in the packed project, loaded from there. */
-type TypeScript = typeof import('typescript');
+import type { ImportDeclaration, Program, StringLiteral, TypeChecker } from 'typescript';
+import type { TypeScript } from './pack-types.js';
 
 export const EXPORTS_FILE = fileURLToPath(new URL('../test/pack/exports.txt', import.meta.url));
 export const UPDATE_EXPORTS_COMMAND = 'npm run test:pack -- --update-exports';
 
 const PACKAGE = 'mailroomjs';
-const CHECKER_PROBE = 'exports.probe.mts';
-const RUNTIME_PROBE_TEST = 'exports.probe.test.mjs';
-const RUNTIME_PROBE_CONFIG = 'exports.probe.config.mjs';
+// Under the README's Vitest `include` (test/**/*.test.ts), so its run runs
+// it too, with the README's 60 s test timeout.
+export const RUNTIME_PROBE_TEST = 'test/exports.probe.test.ts';
 const RUNTIME_PROBE_KEYS = 'exports.probe.json';
-const PROBE_TIMEOUT_MS = 60_000;
 
 export interface ExportedName {
   readonly name: string;
@@ -47,32 +46,27 @@ export function entryPoints(project: string): string[] {
 
 /**
  * Writes a Vitest test that imports every entry point and records its
- * run-time export keys, and a config that runs only that test; returns the
- * arguments for `npx`. Vitest hosts it because mailroomjs/vitest calls Vitest's
- * `test.extend` as it loads, which throws under plain node.
+ * run-time export keys, where the README's Vitest config finds it: one
+ * Vitest run for the examples and the probe (its own run cost ~4 CPU s).
+ * Vitest hosts it because mailroomjs/vitest calls Vitest's `test.extend` as
+ * it loads, which throws under plain node. It is TypeScript the project's
+ * strict tsconfig compiles, since the type matrix's NodeNext program holds
+ * test/ too.
  */
-export function writeRuntimeProbe(project: string, specifiers: readonly string[]): string[] {
+export function writeRuntimeProbe(project: string, specifiers: readonly string[]): void {
   const test = [
     '// Written by scripts/pack-exports.ts: the run-time export keys of every entry point.',
     "import { writeFileSync } from 'node:fs';",
     "import { test } from 'vitest';",
     '',
     "test('the run-time export keys of every entry point', async () => {",
-    '  const keys = {};',
+    '  const keys: Record<string, string[]> = {};',
     `  for (const specifier of ${JSON.stringify(specifiers)}) keys[specifier] = Object.keys(await import(specifier));`,
-    `  writeFileSync(new URL(${JSON.stringify(`./${RUNTIME_PROBE_KEYS}`)}, import.meta.url), JSON.stringify(keys));`,
+    `  writeFileSync(new URL(${JSON.stringify(`../${RUNTIME_PROBE_KEYS}`)}, import.meta.url), JSON.stringify(keys));`,
     '});',
   ];
+  mkdirSync(dirname(join(project, RUNTIME_PROBE_TEST)), { recursive: true });
   writeFileSync(join(project, RUNTIME_PROBE_TEST), `${test.join('\n')}\n`);
-  // The probe checks names, not speed. Its first imports from the fresh
-  // install (Playwright, Vitest, undici, the MCP SDK) took 9.6 s on this
-  // 2-core machine beside other suites, past Vitest's default 5 s test
-  // timeout; it gets the 60 s the repository's own tests have.
-  writeFileSync(
-    join(project, RUNTIME_PROBE_CONFIG),
-    `export default { test: { include: [${JSON.stringify(RUNTIME_PROBE_TEST)}], testTimeout: ${PROBE_TIMEOUT_MS} } };\n`,
-  );
-  return ['vitest', 'run', '--config', RUNTIME_PROBE_CONFIG];
 }
 
 /** The run-time export keys per specifier that the runtime probe recorded. */
@@ -82,38 +76,17 @@ export function readRuntimeProbe(project: string): Map<string, string[]> {
 }
 
 /**
- * Every name each entry point exports, as the project's own TypeScript sees
- * it through a namespace import. A name is a value when it is a property of
+ * Every name each entry point exports, as `program` (the project's, holding
+ * scripts/pack-types.ts's probe of all entry points, `probe`) sees it
+ * through a namespace import. A name is a value when it is a property of
  * the namespace object: that is what a user can use at run time. Resolving
  * the alias instead would call a class re-exported with `export type` a value.
  */
-export function listExports(project: string, specifiers: readonly string[]): EntryPoint[] {
-  const ts = createRequire(join(project, 'package.json'))('typescript') as TypeScript;
-  const probe = join(project, CHECKER_PROBE);
-  writeFileSync(probe, checkerProbe(specifiers));
-  const program = ts.createProgram([probe], compilerOptions(ts, project));
+export function listExports(ts: TypeScript, program: Program, probe: string): EntryPoint[] {
   const source = program.getSourceFile(probe);
-  if (source === undefined) throw new Error(`pack check: TypeScript did not load ${probe}`);
-  const problems = [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)];
-  if (problems.length > 0) {
-    const host = { getCanonicalFileName: (f: string) => f, getCurrentDirectory: () => project, getNewLine: () => '\n' };
-    throw new Error(`pack check: TypeScript cannot import every entry point:\n${ts.formatDiagnostics(problems, host)}`);
-  }
+  if (source === undefined) throw new Error(`pack check: the project's program has no ${probe}`);
   const checker = program.getTypeChecker();
   return source.statements.filter(ts.isImportDeclaration).map((statement) => namesOfImport(ts, checker, statement));
-}
-
-function checkerProbe(specifiers: readonly string[]): string {
-  const imports = specifiers.map((specifier, i) => `import * as e${i} from ${JSON.stringify(specifier)};`);
-  return `// Written by scripts/pack-exports.ts: one namespace import per entry point, for the type checker.\n${imports.join('\n')}\n`;
-}
-
-function compilerOptions(ts: TypeScript, project: string): CompilerOptions {
-  const file = join(project, 'tsconfig.json');
-  const read = ts.readConfigFile(file, (path) => ts.sys.readFile(path)) as { readonly config?: unknown; readonly error?: Diagnostic };
-  const { config, error } = read;
-  if (error) throw new Error(`pack check: cannot read ${file}: ${ts.flattenDiagnosticMessageText(error.messageText, '\n')}`);
-  return ts.parseJsonConfigFileContent(config, ts.sys, project).options;
 }
 
 function namesOfImport(ts: TypeScript, checker: TypeChecker, statement: ImportDeclaration): EntryPoint {

@@ -55,11 +55,12 @@ export async function runShardsSideBySide({ project, ports, env, config, step }:
       Array.from({ length: SHARDS }, async (_, i) => {
         const shard = `${i + 1}/${SHARDS}`;
         const reportFile = join(project, `shard-${i + 1}.json`);
-        const args = ['playwright', 'test', '--config', config, `--shard=${shard}`, `--output=test-results/shard-${i + 1}`, '--reporter=list,json'];
+        const args = ['test', '--config', config, `--shard=${shard}`, `--output=test-results/shard-${i + 1}`, '--reporter=list,json'];
         const shardEnv = { ...env, REUSE_SERVERS: '1', PLAYWRIGHT_JSON_OUTPUT_FILE: reportFile };
         const output = await step(
           `playwright --shard=${shard}, side by side on one mailroom serve (the CI guide's recipe)`,
-          'npx',
+          // `npx playwright` without npx's own CPU (pack-check.ts's projectBin says why).
+          join(project, 'node_modules/.bin/playwright'),
           args,
           project,
           shardEnv,
