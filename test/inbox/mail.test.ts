@@ -1,7 +1,7 @@
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import { describe, expect, it } from 'vitest';
-import { extractCodes, extractLinks, htmlToText } from '../../src/inbox/extract.js';
+import { extractCodes, extractLinks, htmlToText } from '../../src/contract/extract.js';
 import { parseMail } from '../../src/inbox/mail.js';
 
 /** A real RFC 822 source, built the way a sender builds it. */
