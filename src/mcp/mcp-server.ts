@@ -4,6 +4,8 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { packageVersion } from '../contract/package-version.js';
 import { registerAgentTools } from './agent-tools.js';
+import { registerFlowPrompts } from './prompts.js';
+import { registerMailResources } from './resources.js';
 import { registerSmtpLabTools } from './smtp-lab-tools.js';
 import { registerMailTools, type MailTools } from './tools.js';
 
@@ -31,6 +33,8 @@ export function createMcpServer(tools: MailTools, service: McpServiceDescription
   const server = new McpServer({ name: 'mailroom', version: packageVersion() }, { instructions });
   registerMailTools(server, tools);
   registerAgentTools(server, tools);
+  registerFlowPrompts(server);
+  registerMailResources(server, tools);
   if (tools.smtpLab) registerSmtpLabTools(server, tools.smtpLab);
   return server;
 }

@@ -93,6 +93,12 @@ function summaryLine(m: WireListing['messages'][number]): string {
   return `- ${m.id}  ${m.received_at}  from ${m.from || '(no sender)'}: ${JSON.stringify(m.subject)}${m.preview ? ` - ${m.preview}` : ''}`;
 }
 
+export function listingText(address: string, listing: WireListing): string {
+  return listing.messages.length === 0
+    ? `The mailbox ${address} is empty.`
+    : `${listing.messages.length} message${listing.messages.length === 1 ? '' : 's'} at ${address}, newest first:\n${listing.messages.map(summaryLine).join('\n')}`;
+}
+
 export function messageText(m: ReadMessage): string {
   const lines = [
     `Message ${m.id}, received ${m.received_at}`,
@@ -197,11 +203,7 @@ export function registerMailTools(server: McpServer, tools: MailTools): void {
     (args, extra) =>
       answer(async () => {
         const listing = await tools.listMessages(args.address, args.limit, extra.signal);
-        const text =
-          listing.messages.length === 0
-            ? `The mailbox ${args.address} is empty.`
-            : `${listing.messages.length} message${listing.messages.length === 1 ? '' : 's'} at ${args.address}, newest first:\n${listing.messages.map(summaryLine).join('\n')}`;
-        return { content: [{ type: 'text', text }], structuredContent: structured(listing) };
+        return { content: [{ type: 'text', text: listingText(args.address, listing) }], structuredContent: structured(listing) };
       }),
   );
 

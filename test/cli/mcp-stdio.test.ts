@@ -76,9 +76,10 @@ describe('mailroom mcp (stdio)', () => {
     expect((await call(server, `/api/v1/message/${facts.message.id}?mailbox=${encodeURIComponent(address)}`)).status).toBe(404);
   });
 
-  it("serves the agent's tools the same way: fresh_address, links and codes, get_attachment", async () => {
+  it("serves the agent's tools and prompts the same way: fresh_address, links and codes, get_attachment", async () => {
     const server = await start();
     const client = await proxyTo(server);
+    expect((await client.listPrompts()).prompts.map((p) => p.name).sort()).toEqual(['check_no_mail_sent', 'follow_password_reset', 'verify_signup']);
     const fresh = await client.callTool({ name: 'fresh_address', arguments: { label: 'Sign up' } });
     const { address, since_id } = fresh.structuredContent as Structured;
     expect(address).toMatch(/^sign-up-[a-z2-7]{16}@mailroom\.test$/);

@@ -391,6 +391,34 @@ describe("an agent's signup flow: fresh_address, links and codes, get_attachment
   });
 });
 
+describe('prompts and resources', () => {
+  it('offers prompts for the common flows, each waiting rather than polling', async () => {
+    const server = await start();
+    const client = await connectMcp(server);
+    expect((await client.listPrompts()).prompts.map((p) => p.name).sort()).toEqual(['check_no_mail_sent', 'follow_password_reset', 'verify_signup']);
+    const signup = await client.getPrompt({ name: 'verify_signup', arguments: { signup_url: 'http://localhost:3000/signup' } });
+    const steps = (signup.messages[0]!.content as { text: string }).text;
+    expect(steps).toContain('Call fresh_address');
+    expect(steps).toContain('http://localhost:3000/signup');
+    expect(steps).toMatch(/Call wait_for_message .*do not poll/);
+    const none = await client.getPrompt({ name: 'check_no_mail_sent', arguments: { address: 'a@mailroom.test', action: 'sign up again' } });
+    expect((none.messages[0]!.content as { text: string }).text).toMatch(/timeout_seconds 10\. An answer with timed_out true is the pass/);
+  });
+
+  it('reads a mailbox and a message as resources, as the tools show them, and refuses with the slug', async () => {
+    const server = await start({ listPerSecond: Infinity });
+    const client = await connectMcp(server);
+    const address = freshAddress();
+    await sendMail(server, { to: address, subject: 'Your code', text: 'Your code is 482913.' });
+    const mailbox = await client.readResource({ uri: `mailroom://mailbox/${address}` });
+    expect((mailbox.contents[0] as { text: string }).text).toContain(`1 message at ${address}`);
+    const [{ id }] = (await call(server, listPath(address))).json.messages;
+    const message = await client.readResource({ uri: `mailroom://message/${address}/${id}` });
+    expect((message.contents[0] as { text: string }).text).toContain('One-time code: 482913');
+    await expect(client.readResource({ uri: `mailroom://message/${address}/00000000000` })).rejects.toThrow(/not_found/);
+  });
+});
+
 describe('a server with a token', () => {
   it('refuses /mcp without it (401 unauthorized) and serves the SDK client that sends it', async () => {
     const server = await start({ token: 's3cret' });
