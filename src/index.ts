@@ -16,7 +16,7 @@ export type { PollEvent } from './wait/strategy.js';
 export { Mail, parseMail } from './inbox/mail.js';
 export type { ParseMailOptions } from './inbox/mail.js';
 export type { MailSummary, MessageDetail, MailAttachment, MailboxIndex, MailboxIndexEntry } from './client/messages.js';
-export { extractLinks, extractCodes } from './inbox/extract.js';
+export { extractLinks, extractCodes } from './contract/extract.js';
 export { mailSnapshot, DEFAULT_MASKS } from './inbox/mail-snapshot.js';
 export type { MailSnapshotOptions, SnapshotMail, SnapshotMask } from './inbox/mail-snapshot.js';
 
@@ -44,8 +44,8 @@ export type { BackendName, MailBackend } from './backends/backend.js';
 export type { BasicCredentials } from './backends/catcher-http.js';
 
 // Addresses and exactly-once
-export { freshAddress } from './inbox/address.js';
-export type { FreshAddressOptions } from './inbox/address.js';
+export { freshAddress } from './contract/fresh-address.js';
+export type { FreshAddressOptions } from './contract/fresh-address.js';
 export { createHandledStore, openHandledStore } from './inbox/handled.js';
 export type { HandledStore } from './inbox/handled.js';
 

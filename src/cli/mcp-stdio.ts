@@ -121,6 +121,18 @@ export function createProxyTools(client: MailroomClient, slots = new WaitSlots(M
       }),
     getMessage: (address, id, signal) => refused(async () => wireMessage(await client.getMessage(address, id, { signal }))),
     deleteMessage: (address, id, signal) => refused(async () => ({ deleted: await client.deleteMessage(address, id, { signal }) })),
+    addressDomains: (signal) =>
+      refused(async () => {
+        // `/healthz` names no domains for a catch-all service: any domain takes mail there.
+        const { domains } = await client.features({ signal });
+        return domains ? { domains, anyDomain: false } : { domains: [], anyDomain: true };
+      }),
+    // A list call: the service's budget is the service's to keep; the wait
+    // that follows paces itself to the Retry-After if it comes too soon.
+    newestId: (address, signal) => refused(async () => (await client.listMessages(address, { limit: 1, signal })).messages[0]?.id ?? null),
+    // The source as the client reads it (UTF-8 text): attachments travel
+    // base64- or quoted-printable-encoded, which that leaves intact.
+    rawMessage: (address, id, signal) => refused(async () => Buffer.from(await client.getRawMessage(address, id, { signal }))),
     async waitForMessage(args, signal) {
       const release = slots.take(MCP_WHEN_SLOTS_ARE_FULL);
       const started = performance.now();

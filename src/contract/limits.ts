@@ -10,6 +10,11 @@ export const MAX_WAIT_SECONDS = 25;
 /** Concurrent `wait_for_message` calls one MCP server holds, with no queue. */
 export const MCP_WAIT_SLOTS = 8;
 /**
+ * The largest attachment the MCP `get_attachment` tool returns, in bytes
+ * (before base64): an agent's context is the limit, not the server's memory.
+ */
+export const MCP_MAX_ATTACHMENT_BYTES = 1024 * 1024;
+/**
  * What an agent is told to do when every MCP wait slot is taken
  * (`too_many_waits`). Here rather than beside the tools (mcp/tools.ts) so
  * the embedded server can refuse a wait without loading zod and the MCP SDK.

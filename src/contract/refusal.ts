@@ -17,7 +17,9 @@ export type RefusalSlug =
   | 'checks_timeout'
   | 'unsupported_media_type'
   | 'forbidden_origin'
-  | 'forbidden_host';
+  | 'forbidden_host'
+  /** (MCP `get_attachment`) the attachment is over the size the tool returns. */
+  | 'too_large';
 
 /**
  * Refusals that say the address can never be listed: waiting, retrying or

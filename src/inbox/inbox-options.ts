@@ -6,7 +6,8 @@ import { credentialsInURL, parseBackendName, parseCredentials } from '../backend
 import { DEFAULT_API_URL, DEFAULT_DOMAIN } from '../contract/defaults.js';
 import { assertMs, expectedError, fromEnv } from '../contract/validation.js';
 import { systemClock, systemRandom, type Clock, type RandomSource } from '../wait/clock.js';
-import { normalizeDomain, sanitizePrefix, validateAddress } from './address.js';
+import { normalizeDomain, sanitizePrefix } from '../contract/fresh-address.js';
+import { validateAddress } from './address.js';
 import type { InboxEvent, WaitInfo } from './events.js';
 import type { HandledStore } from './handled.js';
 

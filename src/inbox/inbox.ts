@@ -21,7 +21,7 @@ import { pollingStrategy } from '../wait/polling-strategy.js';
 import { callWithRetry } from '../wait/retry.js';
 import type { InspectContext, PollOutcome, WaitStrategy } from '../wait/strategy.js';
 import { MAX_GRACE_MS } from '../wait/window.js';
-import { freshAddress } from './address.js';
+import { freshAddress } from '../contract/fresh-address.js';
 import { CallSite } from './call-site.js';
 import { Collection } from './collect.js';
 import { walkToWatermark, type ListingCut } from './listing-walk.js';

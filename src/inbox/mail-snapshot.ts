@@ -11,8 +11,8 @@ import { decodeWords } from 'postal-mime';
 import type { MailAttachment } from '../client/messages.js';
 import type { ProviderStamp } from '../contract/providers.js';
 import { expectedError } from '../contract/validation.js';
-import { extractCodes } from './extract.js';
-import { readableHtml } from './readable-html.js';
+import { extractCodes } from '../contract/extract.js';
+import { readableHtml } from '../contract/readable-html.js';
 import { applyMasks, resolveMasks, type SnapshotMask } from './snapshot-masks.js';
 
 export { DEFAULT_MASKS, type SnapshotMask } from './snapshot-masks.js';

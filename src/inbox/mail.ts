@@ -1,6 +1,6 @@
 // A fetched message: everything a test reads out of a mail.
 import PostalMime from 'postal-mime';
-import { extractCodes, extractLinks } from './extract.js';
+import { extractCodes, extractLinks } from '../contract/extract.js';
 import type { MailCheckOptions } from '../checks/options.js';
 import type { MailCheckReport } from '../checks/problem.js';
 import { checkMail } from '../checks/run-checks.js';

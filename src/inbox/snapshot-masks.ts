@@ -4,7 +4,7 @@
 // the same mail sent again renders the same, and a snapshot only changes
 // when the mail does. Each mask has a label: the snapshot says what was
 // there (`[code]`, not `***`), and an option turns it off or adds one.
-import { ADDRESS_RANDOM_BITS } from './address.js';
+import { ADDRESS_RANDOM_BITS } from '../contract/fresh-address.js';
 import { describeValue, expectedError } from '../contract/validation.js';
 
 /** A mask's pattern (a RegExp, or a string masked wherever it occurs), or `false` to turn a default mask off. */

@@ -3,6 +3,9 @@
 // things, whatever backend answers them.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { packageVersion } from '../contract/package-version.js';
+import { registerAgentTools } from './agent-tools.js';
+import { registerFlowPrompts } from './prompts.js';
+import { registerMailResources } from './resources.js';
 import { registerSmtpLabTools } from './smtp-lab-tools.js';
 import { registerMailTools, type MailTools } from './tools.js';
 
@@ -18,7 +21,8 @@ export function mcpInstructions(service: McpServiceDescription, maxWaitSeconds: 
   const where = 'domains' in service ? `any address at ${service.domains.join(', ')}` : `any address the mail service at ${service.apiURL} serves`;
   return [
     `A disposable-inbox mail service. Mail sent to ${where} lands in that address's mailbox; there is nothing to create first.`,
-    'To get an email your action causes: note the id of the newest message already there (list_messages), act, then call wait_for_message with since_id set to that id.',
+    'To get an email your action causes: call fresh_address for an address of your own (it returns its since_id), use it in the app, then call wait_for_message with that address and since_id. With an address you already use: note the id of the newest message there (list_messages), act, then wait with since_id set to that id.',
+    'Every message a tool returns lists its links (with the words on them) and its likely one-time code, read from both the text and the HTML part: use those rather than reading codes out of the HTML.',
     `A wait holds for at most ${maxWaitSeconds} s; a timed-out answer is normal - call again to keep waiting.`,
     ...(smtpLab ? [SMTP_LAB_INSTRUCTIONS] : []),
   ].join(' ');
@@ -28,6 +32,9 @@ export function createMcpServer(tools: MailTools, service: McpServiceDescription
   const instructions = mcpInstructions(service, tools.maxWaitSeconds, tools.smtpLab !== undefined);
   const server = new McpServer({ name: 'mailroom', version: packageVersion() }, { instructions });
   registerMailTools(server, tools);
+  registerAgentTools(server, tools);
+  registerFlowPrompts(server);
+  registerMailResources(server, tools);
   if (tools.smtpLab) registerSmtpLabTools(server, tools.smtpLab);
   return server;
 }

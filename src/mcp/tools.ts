@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, MCP_WAIT_SLOTS } from '../contract/limits.js';
 import { Refusal } from '../contract/refusal.js';
 import type { WireListing, WireMessage, WireSmtpAttempts, WireSmtpRuleAdded, WireSmtpRules } from '../contract/wire.js';
+import { linksAndCodesBlock, readableBody, readMessage, type ReadMessage } from './message-reading.js';
 
 export interface WaitArguments {
   readonly address: string;
@@ -51,6 +52,12 @@ export interface MailTools {
   getMessage(address: string, id: string, signal: AbortSignal): Promise<WireMessage>;
   deleteMessage(address: string, id: string, signal: AbortSignal): Promise<{ deleted: boolean }>;
   waitForMessage(args: WaitArguments, signal: AbortSignal): Promise<WaitAnswer>;
+  /** Where fresh addresses are made: the served domains, the first the default; `anyDomain` when every domain's mail is taken (catch-all). */
+  addressDomains(signal: AbortSignal): Promise<{ readonly domains: readonly string[]; readonly anyDomain: boolean }>;
+  /** The id of the newest message at `address` (its watermark), or null when the mailbox is empty. */
+  newestId(address: string, signal: AbortSignal): Promise<string | null>;
+  /** A message's source as received (the HTTP API's `raw` call). */
+  rawMessage(address: string, id: string, signal: AbortSignal): Promise<Uint8Array>;
   /** The SMTP deferral lab, when the backend has it; its tools are offered only then. */
   readonly smtpLab?: SmtpLabTools | undefined;
 }
@@ -60,7 +67,7 @@ export const address = z
   .describe(
     'The full mailbox address, e.g. signup-42@mailroom.test. Mail to any address at a served domain lands in its mailbox; there is nothing to create first.',
   );
-const messageId = z.string().describe('A message id as list_messages or wait_for_message returned it (not the Message-ID header).');
+export const messageId = z.string().describe('A message id as list_messages or wait_for_message returned it (not the Message-ID header).');
 
 export function structured(value: unknown): Record<string, unknown> {
   return value as Record<string, unknown>;
@@ -86,7 +93,13 @@ function summaryLine(m: WireListing['messages'][number]): string {
   return `- ${m.id}  ${m.received_at}  from ${m.from || '(no sender)'}: ${JSON.stringify(m.subject)}${m.preview ? ` - ${m.preview}` : ''}`;
 }
 
-function messageText(m: WireMessage): string {
+export function listingText(address: string, listing: WireListing): string {
+  return listing.messages.length === 0
+    ? `The mailbox ${address} is empty.`
+    : `${listing.messages.length} message${listing.messages.length === 1 ? '' : 's'} at ${address}, newest first:\n${listing.messages.map(summaryLine).join('\n')}`;
+}
+
+export function messageText(m: ReadMessage): string {
   const lines = [
     `Message ${m.id}, received ${m.received_at}`,
     `From: ${m.from || '(no sender)'}`,
@@ -97,7 +110,9 @@ function messageText(m: WireMessage): string {
       ? [`Attachments: ${m.attachments.map((a) => `${a.filename ?? '(unnamed)'} (${a.content_type}, ${a.size} bytes)`).join(', ')}`]
       : []),
     '',
-    m.text?.trimEnd() ?? (m.html !== null ? '(no text part; the HTML body is in the structured content, field `html`)' : '(empty body)'),
+    readableBody(m),
+    '',
+    linksAndCodesBlock(m),
   ];
   return lines.join('\n');
 }
@@ -154,7 +169,7 @@ export function registerMailTools(server: McpServer, tools: MailTools): void {
             structuredContent: structured(result),
           };
         }
-        const m = result.message;
+        const m = readMessage(result.message);
         return {
           content: [
             {
@@ -162,7 +177,7 @@ export function registerMailTools(server: McpServer, tools: MailTools): void {
               text: `${messageText(m)}\n\n(Arrived at ${args.address} after a wait of ${result.waited_seconds.toFixed(1)} s. To wait for the next one, call again with since_id=${m.id}.)`,
             },
           ],
-          structuredContent: structured(result),
+          structuredContent: structured({ ...result, message: m }),
         };
       }),
   );
@@ -188,11 +203,7 @@ export function registerMailTools(server: McpServer, tools: MailTools): void {
     (args, extra) =>
       answer(async () => {
         const listing = await tools.listMessages(args.address, args.limit, extra.signal);
-        const text =
-          listing.messages.length === 0
-            ? `The mailbox ${args.address} is empty.`
-            : `${listing.messages.length} message${listing.messages.length === 1 ? '' : 's'} at ${args.address}, newest first:\n${listing.messages.map(summaryLine).join('\n')}`;
-        return { content: [{ type: 'text', text }], structuredContent: structured(listing) };
+        return { content: [{ type: 'text', text: listingText(args.address, listing) }], structuredContent: structured(listing) };
       }),
   );
 
@@ -200,13 +211,14 @@ export function registerMailTools(server: McpServer, tools: MailTools): void {
     'get_message',
     {
       title: 'Read a message',
-      description: 'Returns one message of `address` in full: headers, text, HTML and attachment names.',
+      description:
+        'Returns one message of `address` in full: headers, text, HTML and attachment names, plus its links (with the words on them) and likely one-time codes, read out of both parts (`links`, `codes`; the likeliest code first).',
       inputSchema: { address, id: messageId },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     (args, extra) =>
       answer(async () => {
-        const message = await tools.getMessage(args.address, args.id, extra.signal);
+        const message = readMessage(await tools.getMessage(args.address, args.id, extra.signal));
         return { content: [{ type: 'text', text: messageText(message) }], structuredContent: structured(message) };
       }),
   );

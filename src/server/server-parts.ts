@@ -115,7 +115,17 @@ export function createHttp(
   const edge = edgePolicyOf(config);
   const mcp = createMcpEndpoint({
     rebinding: (host) => sdkRebindingOptions(edge, boundPort(), host),
-    tools: createEmbeddedTools({ store, reader, listBudget, messageBudget, slots: core.mcpSlots, holdCap: config.holdCap, smtpLab: smtpLab?.calls }),
+    tools: createEmbeddedTools({
+      store,
+      reader,
+      listBudget,
+      messageBudget,
+      slots: core.mcpSlots,
+      domains: config.domains,
+      catchAll: config.catchAll,
+      holdCap: config.holdCap,
+      smtpLab: smtpLab?.calls,
+    }),
     domains: config.domains,
     logger: config.logger,
   });

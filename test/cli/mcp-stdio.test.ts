@@ -31,7 +31,7 @@ async function proxyTo(server: MailroomServer | string): Promise<Client> {
   return client;
 }
 
-const MAIL_TOOLS = ['delete_message', 'get_message', 'list_messages', 'wait_for_message'];
+const MAIL_TOOLS = ['delete_message', 'fresh_address', 'get_attachment', 'get_message', 'list_messages', 'wait_for_message'];
 const LAB_TOOLS = ['clear_smtp_rules', 'list_smtp_attempts', 'list_smtp_rules', 'set_smtp_rule'];
 
 async function toolNames(client: Client): Promise<string[]> {
@@ -47,7 +47,7 @@ const q = (address: string) => `?${new URLSearchParams({ address })}`;
 type Structured = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 describe('mailroom mcp (stdio)', () => {
-  it('serves the four mail tools in front of the HTTP API; wait_for_message holds until the mail arrives', async () => {
+  it('serves the mail tools in front of the HTTP API; wait_for_message holds until the mail arrives', async () => {
     const server = await start();
     const client = await proxyTo(server);
     expect((await toolNames(client)).filter((name) => !name.includes('smtp'))).toEqual(MAIL_TOOLS);
@@ -69,11 +69,34 @@ describe('mailroom mcp (stdio)', () => {
     expect(facts.message.text).toContain('code 222');
     // the same message the HTTP API shows
     const http = (await call(server, `/api/v1/message/${facts.message.id}?mailbox=${encodeURIComponent(address)}`)).json;
-    expect(facts.message).toEqual(http);
+    expect(facts.message).toEqual({ ...http, links: [], codes: [] });
 
     const deleted = await client.callTool({ name: 'delete_message', arguments: { address, id: facts.message.id } });
     expect(deleted.structuredContent).toEqual({ deleted: true });
     expect((await call(server, `/api/v1/message/${facts.message.id}?mailbox=${encodeURIComponent(address)}`)).status).toBe(404);
+  });
+
+  it("serves the agent's tools and prompts the same way: fresh_address, links and codes, get_attachment", async () => {
+    const server = await start();
+    const client = await proxyTo(server);
+    expect((await client.listPrompts()).prompts.map((p) => p.name).sort()).toEqual(['check_no_mail_sent', 'follow_password_reset', 'verify_signup']);
+    const fresh = await client.callTool({ name: 'fresh_address', arguments: { label: 'Sign up' } });
+    const { address, since_id } = fresh.structuredContent as Structured;
+    expect(address).toMatch(/^sign-up-[a-z2-7]{16}@mailroom\.test$/);
+    expect(since_id).toBeNull();
+    await sendMail(server, {
+      to: address,
+      subject: 'Confirm',
+      html: '<p>Order #88231. Your code is <b>482913</b>.</p><a href="https://app.test/verify?t=1">Confirm my email</a>',
+      attachments: [{ filename: 'terms.txt', content: 'the terms' }],
+    });
+    const result = await client.callTool({ name: 'wait_for_message', arguments: { address, timeout_seconds: 20 } });
+    const message = (result.structuredContent as Structured).message;
+    expect(message.codes).toEqual(['482913']);
+    expect(message.links).toEqual([{ url: 'https://app.test/verify?t=1', text: 'Confirm my email' }]);
+    expect(textOf(result)).toContain('One-time code: 482913');
+    const attachment = await client.callTool({ name: 'get_attachment', arguments: { address, id: message.id, index: 0 } });
+    expect(attachment.structuredContent).toMatchObject({ filename: 'terms.txt', encoding: 'text', text: 'the terms' });
   });
 
   it('times out as an answer, and refuses addresses with the service slugs', async () => {

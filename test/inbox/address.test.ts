@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ADDRESS_RANDOM_BITS, freshAddress, MAX_PREFIX_LENGTH, sanitizePrefix, validateAddress } from '../../src/inbox/address.js';
+import { ADDRESS_RANDOM_BITS, freshAddress, MAX_PREFIX_LENGTH, sanitizePrefix } from '../../src/contract/fresh-address.js';
+import { validateAddress } from '../../src/inbox/address.js';
 
 describe('freshAddress', () => {
   it('is a readable prefix, a dash, 16 base32 characters (80 bits) and the domain', () => {

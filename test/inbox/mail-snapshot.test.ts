@@ -8,10 +8,10 @@ import type Mail from 'nodemailer/lib/mailer/index.js';
 import { describe, expect, it } from 'vitest';
 import { confirmationMail, duplicateSignupMail, FROM, type OutgoingMail } from '../../fixtures/demo-app/mails.js';
 import { stampHeaderValue } from '../../src/contract/providers.js';
-import { freshAddress } from '../../src/inbox/address.js';
+import { freshAddress } from '../../src/contract/fresh-address.js';
 import { mailSnapshot } from '../../src/inbox/mail-snapshot.js';
 import { parseMail } from '../../src/inbox/mail.js';
-import { readableHtml } from '../../src/inbox/readable-html.js';
+import { readableHtml } from '../../src/contract/readable-html.js';
 
 async function compose(options: Mail.Options): Promise<string> {
   return (await new MailComposer({ from: FROM, ...options }).compile().build()).toString('utf8');

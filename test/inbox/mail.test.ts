@@ -1,7 +1,7 @@
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import { describe, expect, it } from 'vitest';
-import { extractCodes, extractLinks, htmlToText } from '../../src/inbox/extract.js';
+import { extractCodes, extractLabelledLinks, extractLinks, htmlToText } from '../../src/contract/extract.js';
 import { parseMail } from '../../src/inbox/mail.js';
 
 /** A real RFC 822 source, built the way a sender builds it. */
@@ -76,6 +76,20 @@ describe('extractLinks', () => {
     expect(extractLinks('', 'Visit acme.example or write to help@acme.example; confirm at https://acme.example/c?x=1.')).toEqual([
       'https://acme.example/c?x=1',
     ]);
+  });
+});
+
+describe('extractLabelledLinks', () => {
+  it("gives each of extractLinks' links the words on its first anchor, an image's alt text, or nothing for a URL in the text", () => {
+    const html =
+      '<a href="https://app.test/verify?t=1">  Confirm\n my <b>email</b> </a> <a href="https://app.test/verify?t=1">again</a>' +
+      '<a href="https://app.test/home"><img src="logo.png" alt="Acme"></a>';
+    expect(extractLabelledLinks(html, 'Or paste https://app.test/other')).toEqual([
+      { url: 'https://app.test/verify?t=1', text: 'Confirm my email' },
+      { url: 'https://app.test/home', text: 'Acme' },
+      { url: 'https://app.test/other', text: '' },
+    ]);
+    expect(extractLabelledLinks(html, 'Or paste https://app.test/other').map((l) => l.url)).toEqual(extractLinks(html, 'Or paste https://app.test/other'));
   });
 });
 

@@ -10,7 +10,7 @@ import { connectMcp } from './wait-helpers.js';
 
 type Structured = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const MAIL_TOOLS = ['delete_message', 'get_message', 'list_messages', 'wait_for_message'];
+const MAIL_TOOLS = ['delete_message', 'fresh_address', 'get_attachment', 'get_message', 'list_messages', 'wait_for_message'];
 const LAB_TOOLS = ['clear_smtp_rules', 'list_smtp_attempts', 'list_smtp_rules', 'set_smtp_rule'];
 
 function textOf(result: unknown): string {

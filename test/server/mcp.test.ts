@@ -3,6 +3,7 @@
 // client over streamable HTTP. Mail arrives over real SMTP.
 import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { MCP_MAX_ATTACHMENT_BYTES } from '../../src/contract/limits.js';
 import { call, fakeClock, freshAddress, listPath, messagePath, sendMail, start } from './helpers.js';
 import { connectMcp, countLooks, postMcp, slotsInUse, toolCall, until } from './wait-helpers.js';
 
@@ -78,7 +79,7 @@ describe("the seed's curl call", () => {
 });
 
 describe('wait_for_message through the SDK client', () => {
-  it('lists the four mail tools (and, with the lab on, its four: mcp-smtp-lab.test.ts), and the instructions name the served domain', async () => {
+  it('lists the six mail tools (and, with the lab on, its four: mcp-smtp-lab.test.ts), and the instructions name the served domain', async () => {
     const server = await start();
     const client = await connectMcp(server);
     const { tools } = await client.listTools();
@@ -87,7 +88,7 @@ describe('wait_for_message through the SDK client', () => {
         .map((t) => t.name)
         .filter((name) => !name.includes('smtp'))
         .sort(),
-    ).toEqual(['delete_message', 'get_message', 'list_messages', 'wait_for_message']);
+    ).toEqual(['delete_message', 'fresh_address', 'get_attachment', 'get_message', 'list_messages', 'wait_for_message']);
     const wait = tools.find((t) => t.name === 'wait_for_message')!;
     expect(Object.keys(wait.inputSchema.properties ?? {}).sort()).toEqual(['address', 'from_contains', 'since_id', 'subject_contains', 'timeout_seconds']);
     expect(wait.inputSchema.required).toEqual(['address']);
@@ -272,7 +273,7 @@ describe('list_messages, get_message, delete_message', () => {
     const id = http.messages[0].id;
 
     const message = await client.callTool({ name: 'get_message', arguments: { address, id } });
-    expect(message.structuredContent).toEqual((await call(server, messagePath(id, address))).json);
+    expect(message.structuredContent).toEqual({ ...(await call(server, messagePath(id, address))).json, links: [], codes: [] });
     expect(textOf(message)).toContain('Body text');
     expect(textOf(message)).toContain('Attachments: a.txt (text/plain, 3 bytes)');
 
@@ -289,6 +290,132 @@ describe('list_messages, get_message, delete_message', () => {
     expect(malformed.structuredContent).toMatchObject({ error: 'invalid_request' });
     const empty = await client.callTool({ name: 'list_messages', arguments: { address } });
     expect(textOf(empty)).toBe(`The mailbox ${address} is empty.`);
+  });
+});
+
+describe("an agent's signup flow: fresh_address, links and codes, get_attachment", () => {
+  it('fresh_address makes a readable address of its own on a served domain, and the wait after it sees only what comes after', async () => {
+    const server = await start({ domains: ['grabmail.io', 'other.test'], catchAll: false });
+    const client = await connectMcp(server);
+    const first = await client.callTool({ name: 'fresh_address', arguments: { label: 'Sign up: Confirmação' } });
+    const second = await client.callTool({ name: 'fresh_address', arguments: { label: 'Sign up: Confirmação' } });
+    const made = first.structuredContent as Structured;
+    expect(made).toEqual({ address: expect.stringMatching(/^sign-up-confirmacao-[a-z2-7]{16}@grabmail\.io$/), domain: 'grabmail.io', since_id: null });
+    expect((second.structuredContent as Structured).address).not.toBe(made.address);
+    expect(textOf(first)).toContain(`call wait_for_message with address=${made.address}`);
+
+    const onOther = await client.callTool({ name: 'fresh_address', arguments: { domain: 'OTHER.test' } });
+    expect((onOther.structuredContent as Structured).address).toMatch(/^inbox-[a-z2-7]{16}@other\.test$/);
+    const refused = await client.callTool({ name: 'fresh_address', arguments: { domain: 'elsewhere.test' } });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toMatchObject({ error: 'unknown_domain' });
+    expect(textOf(refused)).toContain('elsewhere.test');
+
+    // The address is its own: the wait right after it spends the list call fresh_address did not.
+    const waiting = client.callTool({ name: 'wait_for_message', arguments: { address: made.address, timeout_seconds: 20 } });
+    await until(() => slotsInUse(server).mcp === 1, 'the wait is held');
+    await sendMail(server, { to: made.address, subject: 'Welcome', text: 'Hi' });
+    const result = await waiting;
+    expect(result.isError).toBeUndefined();
+    expect((result.structuredContent as Structured).message.subject).toBe('Welcome');
+  });
+
+  it("hands over an HTML-only mail's links (with their words) and its code, not the order number, date or phone, and renders the HTML readably", async () => {
+    const server = await start({ listPerSecond: Infinity });
+    const client = await connectMcp(server);
+    const address = freshAddress();
+    await sendMail(server, {
+      to: address,
+      subject: 'Confirm your email',
+      html:
+        '<h1>Welcome!</h1><p>Order #88231 placed on 2026-12-07. Questions? Call 555-0100.</p>' +
+        '<p>Your verification code is <b>482913</b>.</p>' +
+        '<p><a href="https://app.test/verify?t=abc">Confirm my email</a> or <a href="https://app.test/unsubscribe">unsubscribe</a></p>',
+    });
+    const waited = await client.callTool({ name: 'wait_for_message', arguments: { address } });
+    const message = (waited.structuredContent as Structured).message;
+    expect(message.codes).toEqual(['482913']);
+    expect(message.links).toEqual([
+      { url: 'https://app.test/verify?t=abc', text: 'Confirm my email' },
+      { url: 'https://app.test/unsubscribe', text: 'unsubscribe' },
+    ]);
+    const text = textOf(waited);
+    expect(text).not.toContain('the HTML body is in the structured content');
+    expect(text).toContain('# Welcome!');
+    expect(text).toContain('One-time code: 482913');
+    expect(text).toContain('- "Confirm my email": https://app.test/verify?t=abc');
+
+    const read = await client.callTool({ name: 'get_message', arguments: { address, id: message.id } });
+    expect(read.structuredContent).toMatchObject({ codes: ['482913'], links: message.links });
+    expect(textOf(read)).toContain('One-time code: 482913');
+  });
+
+  it('get_attachment returns text inline, other bytes as base64, and refuses past the cap or a missing one, naming it', async () => {
+    const server = await start({ listPerSecond: Infinity });
+    const client = await connectMcp(server);
+    const address = freshAddress();
+    await sendMail(server, {
+      to: address,
+      subject: 'Your invoice',
+      text: 'Attached.',
+      attachments: [
+        { filename: 'invoice.csv', content: 'item,total\nplan,10\n', contentType: 'text/csv' },
+        { filename: 'logo.png', content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 255]), contentType: 'image/png' },
+        { filename: 'huge.bin', content: Buffer.alloc(MCP_MAX_ATTACHMENT_BYTES + 1), contentType: 'application/octet-stream' },
+      ],
+    });
+    const [{ id }] = (await call(server, listPath(address))).json.messages;
+    const get = (args: Record<string, unknown>) => client.callTool({ name: 'get_attachment', arguments: { address, id, ...args } });
+
+    const csv = await get({ index: 0 });
+    expect(csv.structuredContent).toEqual({
+      filename: 'invoice.csv',
+      content_type: 'text/csv',
+      size: 19,
+      index: 0,
+      encoding: 'text',
+      text: 'item,total\nplan,10\n',
+    });
+    expect(textOf(csv)).toContain('item,total');
+    const png = await get({ filename: 'logo.png' });
+    expect(png.structuredContent).toMatchObject({ index: 1, encoding: 'base64', base64: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 255]).toString('base64') });
+
+    const huge = await get({ index: 2 });
+    expect(huge.isError).toBe(true);
+    expect(huge.structuredContent).toMatchObject({ error: 'too_large' });
+    expect(textOf(huge)).toContain('huge.bin');
+    const missing = await get({ filename: 'nope.pdf' });
+    expect(missing.structuredContent).toMatchObject({ error: 'not_found' });
+    expect(textOf(missing)).toContain('0: invoice.csv, 1: logo.png, 2: huge.bin');
+    expect(((await get({})).structuredContent as Structured).error).toBe('invalid_request');
+  });
+});
+
+describe('prompts and resources', () => {
+  it('offers prompts for the common flows, each waiting rather than polling', async () => {
+    const server = await start();
+    const client = await connectMcp(server);
+    expect((await client.listPrompts()).prompts.map((p) => p.name).sort()).toEqual(['check_no_mail_sent', 'follow_password_reset', 'verify_signup']);
+    const signup = await client.getPrompt({ name: 'verify_signup', arguments: { signup_url: 'http://localhost:3000/signup' } });
+    const steps = (signup.messages[0]!.content as { text: string }).text;
+    expect(steps).toContain('Call fresh_address');
+    expect(steps).toContain('http://localhost:3000/signup');
+    expect(steps).toMatch(/Call wait_for_message .*do not poll/);
+    const none = await client.getPrompt({ name: 'check_no_mail_sent', arguments: { address: 'a@mailroom.test', action: 'sign up again' } });
+    expect((none.messages[0]!.content as { text: string }).text).toMatch(/timeout_seconds 10\. An answer with timed_out true is the pass/);
+  });
+
+  it('reads a mailbox and a message as resources, as the tools show them, and refuses with the slug', async () => {
+    const server = await start({ listPerSecond: Infinity });
+    const client = await connectMcp(server);
+    const address = freshAddress();
+    await sendMail(server, { to: address, subject: 'Your code', text: 'Your code is 482913.' });
+    const mailbox = await client.readResource({ uri: `mailroom://mailbox/${address}` });
+    expect((mailbox.contents[0] as { text: string }).text).toContain(`1 message at ${address}`);
+    const [{ id }] = (await call(server, listPath(address))).json.messages;
+    const message = await client.readResource({ uri: `mailroom://message/${address}/${id}` });
+    expect((message.contents[0] as { text: string }).text).toContain('One-time code: 482913');
+    await expect(client.readResource({ uri: `mailroom://message/${address}/00000000000` })).rejects.toThrow(/not_found/);
   });
 });
 

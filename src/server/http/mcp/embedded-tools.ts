@@ -22,6 +22,9 @@ export interface EmbeddedToolsContext {
   readonly listBudget: RequestBudget;
   readonly messageBudget: RequestBudget;
   readonly slots: WaitSlots;
+  /** The served domains, fresh addresses made on the first; with `catchAll`, every domain's mail is taken. */
+  readonly domains: readonly string[];
+  readonly catchAll: boolean;
   /** The longest a wait is held, in ms (the server's `holdCap`). */
   readonly holdCap: number;
   /** The SMTP deferral lab's calls; undefined when the lab is off (its tools are then not offered). */
@@ -61,6 +64,24 @@ export function createEmbeddedTools(ctx: EmbeddedToolsContext): MailTools {
       const message = await store.get(mailbox, id);
       if (!message) throw new Refusal(404, 'not_found', `No message ${id} in ${address}: it expired, was deleted, or never existed there`);
       return reader.wireMessage(message);
+    },
+
+    addressDomains: () => Promise.resolve({ domains: ctx.domains, anyDomain: ctx.catchAll }),
+
+    // Read from the store without spending a list call: the agent's next
+    // call is the wait, and it must not find the budget already spent.
+    async newestId(address) {
+      const [newest] = await reader.listing(reader.mailboxKey(address, 'address'), 1);
+      return newest?.id ?? null;
+    },
+
+    async rawMessage(address, id) {
+      const mailbox = reader.mailboxKey(address, 'address');
+      checkId(id);
+      await ctx.messageBudget.spend(mailbox, 'message');
+      const message = await store.get(mailbox, id);
+      if (!message) throw new Refusal(404, 'not_found', `No message ${id} in ${address}: it expired, was deleted, or never existed there`);
+      return message.content.source();
     },
 
     async deleteMessage(address, id) {

@@ -27,6 +27,33 @@ export function extractLinks(html: string, text: string): string[] {
   return [...links];
 }
 
+/** A link and the words a reader clicks on (empty when it has none, e.g. a URL in the text part). */
+export interface LabelledLink {
+  readonly url: string;
+  readonly text: string;
+}
+
+/**
+ * `extractLinks`, each link with its anchor's words (the first anchor's,
+ * whitespace collapsed; an image's alt text when the anchor wraps one), so
+ * an agent can tell "Confirm my email" from "Unsubscribe" without reading
+ * the HTML.
+ */
+export function extractLabelledLinks(html: string, text: string): LabelledLink[] {
+  const labels = new Map<string, string>();
+  if (html) {
+    walkHtml(html, {
+      onText: () => {},
+      onAnchor: (href, words) => {
+        const url = normalizeUrl(href);
+        const label = words.replace(/\s+/g, ' ').trim();
+        if (url && label && !labels.has(url)) labels.set(url, label);
+      },
+    });
+  }
+  return extractLinks(html, text).map((url) => ({ url, text: labels.get(url) ?? '' }));
+}
+
 /** The visible text of an HTML part (scripts, styles and comments dropped). */
 export function htmlToText(html: string): string {
   const parts: string[] = [];
@@ -114,9 +141,17 @@ const CELLS = new Set(['td', 'th']);
 
 // Text arrives from the parser in pieces (entities may split it), so pieces
 // are joined up to the next tag before anyone looks for URLs in them.
-function walkHtml(html: string, on: { onHref?: (href: string) => void; onText: (text: string) => void }): void {
+interface HtmlVisitor {
+  readonly onHref?: (href: string) => void;
+  readonly onText: (text: string) => void;
+  /** An anchor's href and its words, once it closes. */
+  readonly onAnchor?: (href: string, words: string) => void;
+}
+
+function walkHtml(html: string, on: HtmlVisitor): void {
   let skipping = 0;
   let pending = '';
+  let anchor: { href: string; words: string } | undefined;
   const flush = (separator = '') => {
     const text = pending + separator;
     pending = '';
@@ -128,13 +163,20 @@ function walkHtml(html: string, on: { onHref?: (href: string) => void; onText: (
         flush(BLOCKS.has(name) ? '\n' : CELLS.has(name) ? ' ' : '');
         if (SKIPPED.has(name)) skipping++;
         if ((name === 'a' || name === 'area') && attributes.href !== undefined) on.onHref?.(attributes.href);
+        if (name === 'a' && attributes.href !== undefined) anchor = { href: attributes.href, words: '' };
+        if (name === 'img' && anchor && attributes.alt) anchor.words += ` ${attributes.alt} `;
       },
       onclosetag(name) {
         flush(BLOCKS.has(name) ? '\n' : '');
+        if (name === 'a' && anchor) {
+          on.onAnchor?.(anchor.href, anchor.words);
+          anchor = undefined;
+        }
         if (SKIPPED.has(name)) skipping = Math.max(0, skipping - 1);
       },
       ontext(text) {
         if (skipping === 0) pending += text;
+        if (skipping === 0 && anchor) anchor.words += text;
       },
     },
     { decodeEntities: true },
