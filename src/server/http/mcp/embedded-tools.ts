@@ -43,6 +43,15 @@ function checkId(id: string): void {
 
 export function createEmbeddedTools(ctx: EmbeddedToolsContext): MailTools {
   const { store, reader, smtpLab } = ctx;
+  /** One message of `address`, its read paid from the message budget, as `get_message` and `get_attachment` read it. */
+  const storedMessage = async (address: string, id: string) => {
+    const mailbox = reader.mailboxKey(address, 'address');
+    checkId(id);
+    await ctx.messageBudget.spend(mailbox, 'message');
+    const message = await store.get(mailbox, id);
+    if (!message) throw new Refusal(404, 'not_found', `No message ${id} in ${address}: it expired, was deleted, or never existed there`);
+    return message;
+  };
   return {
     maxWaitSeconds: ctx.holdCap / 1000,
     smtpLab: smtpLab && {
@@ -58,12 +67,7 @@ export function createEmbeddedTools(ctx: EmbeddedToolsContext): MailTools {
     },
 
     async getMessage(address, id) {
-      const mailbox = reader.mailboxKey(address, 'address');
-      checkId(id);
-      await ctx.messageBudget.spend(mailbox, 'message');
-      const message = await store.get(mailbox, id);
-      if (!message) throw new Refusal(404, 'not_found', `No message ${id} in ${address}: it expired, was deleted, or never existed there`);
-      return reader.wireMessage(message);
+      return reader.wireMessage(await storedMessage(address, id));
     },
 
     addressDomains: () => Promise.resolve({ domains: ctx.domains, anyDomain: ctx.catchAll }),
@@ -76,12 +80,7 @@ export function createEmbeddedTools(ctx: EmbeddedToolsContext): MailTools {
     },
 
     async rawMessage(address, id) {
-      const mailbox = reader.mailboxKey(address, 'address');
-      checkId(id);
-      await ctx.messageBudget.spend(mailbox, 'message');
-      const message = await store.get(mailbox, id);
-      if (!message) throw new Refusal(404, 'not_found', `No message ${id} in ${address}: it expired, was deleted, or never existed there`);
-      return message.content.source();
+      return (await storedMessage(address, id)).content.source();
     },
 
     async deleteMessage(address, id) {
