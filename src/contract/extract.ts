@@ -12,6 +12,11 @@ const linkify = new LinkifyIt({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: fa
  * part that the HTML did not already have.
  */
 export function extractLinks(html: string, text: string): string[] {
+  return collectLinks(html, text);
+}
+
+/** `extractLinks`' one walk of the HTML, telling `onAnchor` each anchor's href and words on the way. */
+function collectLinks(html: string, text: string, onAnchor?: HtmlVisitor['onAnchor']): string[] {
   const links = new Set<string>();
   const add = (candidate: string) => {
     const url = normalizeUrl(candidate);
@@ -21,6 +26,7 @@ export function extractLinks(html: string, text: string): string[] {
     walkHtml(html, {
       onHref: add,
       onText: (chunk) => linkifyAll(chunk).forEach(add),
+      ...(onAnchor ? { onAnchor } : {}),
     });
   }
   if (text) linkifyAll(text).forEach(add);
@@ -41,17 +47,12 @@ export interface LabelledLink {
  */
 export function extractLabelledLinks(html: string, text: string): LabelledLink[] {
   const labels = new Map<string, string>();
-  if (html) {
-    walkHtml(html, {
-      onText: () => {},
-      onAnchor: (href, words) => {
-        const url = normalizeUrl(href);
-        const label = words.replace(/\s+/g, ' ').trim();
-        if (url && label && !labels.has(url)) labels.set(url, label);
-      },
-    });
-  }
-  return extractLinks(html, text).map((url) => ({ url, text: labels.get(url) ?? '' }));
+  const links = collectLinks(html, text, (href, words) => {
+    const url = normalizeUrl(href);
+    const label = words.replace(/\s+/g, ' ').trim();
+    if (url && label && !labels.has(url)) labels.set(url, label);
+  });
+  return links.map((url) => ({ url, text: labels.get(url) ?? '' }));
 }
 
 /** The visible text of an HTML part (scripts, styles and comments dropped). */
