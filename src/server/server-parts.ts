@@ -99,10 +99,10 @@ export async function openWebhooks(core: CoreParts, apiURL: () => string): Promi
 
 /**
  * The HTTP API (MCP endpoint included), the node:http server that runs it,
- * with its timeouts, and the threads its mail checks run in. `boundPort` is known once the port is bound, and
- * `smtpTls` (what `/healthz` says of SMTP over TLS) once the implicit-TLS
- * port is; only a request, later, reads them (the MCP SDK's rebinding lists
- * name the port).
+ * with its timeouts, and the threads its mail checks run in. `boundPort` is
+ * known once the port is bound, and `smtpTls` (what `/healthz` says of SMTP
+ * over TLS) once the implicit-TLS port is; only a request, later, reads them
+ * (the MCP SDK's rebinding lists name the port).
  */
 export function createHttp(
   core: CoreParts,

@@ -22,6 +22,12 @@ import { FaultProxy, type ProxyCounts } from './fault-proxy.js';
  * event loop's lateness, measured from outside the wait.
  */
 export const SCHEDULING_SLACK_MS = 150;
+/**
+ * Timers fire on whole milliseconds and the delete reads its own clock, so
+ * a delete that ran to its deadline can show a hair under it (a CI run:
+ * "after 800 ms of a 800 ms deadline", rounded, was judged early).
+ */
+const TIMER_SLACK_MS = 25;
 /** A call still pending this long after its bound is a hang. */
 const HANG_AFTER_MS = 5_000;
 /**
@@ -333,13 +339,6 @@ function deleteRanOutUnderFault(result: CellResult): boolean {
   if (cell.call !== 'delete' || cell.expected !== 'deleted' || result.outcome !== 'delete failed') return false;
   return result.injected > 0 && result.requests.deleteMailbox <= result.injected + 1 && result.elapsedMs >= result.deadlineMs - TIMER_SLACK_MS;
 }
-
-/**
- * Timers fire on whole milliseconds and the delete reads its own clock, so
- * a delete that ran to its deadline can show a hair under it (a CI run:
- * "after 800 ms of a 800 ms deadline", rounded, was judged early).
- */
-const TIMER_SLACK_MS = 25;
 
 /** The cell came to an expected outcome, in time. */
 export function cellPassed(result: CellResult): boolean {
