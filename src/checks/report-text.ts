@@ -2,6 +2,7 @@
 // report attachment): one numbered entry per problem, what is wrong on its
 // first line and what to do on the next; and the html check's support score
 // of each client, on one line.
+import { plural } from '../contract/format.js';
 import type { MailCheckReport, MailProblem, Severity } from './problem.js';
 import { formatScores } from './support-score.js';
 
@@ -32,8 +33,4 @@ export function formatReport(report: MailCheckReport, subject: string, problems:
     .filter(Boolean)
     .join('\n');
   return problems.length === 0 ? head : `${head}\n\n${formatProblems(problems)}`;
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

@@ -18,7 +18,7 @@
 // its MAIL FROM, which a test's failure text leaves out unless there were
 // several senders.
 import { readLog, type ReadLog, type SmtpAttempt } from './attempt-reading.js';
-import { clockTime, formatDuration, offset } from './format.js';
+import { clockTime, formatDuration, offset, plural } from './format.js';
 
 export interface TimelineOptions {
   /**
@@ -28,10 +28,6 @@ export interface TimelineOptions {
   readonly senders?: 'when-several' | 'always';
   /** How the heading shows the first attempt's time: its UTC time of day (`16:49:08.123 UTC`) by default. */
   readonly time?: (date: Date) => string;
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 /** `451 4.7.1`, or `no reply` for a dropped connection. */

@@ -21,6 +21,11 @@ export function clockTime(date: Date): string {
   return `${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())}.${pad(date.getUTCMilliseconds(), 3)} UTC`;
 }
 
+/** `1 attempt`, `3 attempts`: a count and its noun (nouns with a plain plural). */
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
 /** `+1.204 s`: a time offset, always in seconds with ms. */
 export function offset(ms: number): string {
   return `+${(ms / 1000).toFixed(3)} s`;

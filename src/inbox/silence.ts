@@ -16,7 +16,7 @@ import type { MailBackend } from '../backends/backend.js';
 import { MailroomError } from '../client/errors.js';
 import type { MailboxIndexEntry } from '../client/messages.js';
 import type { SmtpAttempt } from '../client/smtp-lab.js';
-import { formatDuration, offset } from '../contract/format.js';
+import { formatDuration, offset, plural } from '../contract/format.js';
 import { formatTime, quote } from './describe.js';
 import type { CompiledFilter } from './filter.js';
 
@@ -86,7 +86,7 @@ function attemptsStory(attempts: readonly SmtpAttempt[], since: Date): string {
     groups.set(key, [...(groups.get(key) ?? []), attempt]);
   }
   const parts = [...groups].map(([key, these]) => `${key} at ${these.map((a) => after(since, a.at)).join(', ')}`);
-  return `The server's attempt log has ${count(attempts.length, 'attempt')} at this address since the inbox was made at ${formatTime(since)}: ${parts.join('; ')}.`;
+  return `The server's attempt log has ${plural(attempts.length, 'attempt')} at this address since the inbox was made at ${formatTime(since)}: ${parts.join('; ')}.`;
 }
 
 /**
@@ -134,8 +134,4 @@ function unread(error: unknown): string {
 /** `+0.104 s`: how long after the inbox was made (never below zero: the clocks may differ a little). */
 function after(since: Date, at: Date): string {
   return offset(Math.max(0, at.getTime() - since.getTime()));
-}
-
-function count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

@@ -15,6 +15,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, MCP_WAIT_SLOTS } from '../contract/limits.js';
+import { plural } from '../contract/format.js';
 import { Refusal } from '../contract/refusal.js';
 import type { WireListing, WireMessage, WireSmtpAttempts, WireSmtpRuleAdded, WireSmtpRules } from '../contract/wire.js';
 import { linksAndCodesBlock, readableBody, readMessage, type ReadMessage } from './message-reading.js';
@@ -96,7 +97,7 @@ function summaryLine(m: WireListing['messages'][number]): string {
 export function listingText(address: string, listing: WireListing): string {
   return listing.messages.length === 0
     ? `The mailbox ${address} is empty.`
-    : `${listing.messages.length} message${listing.messages.length === 1 ? '' : 's'} at ${address}, newest first:\n${listing.messages.map(summaryLine).join('\n')}`;
+    : `${plural(listing.messages.length, 'message')} at ${address}, newest first:\n${listing.messages.map(summaryLine).join('\n')}`;
 }
 
 export function messageText(m: ReadMessage): string {

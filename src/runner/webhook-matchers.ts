@@ -6,7 +6,7 @@
 import type { WebhookDelivery, WebhookEventType } from '../client/webhooks.js';
 import { describeValue, expectedError } from '../contract/validation.js';
 import { WEBHOOK_EVENT_TYPES } from '../contract/webhooks.js';
-import { formatDuration } from '../contract/format.js';
+import { formatDuration, plural } from '../contract/format.js';
 import { DEFAULT_QUIET_MS } from '../inbox/inbox-options.js';
 import { isWebhook, type Webhook } from '../inbox/webhooks.js';
 import type { MatcherHintState } from './matcher.js';
@@ -67,7 +67,7 @@ function eventType(value: unknown, name: string): WebhookEventType | undefined {
   return value as WebhookEventType;
 }
 
-const times = (n: number, word = 'attempt') => `${n} ${word}${n === 1 ? '' : 's'}`;
+const times = (n: number, word = 'attempt') => plural(n, word);
 
 function endSentence(text: string): string {
   return /[\w)]$/.test(text) ? `${text}.` : text;

@@ -7,11 +7,7 @@
 //     +0.262 s  event 1 message.received  try 2  refused      1 ms  retrying  next in 500 ms
 //     +0.771 s  event 1 message.received  try 3  204          3 ms  delivered
 import type { WebhookAttempt, WebhookDelivery } from '../client/webhooks.js';
-import { clockTime, formatDuration, offset } from '../contract/format.js';
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
+import { clockTime, formatDuration, offset, plural } from '../contract/format.js';
 
 /** The whole timeline of a webhook: a heading line, then one line per attempt, oldest first. */
 export function formatWebhookTimeline(webhook: { readonly id: string; readonly url: string }, deliveries: readonly WebhookDelivery[]): string {
