@@ -9,6 +9,10 @@ import { isUtf8 } from 'node:buffer';
 import { Parser } from 'htmlparser2';
 import PostalMime, { addressParser, decodeWords, type Address, type Email } from 'postal-mime';
 import type { ParsedMail, ParsedSummary } from '../base/parsed-mail.js';
+import { adaptPostalMime } from './postal-mime-private.js';
+
+// Half of a parse was postal-mime joining each part's bytes: done in one copy instead (postal-mime-private.ts).
+adaptPostalMime();
 
 export const PREVIEW_LENGTH = 100;
 
