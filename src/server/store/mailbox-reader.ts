@@ -44,8 +44,11 @@ const wire = (message: MessageFields, parsed: ParsedSummary): WireSummary => ({
 
 /** The full message as `GET /api/v1/message/{id}` shows it; the webhooks' `message.received` carries the same. */
 export async function wireMessageOf(message: MessageFields): Promise<WireMessage> {
-  // The summary fields come from the same place as the list's, so they always agree.
-  const [summary, parsed] = await Promise.all([message.content.summary(), message.content.parsed()]);
+  // The summary fields are the list's: the one it has already, or the full parse's, which the list's fast
+  // path agrees with wherever it answers (fast-summary.ts, test/server/summary.test.ts). Parsed first, so
+  // a message nobody has listed yet is read once, not also by the fast path (a webhook's every mail).
+  const parsed = await message.content.parsed();
+  const summary = await message.content.summary();
   return {
     ...wire(message, summary),
     message_id: parsed.messageId,
