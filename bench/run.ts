@@ -1,6 +1,7 @@
 // `npm run bench`: runs every benchmark section, or the ones named on the
 // command line (`npm run bench -- server`). Speed is proven here, not in
 // timed unit tests. Each section prints its own table with its targets.
+import { deliveryThreadBench } from './delivery-thread.js';
 import { fixtureBench } from './fixture.js';
 import { perTestBench } from './per-test.js';
 import { providersBench } from './providers.js';
@@ -20,6 +21,7 @@ const sections: readonly BenchSection[] = [
   storeBench,
   storeBytesBench,
   webhooksBench,
+  deliveryThreadBench,
   perTestBench,
   providersBench,
   waitBench,
