@@ -49,37 +49,37 @@ interface Answer {
  * `@jest/globals` one).
  */
 async function toReceiveMail(this: State, received: unknown, filter?: MailFilter, options?: ToReceiveMailOptions): Promise<Answer> {
-  const result = await matchReceiveMail(received, filter, options, { isNot: this.isNot });
+  const result = await matchReceiveMail(received, filter, options, { isNot: this.isNot === true });
   return { pass: result.pass, message: () => receiveMailFailure(this, filter, result) };
 }
 
 /** The sender retried mail to the inbox `atLeast` (1) to `atMost` times; the failure prints the attempt timeline. */
 async function toHaveBeenRetried(this: State, received: unknown, options?: ToHaveBeenRetriedOptions): Promise<Answer> {
-  const result = await matchRetried(received, options, { isNot: this.isNot });
+  const result = await matchRetried(received, options, { isNot: this.isNot === true });
   return { pass: result.pass, message: () => smtpMatcherFailure(this, result) };
 }
 
 /** The sender backed off as a good one does (seeds 003, 004); the failure names each misstep and prints the timeline. */
 async function toHaveBackedOff(this: State, received: unknown, options?: ToHaveBackedOffOptions): Promise<Answer> {
-  const result = await matchBackedOff(received, options, { isNot: this.isNot });
+  const result = await matchBackedOff(received, options, { isNot: this.isNot === true });
   return { pass: result.pass, message: () => smtpMatcherFailure(this, result) };
 }
 
 /** The webhook delivered an event of `type` (in exactly `attempts` attempts); the failure prints the attempt timeline. */
 async function toHaveDelivered(this: State, received: unknown, type?: WebhookEventType, options?: ToHaveDeliveredOptions): Promise<Answer> {
-  const result = await matchDelivered(received, type, options, { isNot: this.isNot });
+  const result = await matchDelivered(received, type, options, { isNot: this.isNot === true });
   return { pass: result.pass, message: () => webhookMatcherFailure(this, result, type) };
 }
 
 /** The webhook gave up on an event (of `type`, for `reason`, after `attempts`); the failure prints the attempt timeline. */
 async function toHaveDeadLettered(this: State, received: unknown, options?: ToHaveDeadLetteredOptions): Promise<Answer> {
-  const result = await matchDeadLettered(received, options, { isNot: this.isNot });
+  const result = await matchDeadLettered(received, options, { isNot: this.isNot === true });
   return { pass: result.pass, message: () => webhookMatcherFailure(this, result) };
 }
 
 /** The mail passes its checks (`mail.check()`): no errors, or no warnings either with `failOn: 'warning'`. */
 async function toPassMailChecks(this: State, received: unknown, options?: ToPassMailChecksOptions): Promise<Answer> {
-  const result = await matchMailChecks(received, options, { isNot: this.isNot });
+  const result = await matchMailChecks(received, options, { isNot: this.isNot === true });
   return { pass: result.pass, message: () => mailChecksFailure(this, options, result) };
 }
 
