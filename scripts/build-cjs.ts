@@ -22,8 +22,8 @@
 // Playwright project compiled to CommonJS would load both) would hold a
 // second `Inbox` class, and `isInbox` and `instanceof MailTimeoutError`
 // would fail across them.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { bundledPackages, licenceBanner } from './bundle-notices.js';
@@ -83,5 +83,6 @@ const caniemailInside = inputs.filter((input) => /caniemail/.test(input) && !inp
 if (caniemailInside.length > 0) throw new Error(`build-cjs: caniemail was bundled again (${caniemailInside.join(', ')}); it must stay a require of ../checks/caniemail.cjs`);
 const packages = bundledPackages(result.metafile);
 const banner = licenceBanner(ROOT, packages, 'mailroomjs/jest as CommonJS, with the ES-module-only packages it needs (scripts/build-cjs.ts).');
+mkdirSync(dirname(join(ROOT, OUT)), { recursive: true });
 writeFileSync(join(ROOT, OUT), banner + code);
 console.log(`cjs: ${OUT} ${((banner.length + code.length) / 1024).toFixed(1)} KiB, bundled ${packages.map((p) => p.replace(/^.*node_modules\//, '')).join(', ') || 'no package'}`);
