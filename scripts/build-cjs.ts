@@ -80,9 +80,12 @@ const result = await build({
 const code = result.outputFiles[0]!.text;
 const inputs = Object.keys(result.metafile.inputs);
 const caniemailInside = inputs.filter((input) => /caniemail/.test(input) && !input.endsWith('caniemail-data.ts'));
-if (caniemailInside.length > 0) throw new Error(`build-cjs: caniemail was bundled again (${caniemailInside.join(', ')}); it must stay a require of ../checks/caniemail.cjs`);
+if (caniemailInside.length > 0)
+  throw new Error(`build-cjs: caniemail was bundled again (${caniemailInside.join(', ')}); it must stay a require of ../checks/caniemail.cjs`);
 const packages = bundledPackages(result.metafile);
 const banner = licenceBanner(ROOT, packages, 'mailroomjs/jest as CommonJS, with the ES-module-only packages it needs (scripts/build-cjs.ts).');
 mkdirSync(dirname(join(ROOT, OUT)), { recursive: true });
 writeFileSync(join(ROOT, OUT), banner + code);
-console.log(`cjs: ${OUT} ${((banner.length + code.length) / 1024).toFixed(1)} KiB, bundled ${packages.map((p) => p.replace(/^.*node_modules\//, '')).join(', ') || 'no package'}`);
+console.log(
+  `cjs: ${OUT} ${((banner.length + code.length) / 1024).toFixed(1)} KiB, bundled ${packages.map((p) => p.replace(/^.*node_modules\//, '')).join(', ') || 'no package'}`,
+);

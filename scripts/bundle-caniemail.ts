@@ -59,6 +59,9 @@ const packages = bundledPackages(result.metafile);
 const banner = licenceBanner(ROOT, packages, "caniemail and what it needs, bundled for mailroom's html check (scripts/bundle-caniemail.ts).");
 writeFileSync(OUT, banner + code);
 // A default import of CommonJS works in Node's ES modules, Vitest and Jest's alike; named ones rely on each guessing the names.
-writeFileSync(SHIM, "// caniemail, bundled as CommonJS beside this file (scripts/bundle-caniemail.ts).\nimport bundle from './caniemail.cjs';\n\nexport const { caniemail, rawData } = bundle;\n");
+writeFileSync(
+  SHIM,
+  "// caniemail, bundled as CommonJS beside this file (scripts/bundle-caniemail.ts).\nimport bundle from './caniemail.cjs';\n\nexport const { caniemail, rawData } = bundle;\n",
+);
 rmSync(join(dirname(OUT), 'caniemail.d.ts'), { force: true });
 console.log(`caniemail: dist/checks/caniemail.cjs ${((banner.length + code.length) / 1024).toFixed(1)} KiB, ${packages.length} packages`);

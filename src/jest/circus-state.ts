@@ -31,8 +31,8 @@ const STATE_DESCRIPTION = 'JEST_STATE_SYMBOL';
 function circusState(): CircusState | undefined {
   const symbol = Object.getOwnPropertySymbols(globalThis).find((s) => s.description === STATE_DESCRIPTION);
   if (symbol === undefined) return undefined;
-  const state = (globalThis as Record<symbol, unknown>)[symbol];
-  return typeof state === 'object' && state !== null ? (state as CircusState) : undefined;
+  const state: unknown = Reflect.get(globalThis, symbol);
+  return typeof state === 'object' && state !== null ? state : undefined;
 }
 
 /** The running test as jest-circus sees it, or undefined outside a test (or when Jest changed). */

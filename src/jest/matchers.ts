@@ -21,11 +21,10 @@ expect.addSnapshotSerializer(mailSnapshotSerializer);
  * declare global { namespace jest { interface Matchers<R, T> extends MailroomJestMatchers<T> {} } }
  * ```
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface MailroomJestMatchers<T> extends MailroomMatchers<T> {}
 
 declare module 'expect' {
   // Declared as the `expect` package declares it (Jest 29 and 30), `R` unused here.
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unused-vars
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
   interface Matchers<R extends void | Promise<void>, T = unknown> extends MailroomMatchers<T> {}
 }

@@ -50,8 +50,7 @@ export function useInbox(options?: MailroomTestOptions): () => Inbox {
     // Jest starts the body's clock after the beforeEach hooks; the end of
     // this one is the closest mailroom sees, a little early, so a wait is
     // cut a little sooner than it must, never later.
-    let bodyStartedAt: number | undefined;
-    const state = { ended: false };
+    const state: { ended: boolean; bodyStartedAt?: number } = { ended: false };
     const bridge: TestRunnerBridge = {
       title,
       titlePath,
@@ -63,10 +62,12 @@ export function useInbox(options?: MailroomTestOptions): () => Inbox {
       // Jest has no annotations; the core prints every note to stderr.
       annotate: () => undefined,
       timeLeft: () =>
-        bodyStartedAt === undefined ? undefined : timeLeft({ timeoutMs: testTimeout(), startedAt: bodyStartedAt, now: performance.now(), bodyFinished: state.ended }),
+        state.bodyStartedAt === undefined
+          ? undefined
+          : timeLeft({ timeoutMs: testTimeout(), startedAt: state.bodyStartedAt, now: performance.now(), bodyFinished: state.ended }),
     };
     open = Object.assign(state, { test: await openTestInbox(settings, bridge), report, titlePath });
-    bodyStartedAt = performance.now();
+    state.bodyStartedAt = performance.now();
   });
 
   afterEach(async () => {

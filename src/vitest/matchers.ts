@@ -23,7 +23,7 @@ export type {
 
 declare module 'vitest' {
   // The parameter must be declared as Vitest declares it (`T = any`).
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-empty-object-type
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   interface Matchers<T = any> extends MailroomMatchers<T> {}
   interface TaskMeta {
     /** Set by the `inbox` fixture. */
