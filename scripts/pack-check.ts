@@ -74,7 +74,16 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PROVIDER_SDKS = ['resend', '@types/react', '@aws-sdk/client-sesv2', '@sendgrid/mail', '@sendgrid/client', 'postmark', 'mailgun.js', '@getbrevo/brevo'];
 const TEMPLATE = join(ROOT, 'test/pack/project');
 /** What the Jest guide's set-ups need, at the versions mailroom tests with (`jest-29` is `npm:jest@29.x`). */
-const JEST_PACKAGES = ['jest', 'jest-29', '@jest/globals', 'ts-jest', 'babel-jest', '@babel/core', '@babel/preset-env', '@babel/preset-typescript'];
+const JEST_PACKAGES = [
+  'jest',
+  'jest-29',
+  '@jest/globals',
+  'ts-jest',
+  'babel-jest',
+  '@babel/core',
+  '@babel/preset-typescript',
+  '@babel/plugin-transform-modules-commonjs',
+];
 
 interface Ran {
   readonly code: number | null;
@@ -340,10 +349,8 @@ try {
   if (pinnedTypeScript === undefined) throw new Error('pack check: package.json pins no typescript in devDependencies');
   // mailroomjs/jest loads only inside Jest (its `@jest/globals`): its keys come from the Jest runs.
   const jestSpecifier = 'mailroomjs/jest';
-  writeRuntimeProbe(
-    project,
-    specifiers.filter((s) => s !== jestSpecifier),
-  );
+  const probed = specifiers.filter((s) => s !== jestSpecifier);
+  writeRuntimeProbe(project, probed);
   writeJestTests(project);
 
   const env: NodeJS.ProcessEnv = { ...process.env, MAILROOM_CHROMIUM: findChromium(), PACK_CHROMIUM_ARGS: JSON.stringify(CHROMIUM_ARGS), CI: '1' };
@@ -365,7 +372,7 @@ try {
     (async () => {
       // Each runner must run exactly its own files: all of them, and all passing.
       const vitest = await step(
-        `vitest, the README's config: ${inDir('test/').join(', ')}, and ${RUNTIME_PROBE_TEST}: import() of ${specifiers.join(', ')}`,
+        `vitest, the README's config: ${inDir('test/').join(', ')}, and ${RUNTIME_PROBE_TEST}: import() of ${probed.join(', ')}`,
         projectBin('vitest'),
         ['run'],
         project,
