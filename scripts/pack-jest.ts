@@ -11,9 +11,10 @@
 //   where loading the package differs most: Jest 29's own `require` fails on
 //   an ES module's syntax, Jest 30's on `require(esm)`.
 // Each run also runs a probe test that records mailroomjs/jest's run-time
-// export keys as that set-up loads it (the CommonJS build or the ES module
-// one); they must be the same everywhere, and the caller compares them with
-// the types.
+// export keys as that set-up loads it, and which build it loaded: the
+// CommonJS one (dist/cjs/jest.cjs) in the CommonJS set-ups, the ES module
+// one in the other. The keys must be the same everywhere, and the caller
+// compares them with the types.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Step } from './pack-shards.js';
@@ -71,7 +72,9 @@ export function writeJestTests(project: string): void {
     // CommonJS interop adds `default`; the types have none.
     "  const keys = Object.keys(entry).filter((key) => key !== 'default' && key !== '__esModule');",
     "  expect(keys).toContain('useInbox');",
-    "  writeFileSync(process.env.PACK_JEST_PROBE_FILE ?? 'exports.probe.jest.json', JSON.stringify(keys));",
+    // Which build Jest loaded: a CommonJS test has `require`, an ES module none.
+    "  const loaded = typeof require === 'function' ? require.resolve('mailroomjs/jest') : 'an ES module';",
+    "  writeFileSync(process.env.PACK_JEST_PROBE_FILE ?? 'exports.probe.jest.json', JSON.stringify({ keys, loaded }));",
     '});',
   ];
   writeFileSync(join(project, PROBE_TEST), `${probe.join('\n')}\n`);
@@ -143,7 +146,10 @@ export async function runJestSetUps({ project, env, step, run, timed, tests }: J
   const keys = SET_UPS.map((setUp, i) => {
     const file = probeFile(i);
     if (!existsSync(file)) throw new Error(`pack check: ${PROBE_TEST} wrote no keys in the set-up ${setUp.title}`);
-    return { setUp, keys: JSON.parse(readFileSync(file, 'utf8')) as string[] };
+    const { keys: found, loaded } = JSON.parse(readFileSync(file, 'utf8')) as { keys: string[]; loaded: string };
+    const expected = setUp.esm ? 'an ES module' : 'dist/cjs/jest.cjs';
+    if (!loaded.endsWith(expected)) throw new Error(`pack check: ${setUp.title} loaded ${loaded} as ${SPECIFIER}; expected ${expected}`);
+    return { setUp, keys: found };
   });
   const first = keys[0]!;
   const differing = keys.filter(({ keys: k }) => [...k].sort().join(' ') !== [...first.keys].sort().join(' '));
