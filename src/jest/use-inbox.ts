@@ -83,7 +83,7 @@ export function useInbox(options?: MailroomTestOptions): () => Inbox {
   return () => {
     if (open === undefined) {
       throw new Error(
-        "useInbox(): there is no inbox outside a test. Call the function useInbox() returned inside a test or a beforeEach/afterEach declared after useInbox() (and not in test.concurrent, whose tests Jest runs without their beforeEach hooks; use createInbox() from 'mailroomjs' there).",
+        'useInbox(): there is no inbox outside a test. Call the function useInbox() returned inside a test, or in a beforeEach or afterEach declared after useInbox(); not in test.concurrent, whose tests Jest runs without their beforeEach hooks (use test).',
       );
     }
     return open.test.inbox;
