@@ -60,6 +60,11 @@ const LAYERS = {
     mayImport: ['contract', 'checks', 'client', 'backends', 'wait', 'inbox', 'runner'],
     why: 'an adapter binds one test runner; importing the other adapter drags a second runner in',
   },
+  jest: {
+    side: 'client',
+    mayImport: ['contract', 'checks', 'client', 'backends', 'wait', 'inbox', 'runner'],
+    why: 'an adapter binds one test runner; importing the other adapter drags a second runner in',
+  },
   mcp: {
     side: 'server',
     mayImport: ['contract'],
@@ -159,6 +164,7 @@ const SERVER_SIDE = layersOn('server');
 const TEST_RUNNERS = {
   vitest: ['vitest', '@vitest/[^/]+'],
   playwright: ['@playwright/test', 'playwright', 'playwright-core'],
+  jest: ['jest', '@jest/[^/]+', 'jest-[^/]+', 'expect', 'ts-jest', 'babel-jest'],
 };
 
 function layersOn(side) {

@@ -67,7 +67,7 @@ const STORE_CONTRACT = [
 /**
  * Left out of `npm run test:quick` (MAILROOM_QUICK=1, the `suite` project
  * only), the inner loop's run: what starts other processes (the CLI, its
- * replicas, redis-server, Chromium, inner Vitest and Playwright runs), the
+ * replicas, redis-server, Chromium, inner Vitest, Playwright and Jest runs), the
  * layer rules' planted trees (lint:layers checks the real one), and the fuzz
  * properties (`npm run fuzz`). `npm test` runs them all.
  */
@@ -83,6 +83,7 @@ const NOT_QUICK = [
   'test/demo/chromium.test.ts',
   'test/playwright/adapter.test.ts',
   'test/vitest/failure-output.test.ts',
+  'test/jest/adapter.test.ts',
 ];
 const quick = Boolean(process.env.MAILROOM_QUICK);
 

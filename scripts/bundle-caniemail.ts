@@ -5,18 +5,25 @@
 // src/checks/caniemail.ts. The bundle opens with the licence notice of every
 // package in it (MIT, BSD-2-Clause, CC0: as each says).
 //
+// The bundle is CommonJS, dist/checks/caniemail.cjs, and caniemail.js is
+// an ES module that re-exports it: the ES module build imports it, and the
+// CommonJS build of mailroomjs/jest (scripts/build-cjs.ts) requires the same
+// file, so its 1.1 MB ship once.
+//
 // caniemail 2.x reads its data at run time, `require('../data/caniemail.json')`
 // from dist/json.js: a path that exists only inside its own package. The
 // plugin below serves that module as an import of the same file, which esbuild
 // inlines; the build fails when the bundle still reads that path, so a
 // caniemail that moves its data breaks the build, not a user's check.
-import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+import { bundledPackages, licenceBanner } from './bundle-notices.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const OUT = join(ROOT, 'dist/checks/caniemail.js');
+const OUT = join(ROOT, 'dist/checks/caniemail.cjs');
+const SHIM = join(ROOT, 'dist/checks/caniemail.js');
 
 const inlineData: Plugin = {
   name: 'caniemail-data-inline',
@@ -32,14 +39,12 @@ const result = await build({
   absWorkingDir: ROOT,
   entryPoints: ['src/checks/caniemail.ts'],
   bundle: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20.19',
   write: false,
   metafile: true,
   legalComments: 'none',
-  // Some of its dependencies are CommonJS and require Node's own modules (micromatch: util), which an ES module bundle does through this.
-  banner: { js: "import { createRequire as __mailroomCreateRequire } from 'node:module';\nconst require = __mailroomCreateRequire(import.meta.url);" },
   plugins: [inlineData],
   logLevel: 'warning',
 });
@@ -50,22 +55,13 @@ if (/['"]\.\.\/data\/caniemail\.json['"]/.test(code)) {
   );
 }
 
-/** Each bundled package's folder (node_modules/<name> or node_modules/@scope/<name>, nested ones too), once. */
-const packages = [...new Set(Object.keys(result.metafile.inputs).flatMap((input) => /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1] ?? []))].sort();
-const notices = packages.map((folder) => {
-  const dir = join(ROOT, folder);
-  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; version: string; license?: string };
-  const licenceFile = readdirSync(dir).find((file) => /^licen[cs]e/i.test(file));
-  const licence = pkg.license ?? 'see below';
-  // A package without a licence file (binary-search: CC0-1.0, public domain) asks for no notice.
-  if (!licenceFile) return `${pkg.name}@${pkg.version} (${licence}; the package has no licence file)`;
-  return `${pkg.name}@${pkg.version} (${licence}):\n\n${readFileSync(join(dir, licenceFile), 'utf8').trim()}`;
-});
-const banner = `/*!\n * caniemail and what it needs, bundled for mailroom's html check (scripts/bundle-caniemail.ts).\n *\n${notices
-  .join('\n\n')
-  .split('\n')
-  .map((line) => ` * ${line.replaceAll('*/', '* /')}`.trimEnd())
-  .join('\n')}\n */\n`;
+const packages = bundledPackages(result.metafile);
+const banner = licenceBanner(ROOT, packages, "caniemail and what it needs, bundled for mailroom's html check (scripts/bundle-caniemail.ts).");
 writeFileSync(OUT, banner + code);
+// A default import of CommonJS works in Node's ES modules, Vitest and Jest's alike; named ones rely on each guessing the names.
+writeFileSync(
+  SHIM,
+  "// caniemail, bundled as CommonJS beside this file (scripts/bundle-caniemail.ts).\nimport bundle from './caniemail.cjs';\n\nexport const { caniemail, rawData } = bundle;\n",
+);
 rmSync(join(dirname(OUT), 'caniemail.d.ts'), { force: true });
-console.log(`caniemail: dist/checks/caniemail.js ${((banner.length + code.length) / 1024).toFixed(1)} KiB, ${packages.length} packages`);
+console.log(`caniemail: dist/checks/caniemail.cjs ${((banner.length + code.length) / 1024).toFixed(1)} KiB, ${packages.length} packages`);

@@ -17,7 +17,9 @@
 // test/pack/project): Vitest's files, then the quick start's spec as the
 // README runs it (its webServer entries starting `mailroom serve` and the
 // app), then every spec by the CI guide's recipe, two shards side by side
-// against one server (scripts/pack-shards.ts). It also compares the export
+// against one server (scripts/pack-shards.ts). The Jest guide's tests run
+// in each Jest set-up, CommonJS and ES modules, Jest 30 and 29, with a wait
+// that must fail (scripts/pack-jest.ts). It also compares the export
 // list of every entry point, as the type matrix's NodeNext program and, at
 // run time, a test beside the README's Vitest files see it, with
 // test/pack/exports.txt (scripts/pack-exports.ts); `--update-exports`
@@ -46,6 +48,7 @@ import {
   type EntryPoint,
 } from './pack-exports.js';
 import { danglingSourceReferences } from './pack-maps.js';
+import { runJestSetUps, writeJestTests } from './pack-jest.js';
 import { runShardsSideBySide } from './pack-shards.js';
 import { exampleFiles, movePorts, type ReadmeFile } from './readme-examples.js';
 import {
@@ -70,6 +73,17 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
  */
 const PROVIDER_SDKS = ['resend', '@types/react', '@aws-sdk/client-sesv2', '@sendgrid/mail', '@sendgrid/client', 'postmark', 'mailgun.js', '@getbrevo/brevo'];
 const TEMPLATE = join(ROOT, 'test/pack/project');
+/** What the Jest guide's set-ups need, at the versions mailroom tests with (`jest-29` is `npm:jest@29.x`). */
+const JEST_PACKAGES = [
+  'jest',
+  'jest-29',
+  '@jest/globals',
+  'ts-jest',
+  'babel-jest',
+  '@babel/core',
+  '@babel/preset-typescript',
+  '@babel/plugin-transform-modules-commonjs',
+];
 
 interface Ran {
   readonly code: number | null;
@@ -299,6 +313,8 @@ try {
           // The deferral lab guide's retry loop sends with nodemailer, as a user installs it.
           nodemailer: own.dependencies.nodemailer,
           '@types/nodemailer': versions['@types/nodemailer'],
+          // The Jest guide's set-ups; Jest 29 beside 30 under an alias (scripts/pack-jest.ts).
+          ...Object.fromEntries(JEST_PACKAGES.map((name) => [name, versions[name]])),
         },
       },
       null,
@@ -331,7 +347,11 @@ try {
   const specifiers = entryPoints(project);
   const pinnedTypeScript = versions.typescript;
   if (pinnedTypeScript === undefined) throw new Error('pack check: package.json pins no typescript in devDependencies');
-  writeRuntimeProbe(project, specifiers);
+  // mailroomjs/jest loads only inside Jest (its `@jest/globals`): its keys come from the Jest runs.
+  const jestSpecifier = 'mailroomjs/jest';
+  const probed = specifiers.filter((s) => s !== jestSpecifier);
+  writeRuntimeProbe(project, probed);
+  writeJestTests(project);
 
   const env: NodeJS.ProcessEnv = { ...process.env, MAILROOM_CHROMIUM: findChromium(), PACK_CHROMIUM_ARGS: JSON.stringify(CHROMIUM_ARGS), CI: '1' };
   // Only the README's files point the tests at the server (and, for
@@ -352,7 +372,7 @@ try {
     (async () => {
       // Each runner must run exactly its own files: all of them, and all passing.
       const vitest = await step(
-        `vitest, the README's config: ${inDir('test/').join(', ')}, and ${RUNTIME_PROBE_TEST}: import() of ${specifiers.join(', ')}`,
+        `vitest, the README's config: ${inDir('test/').join(', ')}, and ${RUNTIME_PROBE_TEST}: import() of ${probed.join(', ')}`,
         projectBin('vitest'),
         ['run'],
         project,
@@ -362,11 +382,12 @@ try {
       assertRan('vitest', vitest, [...inDir('test/').filter((path) => path.endsWith('.test.ts')), RUNTIME_PROBE_TEST]);
     })(),
   ]);
+  const jestKeys = await runJestSetUps({ project, env, step, run, timed, tests: inDir('jest/').filter((path) => path.endsWith('.test.ts')) });
   const title = updateExports
     ? 'exports: rewrote test/pack/exports.txt from the package'
     : 'exports: every entry point exports what test/pack/exports.txt lists';
   await timed(title, () => {
-    assertRuntimeMatchesTypes(checkedExports, readRuntimeProbe(project));
+    assertRuntimeMatchesTypes(checkedExports, new Map([...readRuntimeProbe(project), [jestSpecifier, jestKeys]]));
     if (updateExports) updateExportsFile(checkedExports);
     else assertExportsFileMatches(checkedExports);
   });

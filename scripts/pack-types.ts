@@ -12,9 +12,10 @@
 // program cannot show is an entry point that compiles only because another
 // one's program-wide declarations are loaded beside it: globals (`declare
 // global`), which no file of ours has and the check asserts, and module
-// augmentations, of which there is one, `declare module 'vitest'` in
-// dist/vitest/matchers.d.ts, Vitest's matchers, which no other entry
-// point's types import Vitest to use.
+// augmentations, of which there are two, each its runner's matchers:
+// `declare module 'vitest'` in dist/vitest/matchers.d.ts and
+// `declare module 'expect'` (Jest's) in dist/jest/matchers.d.ts, which no
+// other entry point's types import that runner to use.
 //
 // The two resolutions are two programs. Node's own (NodeNext) is the user's
 // project itself (test/pack/project's tsconfig.json, skipLibCheck false): its

@@ -1,6 +1,7 @@
 // The examples of the README and the guides (docs/*.md) as the files of one
 // project. A ```ts block whose first line is a path comment
-// (`// playwright.config.ts`) is the whole of that file, word for word. The
+// (`// playwright.config.ts`) is the whole of that file, word for word; so
+// is a ```js block whose path ends in .js, .mjs or .cjs (Jest's configs). The
 // pack check writes them into the project it installs the packed package
 // into, type-checks them and runs both runners there, so no page can drift
 // from what works. A block without a path comment is a fragment: shown, not run.
@@ -20,6 +21,8 @@ export interface ReadmeFile {
 
 const FENCE = /^```([\w-]*)\s*$/;
 const PATH_COMMENT = /^\/\/ ((?:[\w.-]+\/)*[\w-]+(?:\.[\w-]+)*\.(?:ts|mts|cts))$/;
+/** A ```js block's path comment: a config file a runner loads as JavaScript (Jest's). */
+const JS_PATH_COMMENT = /^\/\/ ((?:[\w.-]+\/)*[\w-]+(?:\.[\w-]+)*\.(?:js|mjs|cjs))$/;
 
 /** Every path-headed TypeScript block of `markdown` (the text of `page`), in order; a path given twice is an error. */
 export function readmeFiles(markdown: string, page = 'README.md'): ReadmeFile[] {
@@ -32,7 +35,8 @@ export function readmeFiles(markdown: string, page = 'README.md'): ReadmeFile[] 
     while (end < lines.length && !/^```\s*$/.test(lines[end]!)) end++;
     if (end === lines.length) throw new Error(`${page}: the code block opened on line ${i + 1} is never closed`);
     const body = lines.slice(i + 1, end);
-    const path = open[1] === 'ts' ? PATH_COMMENT.exec(body[0] ?? '')?.[1] : undefined;
+    const pattern = open[1] === 'ts' ? PATH_COMMENT : open[1] === 'js' ? JS_PATH_COMMENT : undefined;
+    const path = pattern?.exec(body[0] ?? '')?.[1];
     if (path !== undefined) {
       if (path.split('/').includes('..')) throw new Error(`${page} line ${i + 2}: ${path} leaves the project`);
       const earlier = files.find((f) => f.path === path);

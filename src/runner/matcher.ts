@@ -98,8 +98,9 @@ async function receiveMail(
 
 /** What both runners' matcher state (`this` in a matcher) offers for the hint line. */
 export interface MatcherHintState {
-  readonly isNot: boolean;
-  readonly promise: string;
+  // Optional, as Jest declares them (Vitest and Playwright always set them).
+  readonly isNot?: boolean | undefined;
+  readonly promise?: string | undefined;
   readonly utils: { matcherHint(name: string, received?: string, expected?: string, options?: { isNot?: boolean; promise?: string }): string };
 }
 

@@ -143,6 +143,16 @@ describe('the layering rules', () => {
       expected: ['only-vitest-imports-vitest: src/inbox/inbox.ts -> node_modules/vitest/dist/index.d.ts'],
     },
     {
+      case: "the runner-neutral layer importing Jest's globals",
+      lines: { 'src/runner/index.ts': "import { expect } from '@jest/globals';" },
+      expected: ['only-jest-imports-jest: src/runner/index.ts -> node_modules/@jest/globals/build/index.d.ts'],
+    },
+    {
+      case: 'the Jest adapter importing the Vitest one',
+      lines: { 'src/jest/planted.ts': "import { useInbox } from '../vitest/index.js';" },
+      expected: ['jest-layer: src/jest/planted.ts -> src/vitest/index.ts'],
+    },
+    {
       case: 'the runner-neutral layer importing Playwright types',
       lines: { 'src/runner/index.ts': "import type { Page } from '@playwright/test';" },
       expected: ['only-playwright-imports-playwright: src/runner/index.ts -> node_modules/@playwright/test/index.d.ts'],
