@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { Timestamp } from './wire-schemas.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookAttemptOutcome, type WebhookDeliveryState, type WebhookEventType } from '../contract/webhooks.js';
+import { PROVIDER_EVENT_TYPES, WEBHOOK_FORMATS, type WebhookFormat } from '../contract/provider-events.js';
 
 export type { WebhookAttemptOutcome, WebhookDeliveryState, WebhookEventType } from '../contract/webhooks.js';
 
@@ -31,6 +32,10 @@ export interface WebhookRegistration {
   readonly outOfOrder: boolean;
   readonly firstAttemptDelayMs: number;
   readonly createdAt: Date;
+  /** How its events are shaped and signed: `mailroom`, or a provider's (docs/providers.md, "Delivery events"). */
+  readonly format: WebhookFormat;
+  /** A `sendgrid` webhook's public key (base64 DER): what the app verifies the Signed Event Webhook with. */
+  readonly publicKey?: string;
 }
 
 /** One attempt of one event at the endpoint. */
@@ -74,7 +79,8 @@ export interface WebhookDeadLetter {
   readonly attempts: readonly WebhookAttempt[];
 }
 
-const EventType = z.enum(WEBHOOK_EVENT_TYPES as [WebhookEventType, ...WebhookEventType[]]);
+const ALL_EVENT_TYPES: readonly WebhookEventType[] = [...WEBHOOK_EVENT_TYPES, ...PROVIDER_EVENT_TYPES, 'provider.subscription'];
+const EventType = z.enum(ALL_EVENT_TYPES as [WebhookEventType, ...WebhookEventType[]]);
 const Whole = z.number().int().min(0);
 
 const Registration = z
@@ -91,6 +97,9 @@ const Registration = z
     out_of_order: z.boolean(),
     first_attempt_delay_ms: Whole,
     created_at: Timestamp,
+    // Absent from a server older than the provider formats: its webhooks are all mailroom's.
+    format: z.enum(WEBHOOK_FORMATS as [WebhookFormat, ...WebhookFormat[]]).default('mailroom'),
+    public_key: z.string().optional(),
   })
   .transform((w): WebhookRegistration =>
     Object.freeze({
@@ -111,6 +120,8 @@ const Registration = z
       outOfOrder: w.out_of_order,
       firstAttemptDelayMs: w.first_attempt_delay_ms,
       createdAt: w.created_at,
+      format: w.format,
+      ...(w.public_key === undefined ? {} : { publicKey: w.public_key }),
     }),
   );
 
