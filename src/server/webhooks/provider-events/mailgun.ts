@@ -15,6 +15,7 @@
 //   as at Mailgun. The token is new for every event, so an app can refuse
 //   one it has seen.
 import { createHmac, randomBytes } from 'node:crypto';
+import { PROVIDER_EVENT_KINDS } from '../../../contract/provider-events.js';
 import { bare, codeIn, domainOf, printableSecretProblem, providerEventId, type ProviderEvent, type ProviderFormatter } from './provider-event.js';
 
 function eventFields(event: ProviderEvent): Record<string, unknown> {
@@ -40,6 +41,7 @@ export function mailgunSignature(signingKey: string, timestamp: string, token: s
 }
 
 export const mailgunFormat: ProviderFormatter = {
+  kinds: PROVIDER_EVENT_KINDS,
   format(event, webhook) {
     const timestamp = String(Math.floor(event.at / 1000));
     const token = randomBytes(25).toString('hex');

@@ -23,11 +23,10 @@ const BOUNCES = {
 /** A bounce's `ID`: a number, as Postmark's are, made from the event's id. */
 const numericId = (eventId: string) => Number.parseInt(providerEventId(eventId).slice(0, 12), 16);
 
-function recordOf(event: ProviderEvent): Record<string, unknown> | undefined {
+function recordOf(event: ProviderEvent): Record<string, unknown> {
   const common = { MessageID: bare(event.send.id), ServerID: 1, MessageStream: 'outbound', Tag: event.send.tags[0] ?? '', Metadata: event.send.metadata };
   const at = new Date(event.at).toISOString();
-  if (event.kind === 'sent') return undefined;
-  if (event.kind === 'delivered') return { RecordType: 'Delivery', ...common, Recipient: event.address, DeliveredAt: at, Details: event.detail };
+  if (event.kind === 'delivered' || event.kind === 'sent') return { RecordType: 'Delivery', ...common, Recipient: event.address, DeliveredAt: at, Details: event.detail };
   const bounce = BOUNCES[event.kind];
   return {
     RecordType: event.kind === 'complained' ? 'SpamComplaint' : 'Bounce',
@@ -47,10 +46,8 @@ function recordOf(event: ProviderEvent): Record<string, unknown> | undefined {
 }
 
 export const postmarkFormat: ProviderFormatter = {
-  format(event) {
-    const record = recordOf(event);
-    return record && { body: JSON.stringify(record) };
-  },
+  kinds: ['delivered', 'delayed', 'bounced', 'soft_bounced', 'complained'],
+  format: (event) => ({ body: JSON.stringify(recordOf(event)) }),
   sign: (secret): Readonly<Record<string, string>> => (secret === '' ? {} : { authorization: `Basic ${Buffer.from(secret).toString('base64')}` }),
   // No credentials in the URL: Postmark sends none, and neither does this.
   makeSecret: () => '',

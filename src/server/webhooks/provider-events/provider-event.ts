@@ -42,8 +42,10 @@ export interface FormatContext {
 
 /** One provider's events: its body for each kind it sends, its signature, and its secret. */
 export interface ProviderFormatter {
-  /** The body for `event`, or undefined when this provider sends no event of that kind (Postmark has no `sent`). */
-  format(event: ProviderEvent, webhook: Webhook, context: FormatContext): FormattedEvent | undefined | Promise<FormattedEvent | undefined>;
+  /** The kinds this provider sends an event for (Postmark and SES have no `sent`; SES no delay). */
+  readonly kinds: readonly ProviderEventKind[];
+  /** The body for `event`, one of `kinds`: made at once, where the event is made, so every attempt sends the same bytes. */
+  format(event: ProviderEvent, webhook: Webhook, context: FormatContext): FormattedEvent;
   /**
    * The headers that sign one attempt, made where it is sent (the delivery
    * thread), with that attempt's timestamp; absent when the body carries

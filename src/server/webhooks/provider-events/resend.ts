@@ -16,6 +16,7 @@
 //   (docs.svix.com/receiving/verifying-payloads/how-manual). Resend's
 //   `resend.webhooks.verify` wraps `standardwebhooks`, which checks exactly this.
 import { createHmac, randomBytes } from 'node:crypto';
+import { PROVIDER_EVENT_KINDS } from '../../../contract/provider-events.js';
 import { providerEventId, type ProviderEvent, type ProviderFormatter } from './provider-event.js';
 
 const TYPES = {
@@ -37,6 +38,7 @@ function bounceOf(event: ProviderEvent): { message: string; type: string; subTyp
 export const svixId = (eventId: string): string => `msg_${providerEventId(eventId)}`;
 
 export const resendFormat: ProviderFormatter = {
+  kinds: PROVIDER_EVENT_KINDS,
   format(event) {
     const bounce = bounceOf(event);
     const data = {

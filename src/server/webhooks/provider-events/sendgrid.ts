@@ -17,6 +17,7 @@
 //
 // The secret is the private key, base64 DER (PKCS#8), so it fits a
 // registration's secret; the public key is made from it (`publicKeyOf`).
+import { PROVIDER_EVENT_KINDS } from '../../../contract/provider-events.js';
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { codeIn, providerEventId, statusIn, type ProviderEvent, type ProviderFormatter } from './provider-event.js';
 
@@ -68,6 +69,7 @@ function eventFields(event: ProviderEvent): Record<string, unknown> {
 }
 
 export const sendgridFormat: ProviderFormatter = {
+  kinds: PROVIDER_EVENT_KINDS,
   format(event) {
     const record = {
       ...event.send.metadata,

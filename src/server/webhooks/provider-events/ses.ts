@@ -34,6 +34,8 @@ export const SNS_CONFIRM_PATH = `${PROVIDER_EVENTS_PATH}/ses/confirm`;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 let certificate: Promise<{ readonly cert: string; readonly key: string }> | undefined;
+/** The certificate once made: an event is signed where it is made, synchronously. */
+let made: { readonly cert: string; readonly key: string } | undefined;
 
 /** The certificate SNS messages are signed with: self-signed, made at the first `ses` registration, one per process (as SNS has one per region). */
 export function snsCertificate(): Promise<{ readonly cert: string; readonly key: string }> {
@@ -47,7 +49,8 @@ export function snsCertificate(): Promise<{ readonly cert: string; readonly key:
       notBeforeDate,
       notAfterDate: new Date(notBeforeDate.getTime() + 2 * 365 * DAY_MS),
     });
-    return Object.freeze({ cert: pems.cert, key: pems.private });
+    made = Object.freeze({ cert: pems.cert, key: pems.private });
+    return made;
   })().catch((error: unknown) => {
     certificate = undefined;
     throw error;
@@ -67,8 +70,14 @@ export function snsStringToSign(message: Readonly<Record<string, string | undefi
   return fields.map((name) => (message[name] === undefined ? '' : `${name}\n${message[name]}\n`)).join('');
 }
 
-async function signed(envelope: Record<string, string>, context: FormatContext): Promise<Record<string, string>> {
-  const { key } = await snsCertificate();
+/** The certificate, made already (a `ses` registration waits for it: `snsCertificate`). */
+export function madeSnsCertificate(): { readonly cert: string; readonly key: string } {
+  if (!made) throw new Error('the SNS signing certificate is not made yet: a ses webhook is registered first');
+  return made;
+}
+
+function signed(envelope: Record<string, string>, context: FormatContext): Record<string, string> {
+  const { key } = madeSnsCertificate();
   const unsigned = { ...envelope, SignatureVersion: '1', SigningCertURL: `${context.apiUrl}${SNS_CERTIFICATE_PATH}` };
   const signature = createSign('RSA-SHA1').update(snsStringToSign(unsigned)).sign(key, 'base64');
   return { ...unsigned, Signature: signature };
@@ -84,7 +93,7 @@ function headersOf(type: string, messageId: string, webhook: Webhook): Record<st
   };
 }
 
-function notificationOf(event: ProviderEvent): Record<string, unknown> | undefined {
+function notificationOf(event: ProviderEvent): Record<string, unknown> {
   const timestamp = new Date(event.at).toISOString();
   const mail = {
     timestamp: new Date(event.sentAt).toISOString(),
@@ -122,16 +131,16 @@ function notificationOf(event: ProviderEvent): Record<string, unknown> | undefin
         complaint: { complainedRecipients: [{ emailAddress: event.address }], timestamp, feedbackId, complaintFeedbackType: 'abuse', arrivalDate: timestamp },
       };
     default:
-      return undefined;
+      throw new Error(`SES notifications have no ${event.kind} event`);
   }
 }
 
 export const sesFormat: ProviderFormatter = {
-  async format(event, webhook, context) {
+  kinds: ['delivered', 'bounced', 'soft_bounced', 'complained'],
+  format(event, webhook, context) {
     const notification = notificationOf(event);
-    if (!notification) return undefined;
     const messageId = uuidOf(event.eventId);
-    const envelope = await signed(
+    const envelope = signed(
       {
         Type: 'Notification',
         MessageId: messageId,
@@ -150,10 +159,10 @@ export const sesFormat: ProviderFormatter = {
 };
 
 /** The `SubscriptionConfirmation` a `ses` webhook is sent first; the app fetches `SubscribeURL` to confirm. */
-export async function subscriptionConfirmation(webhook: Webhook, eventId: string, at: number, context: FormatContext): Promise<FormattedEvent> {
+export function subscriptionConfirmation(webhook: Webhook, eventId: string, at: number, context: FormatContext): FormattedEvent {
   const messageId = uuidOf(eventId);
   const token = `${webhook.id}.${messageId}`;
-  const envelope = await signed(
+  const envelope = signed(
     {
       Type: 'SubscriptionConfirmation',
       MessageId: messageId,
