@@ -238,11 +238,15 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
     }
     const format = blankToUndefined(v['webhook-format'] ?? env.MAILROOM_WEBHOOK_FORMAT);
     if (format !== undefined && !WEBHOOK_FORMATS.includes(format as WebhookFormat)) {
-      throw new UsageError(`mailroom serve: --webhook-format (or MAILROOM_WEBHOOK_FORMAT) must be one of ${WEBHOOK_FORMATS.join(', ')}, got ${describeValue(format)}`);
+      throw new UsageError(
+        `mailroom serve: --webhook-format (or MAILROOM_WEBHOOK_FORMAT) must be one of ${WEBHOOK_FORMATS.join(', ')}, got ${describeValue(format)}`,
+      );
     }
     options.staticWebhooks = hooks.map((url) => ({ url, secret, ...(format === undefined ? {} : { format: format as WebhookFormat }) }));
   } else if (blankToUndefined(v['webhook-format'] ?? env.MAILROOM_WEBHOOK_FORMAT) !== undefined) {
-    throw new UsageError('mailroom serve: --webhook-format (or MAILROOM_WEBHOOK_FORMAT) shapes the --webhook posts, but no --webhook (or MAILROOM_WEBHOOK) was given');
+    throw new UsageError(
+      'mailroom serve: --webhook-format (or MAILROOM_WEBHOOK_FORMAT) shapes the --webhook posts, but no --webhook (or MAILROOM_WEBHOOK) was given',
+    );
   }
   if (switchedOff('no-webhooks', 'MAILROOM_WEBHOOKS')) {
     if (options.staticWebhooks) throw new UsageError('mailroom serve: --webhook needs the webhooks on; drop --no-webhooks (or MAILROOM_WEBHOOKS=0)');

@@ -64,7 +64,8 @@ class Receiver {
   async until(path: string, count: number): Promise<readonly Received[]> {
     const deadline = Date.now() + 10_000;
     while (this.at(path).length < count) {
-      if (Date.now() > deadline) throw new Error(`${path} got ${this.at(path).length} of ${count} events: ${JSON.stringify(this.at(path).map((r) => r.body.slice(0, 120)))}`);
+      if (Date.now() > deadline)
+        throw new Error(`${path} got ${this.at(path).length} of ${count} events: ${JSON.stringify(this.at(path).map((r) => r.body.slice(0, 120)))}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     return this.at(path);
@@ -112,7 +113,8 @@ interface FormatCase {
 const resend = new Resend('re_verify_only');
 const sendgridWebhook = new EventWebhook();
 const snsMessage = (request: Received) => JSON.parse(request.body) as Record<string, string>;
-const sesInner = (request: Received) => JSON.parse(snsMessage(request).Message!) as { notificationType: string; mail: { messageId: string }; bounce?: { bounceType: string } };
+const sesInner = (request: Received) =>
+  JSON.parse(snsMessage(request).Message!) as { notificationType: string; mail: { messageId: string }; bounce?: { bounceType: string } };
 const certificates = new Map<string, string>();
 
 const CASES: readonly FormatCase[] = [
@@ -138,7 +140,15 @@ const CASES: readonly FormatCase[] = [
       return event.data.bounce ? `${event.type}:${event.data.bounce.type}` : event.type;
     },
     messageIdOf: (r) => (JSON.parse(r.body) as { data: { email_id: string } }).data.email_id,
-    expected: ['email.sent', 'email.delivered', 'email.delivery_delayed', 'email.bounced:Transient', 'email.bounced:Permanent', 'email.complained', 'email.bounced:Permanent'],
+    expected: [
+      'email.sent',
+      'email.delivered',
+      'email.delivery_delayed',
+      'email.bounced:Transient',
+      'email.bounced:Permanent',
+      'email.complained',
+      'email.bounced:Permanent',
+    ],
   },
   {
     format: 'sendgrid',
@@ -165,7 +175,9 @@ const CASES: readonly FormatCase[] = [
     verifier: "Mailgun's documented HMAC check (node:crypto; mailgun.js has no verifier)",
     verify(request, webhook) {
       const { signature } = JSON.parse(request.body) as { signature: { timestamp: string; token: string; signature: string } };
-      const expected = createHmac('sha256', webhook.secret).update(signature.timestamp + signature.token).digest('hex');
+      const expected = createHmac('sha256', webhook.secret)
+        .update(signature.timestamp + signature.token)
+        .digest('hex');
       return expected.length === signature.signature.length && timingSafeEqual(Buffer.from(expected), Buffer.from(signature.signature));
     },
     // The signature covers the timestamp and the token only (as at Mailgun).
@@ -174,7 +186,8 @@ const CASES: readonly FormatCase[] = [
       const data = (JSON.parse(r.body) as { 'event-data': { event: string; severity?: string } })['event-data'];
       return data.severity ? `${data.event}:${data.severity}` : data.event;
     },
-    messageIdOf: (r) => (JSON.parse(r.body) as { 'event-data': { message: { headers: { 'message-id': string } } } })['event-data'].message.headers['message-id'],
+    messageIdOf: (r) =>
+      (JSON.parse(r.body) as { 'event-data': { message: { headers: { 'message-id': string } } } })['event-data'].message.headers['message-id'],
     expected: ['accepted', 'delivered', 'failed:temporary', 'failed:temporary', 'failed:permanent', 'complained', 'failed:permanent'],
   },
   {
@@ -253,7 +266,11 @@ describe('provider delivery events, as each provider sends and signs them', () =
       expect(reported.json).toMatchObject({ provider: c.driver.provider, webhooks: c.format === 'ses' && event === 'delayed' ? 0 : 1 });
     }
     const refused = freshAddress('refused');
-    const rule = await call(mailroom, `/api/v1/mailbox/rules?address=${encodeURIComponent(refused)}`, { method: 'POST', headers: json, body: '{"kind": "reject"}' });
+    const rule = await call(mailroom, `/api/v1/mailbox/rules?address=${encodeURIComponent(refused)}`, {
+      method: 'POST',
+      headers: json,
+      body: '{"kind": "reject"}',
+    });
     expect(rule.status).toBe(200);
     expect(await c.driver.send(mailroom.apiURL, { from: 'app@example.com', to: [refused], subject: 'Welcome', text: 'Hello' })).toMatchObject({ ok: false });
 
@@ -261,7 +278,10 @@ describe('provider delivery events, as each provider sends and signs them', () =
     expect(requests.map((r) => c.typeOf(r))).toEqual(c.expected);
     for (const request of requests) {
       expect(await c.verify(request, webhook), request.body.slice(0, 200)).toBe(true);
-      const changed = c.format === 'postmark' ? { ...request, headers: { ...request.headers, authorization: 'Basic aG9vay11c2VyOnMzY3JldA==x' } } : oneByteChanged(request, c.signedPart(request));
+      const changed =
+        c.format === 'postmark'
+          ? { ...request, headers: { ...request.headers, authorization: 'Basic aG9vay11c2VyOnMzY3JldA==x' } }
+          : oneByteChanged(request, c.signedPart(request));
       expect(await c.verify(changed, webhook), changed.body.slice(0, 200)).toBe(false);
     }
     // The events about the send carry the id its call answered with.
@@ -271,7 +291,7 @@ describe('provider delivery events, as each provider sends and signs them', () =
 
     // Through the engine: its delivery log has each one, delivered at the first attempt (once the last answer is recorded).
     const deadline = Date.now() + 5_000;
-    let deliveries: { event_type: string; state: string; attempts: unknown[] }[] = [];
+    let deliveries: { event_type: string; state: string; attempts: unknown[] }[];
     do {
       deliveries = (await call(mailroom, `/api/v1/webhooks/${webhook.id}/deliveries`)).json.deliveries;
     } while (deliveries.some((d) => d.state === 'pending') && Date.now() < deadline && (await new Promise((resolve) => setTimeout(resolve, 20, true))));
@@ -295,15 +315,27 @@ describe('provider delivery events, as each provider sends and signs them', () =
       body: JSON.stringify({ address: freshAddress('nobody'), event: 'bounced' }),
     });
     expect([report.status, report.json.error]).toEqual([404, 'not_found']);
-    const badEvent = await call(mailroom, '/api/v1/provider-events', { method: 'POST', headers: json, body: JSON.stringify({ address: freshAddress(), event: 'opened' }) });
-    expect([badEvent.status, badEvent.json.error, badEvent.json.message]).toEqual([400, 'invalid_request', expect.stringContaining('delivered, delayed, bounced')]);
+    const badEvent = await call(mailroom, '/api/v1/provider-events', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ address: freshAddress(), event: 'opened' }),
+    });
+    expect([badEvent.status, badEvent.json.error, badEvent.json.message]).toEqual([
+      400,
+      'invalid_request',
+      expect.stringContaining('delivered, delayed, bounced'),
+    ]);
     const badSecret = await call(mailroom, '/api/v1/webhooks', {
       method: 'POST',
       headers: json,
       body: JSON.stringify({ url: `${receiverUrl}/x`, format: 'resend', secret: 'not-a-svix-secret' }),
     });
     expect([badSecret.status, badSecret.json.message]).toEqual([400, expect.stringContaining('whsec_')]);
-    const badFormat = await call(mailroom, '/api/v1/webhooks', { method: 'POST', headers: json, body: JSON.stringify({ url: `${receiverUrl}/x`, format: 'sparkpost' }) });
+    const badFormat = await call(mailroom, '/api/v1/webhooks', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ url: `${receiverUrl}/x`, format: 'sparkpost' }),
+    });
     expect([badFormat.status, badFormat.json.message]).toEqual([400, expect.stringContaining('mailroom, resend, sendgrid, mailgun, postmark, ses')]);
   });
 });

@@ -26,7 +26,8 @@ export async function answerProviderEventReport(req: IncomingMessage, webhooks: 
   } catch {
     body = undefined;
   }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new Refusal(400, 'invalid_request', `The body must be a JSON report, like ${EXAMPLE}`);
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new Refusal(400, 'invalid_request', `The body must be a JSON report, like ${EXAMPLE}`);
   const { address, event, detail, ...rest } = body as Record<string, unknown>;
   const unknown = Object.keys(rest)[0];
   if (unknown !== undefined) throw new Refusal(400, 'invalid_request', `Unknown field \`${unknown}\`; expected address, event, detail`);
@@ -38,7 +39,7 @@ export async function answerProviderEventReport(req: IncomingMessage, webhooks: 
     throw new Refusal(400, 'invalid_request', `Expected \`detail\` to be 1 to 1000 characters, got ${describeValue(detail)}`);
   }
   const key = reader.mailboxKey(address, 'address');
-  const reported = webhooks.reportProviderEvent(key, event as ReportedProviderEvent, detail as string | undefined);
+  const reported = webhooks.reportProviderEvent(key, event as ReportedProviderEvent, detail);
   if (!reported) {
     throw new Refusal(
       404,
@@ -46,7 +47,13 @@ export async function answerProviderEventReport(req: IncomingMessage, webhooks: 
       `No provider send to ${key} since this server started: a provider event is about a mail sent through a provider API here (POST /emails, /v3/mail/send, ...)`,
     );
   }
-  return { address: key, event: event as ReportedProviderEvent, provider: reported.provider, provider_message_id: reported.providerMessageId, webhooks: reported.webhooks };
+  return {
+    address: key,
+    event: event as ReportedProviderEvent,
+    provider: reported.provider,
+    provider_message_id: reported.providerMessageId,
+    webhooks: reported.webhooks,
+  };
 }
 
 export type SnsCall = 'certificate' | 'confirm';

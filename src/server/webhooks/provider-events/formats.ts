@@ -26,6 +26,12 @@ export function providerFormatOf(format: WebhookFormat | undefined): ProviderFor
  * delivery thread, with the attempt's timestamp); empty for a format whose
  * body carries its signature.
  */
-export function providerSignature(format: ProviderFormat, secret: string, eventId: string, timestampSeconds: number, body: string): Readonly<Record<string, string>> {
+export function providerSignature(
+  format: ProviderFormat,
+  secret: string,
+  eventId: string,
+  timestampSeconds: number,
+  body: string,
+): Readonly<Record<string, string>> {
   return PROVIDER_FORMATS[format].sign?.(secret, eventId, timestampSeconds, body) ?? {};
 }

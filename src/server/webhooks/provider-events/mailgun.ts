@@ -27,9 +27,21 @@ function eventFields(event: ProviderEvent): Record<string, unknown> {
       return { event: 'delivered', 'log-level': 'info', 'delivery-status': status(250, '') };
     case 'delayed':
     case 'soft_bounced':
-      return { event: 'failed', severity: 'temporary', reason: 'generic', 'log-level': 'warn', 'delivery-status': status(codeIn(event.detail, false), event.detail) };
+      return {
+        event: 'failed',
+        severity: 'temporary',
+        reason: 'generic',
+        'log-level': 'warn',
+        'delivery-status': status(codeIn(event.detail, false), event.detail),
+      };
     case 'bounced':
-      return { event: 'failed', severity: 'permanent', reason: 'bounce', 'log-level': 'error', 'delivery-status': status(codeIn(event.detail, true), event.detail) };
+      return {
+        event: 'failed',
+        severity: 'permanent',
+        reason: 'bounce',
+        'log-level': 'error',
+        'delivery-status': status(codeIn(event.detail, true), event.detail),
+      };
     case 'complained':
       return { event: 'complained', 'log-level': 'warn' };
   }

@@ -26,7 +26,8 @@ const numericId = (eventId: string) => Number.parseInt(providerEventId(eventId).
 function recordOf(event: ProviderEvent): Record<string, unknown> {
   const common = { MessageID: bare(event.send.id), ServerID: 1, MessageStream: 'outbound', Tag: event.send.tags[0] ?? '', Metadata: event.send.metadata };
   const at = new Date(event.at).toISOString();
-  if (event.kind === 'delivered' || event.kind === 'sent') return { RecordType: 'Delivery', ...common, Recipient: event.address, DeliveredAt: at, Details: event.detail };
+  if (event.kind === 'delivered' || event.kind === 'sent')
+    return { RecordType: 'Delivery', ...common, Recipient: event.address, DeliveredAt: at, Details: event.detail };
   const bounce = BOUNCES[event.kind];
   return {
     RecordType: event.kind === 'complained' ? 'SpamComplaint' : 'Bounce',

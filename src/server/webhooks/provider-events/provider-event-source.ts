@@ -54,7 +54,13 @@ const isFormat = (provider: ProviderName | undefined): provider is ProviderForma
 
 /** An event made for one webhook: its body is made here, once, so every attempt and duplicate sends the same bytes. */
 function webhookEvent(id: string, type: WebhookEventType, address: string, createdAt: number, formatted: FormattedEvent): WebhookEvent {
-  const record: EventRecord = { id, type, address, createdAt, ref: { kind: 'json', body: formatted.body, ...(formatted.headers ? { headers: formatted.headers } : {}) } };
+  const record: EventRecord = {
+    id,
+    type,
+    address,
+    createdAt,
+    ref: { kind: 'json', body: formatted.body, ...(formatted.headers ? { headers: formatted.headers } : {}) },
+  };
   return eventOf(record, () => Promise.resolve(payloadOf(record, undefined)));
 }
 

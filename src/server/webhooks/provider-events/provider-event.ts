@@ -8,7 +8,6 @@
 // made from the engine's, so it is the same on every attempt.
 import type { ProviderEventKind, ProviderFormat } from '../../../contract/provider-events.js';
 import type { ProviderSendFacts } from '../../base/smtp-attempts.js';
-import type { Webhook } from '../registration.js';
 
 export interface ProviderEvent {
   readonly kind: ProviderEventKind;
@@ -28,6 +27,12 @@ export interface ProviderEvent {
   readonly detail: string;
 }
 
+/** What a format reads of the webhook it formats for (registration.ts's `Webhook` has it): its id, and its secret. */
+export interface FormatWebhook {
+  readonly id: string;
+  readonly secret: string;
+}
+
 /** A provider event as sent: its body, and the headers that do not change between attempts. */
 export interface FormattedEvent {
   readonly body: string;
@@ -45,7 +50,7 @@ export interface ProviderFormatter {
   /** The kinds this provider sends an event for (Postmark and SES have no `sent`; SES no delay). */
   readonly kinds: readonly ProviderEventKind[];
   /** The body for `event`, one of `kinds`: made at once, where the event is made, so every attempt sends the same bytes. */
-  format(event: ProviderEvent, webhook: Webhook, context: FormatContext): FormattedEvent;
+  format(event: ProviderEvent, webhook: FormatWebhook, context: FormatContext): FormattedEvent;
   /**
    * The headers that sign one attempt, made where it is sent (the delivery
    * thread), with that attempt's timestamp; absent when the body carries
@@ -74,7 +79,7 @@ export const DEFAULT_DETAIL: Readonly<Record<ProviderEventKind, string>> = Objec
   sent: 'The provider took the message',
   delivered: '250 2.0.0 OK: queued (mailroom)',
   delayed: '421 4.4.1 Connection timed out; the provider will try again (mailroom test event)',
-  bounced: "550 5.1.1 The email account that you tried to reach does not exist (mailroom test event)",
+  bounced: '550 5.1.1 The email account that you tried to reach does not exist (mailroom test event)',
   soft_bounced: '452 4.2.2 The email account that you tried to reach is over quota (mailroom test event)',
   complained: 'The recipient marked the message as spam (mailroom test event)',
 });

@@ -25,8 +25,17 @@
 // server (docs/providers.md, "SES").
 import { createSign } from 'node:crypto';
 import { PROVIDER_EVENTS_PATH } from '../../../contract/routes.js';
-import { bare, codeIn, statusIn, uuidOf, type FormatContext, type FormattedEvent, type ProviderEvent, type ProviderFormatter } from './provider-event.js';
-import type { Webhook } from '../registration.js';
+import {
+  bare,
+  codeIn,
+  statusIn,
+  uuidOf,
+  type FormatContext,
+  type FormattedEvent,
+  type FormatWebhook,
+  type ProviderEvent,
+  type ProviderFormatter,
+} from './provider-event.js';
 
 export const SES_TOPIC_ARN = 'arn:aws:sns:us-east-1:000000000000:mailroom-ses-events';
 export const SNS_CERTIFICATE_PATH = `${PROVIDER_EVENTS_PATH}/ses/certificate.pem`;
@@ -83,7 +92,7 @@ function signed(envelope: Record<string, string>, context: FormatContext): Recor
   return { ...unsigned, Signature: signature };
 }
 
-function headersOf(type: string, messageId: string, webhook: Webhook): Record<string, string> {
+function headersOf(type: string, messageId: string, webhook: FormatWebhook): Record<string, string> {
   return {
     'content-type': 'text/plain; charset=UTF-8',
     'x-amz-sns-message-type': type,
@@ -112,16 +121,34 @@ function notificationOf(event: ProviderEvent): Record<string, unknown> {
       return {
         notificationType: 'Delivery',
         mail,
-        delivery: { timestamp, processingTimeMillis: Math.max(0, event.at - event.sentAt), recipients: [event.address], smtpResponse: event.detail, reportingMTA: 'mailroom.test' },
+        delivery: {
+          timestamp,
+          processingTimeMillis: Math.max(0, event.at - event.sentAt),
+          recipients: [event.address],
+          smtpResponse: event.detail,
+          reportingMTA: 'mailroom.test',
+        },
       };
     case 'bounced':
     case 'soft_bounced': {
       const permanent = event.kind === 'bounced';
-      const recipient = { emailAddress: event.address, action: 'failed', status: statusIn(event.detail, permanent), diagnosticCode: `smtp; ${codeIn(event.detail, permanent)} ${event.detail}` };
+      const recipient = {
+        emailAddress: event.address,
+        action: 'failed',
+        status: statusIn(event.detail, permanent),
+        diagnosticCode: `smtp; ${codeIn(event.detail, permanent)} ${event.detail}`,
+      };
       return {
         notificationType: 'Bounce',
         mail,
-        bounce: { bounceType: permanent ? 'Permanent' : 'Transient', bounceSubType: permanent ? 'General' : 'MailboxFull', bouncedRecipients: [recipient], timestamp, feedbackId, reportingMTA: 'dsn; mailroom.test' },
+        bounce: {
+          bounceType: permanent ? 'Permanent' : 'Transient',
+          bounceSubType: permanent ? 'General' : 'MailboxFull',
+          bouncedRecipients: [recipient],
+          timestamp,
+          feedbackId,
+          reportingMTA: 'dsn; mailroom.test',
+        },
       };
     }
     case 'complained':
@@ -159,7 +186,7 @@ export const sesFormat: ProviderFormatter = {
 };
 
 /** The `SubscriptionConfirmation` a `ses` webhook is sent first; the app fetches `SubscribeURL` to confirm. */
-export function subscriptionConfirmation(webhook: Webhook, eventId: string, at: number, context: FormatContext): FormattedEvent {
+export function subscriptionConfirmation(webhook: FormatWebhook, eventId: string, at: number, context: FormatContext): FormattedEvent {
   const messageId = uuidOf(eventId);
   const token = `${webhook.id}.${messageId}`;
   const envelope = signed(
