@@ -4,7 +4,14 @@
 import { z } from 'zod';
 import { Timestamp } from './wire-schemas.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookAttemptOutcome, type WebhookDeliveryState, type WebhookEventType } from '../contract/webhooks.js';
-import { PROVIDER_EVENT_TYPES, WEBHOOK_FORMATS, type WebhookFormat } from '../contract/provider-events.js';
+import {
+  PROVIDER_EVENT_TYPES,
+  REPORTABLE_PROVIDER_EVENTS,
+  WEBHOOK_FORMATS,
+  type ReportedProviderEvent,
+  type WebhookFormat,
+} from '../contract/provider-events.js';
+import { PROVIDER_NAMES, type ProviderName } from '../contract/providers.js';
 
 export type { WebhookAttemptOutcome, WebhookDeliveryState, WebhookEventType } from '../contract/webhooks.js';
 
@@ -192,6 +199,15 @@ const DeadLetter = z
       attempts: Object.freeze(d.attempts),
     }),
   );
+
+/** `POST /api/v1/provider-events`'s answer. */
+export const ProviderEventReported = z.object({
+  address: z.string(),
+  event: z.enum(REPORTABLE_PROVIDER_EVENTS as [ReportedProviderEvent, ...ReportedProviderEvent[]]),
+  provider: z.enum(PROVIDER_NAMES as [ProviderName, ...ProviderName[]]),
+  provider_message_id: z.string(),
+  webhooks: z.number().int().min(0),
+});
 
 export const WebhookAnswer = z.object({ webhook: Registration });
 export const WebhookList = z.object({ webhooks: z.array(Registration) });

@@ -31,6 +31,7 @@ import { postmarkDriver } from '../support/providers/postmark.js';
 import { resendDriver } from '../support/providers/resend.js';
 import { sendgridDriver } from '../support/providers/sendgrid.js';
 import { sesV2Driver } from '../support/providers/ses-v2.js';
+import { createInbox } from '../../src/index.js';
 import { call, freshAddress, sharedServer } from './helpers.js';
 
 interface Received {
@@ -257,13 +258,18 @@ describe('provider delivery events, as each provider sends and signs them', () =
     expect(webhook.format).toBe(c.format);
     expect(webhook.url).not.toContain('s3cret');
 
-    const to = freshAddress('events');
+    const inbox = await createInbox({ apiURL: mailroom.apiURL, domain: 'mailroom.test', prefix: 'events' });
+    const to = inbox.address;
     const sent = await c.driver.send(mailroom.apiURL, { from: 'app@example.com', to: [to], subject: 'Welcome', text: 'Hello' });
     expect(sent).toMatchObject({ ok: true });
-    for (const event of ['delayed', 'soft_bounced', 'bounced', 'complained']) {
-      const reported = await call(mailroom, '/api/v1/provider-events', { method: 'POST', headers: json, body: JSON.stringify({ address: to, event }) });
-      expect(reported.status).toBe(202);
-      expect(reported.json).toMatchObject({ provider: c.driver.provider, webhooks: c.format === 'ses' && event === 'delayed' ? 0 : 1 });
+    // What became of it, said through the inbox, as a test says "this address bounced".
+    for (const event of ['delayed', 'soft_bounced', 'bounced', 'complained'] as const) {
+      const reported = await inbox.webhooks.providerEvent(event);
+      expect(reported).toMatchObject({
+        provider: c.driver.provider,
+        provider_message_id: (sent as { id: string }).id,
+        webhooks: c.format === 'ses' && event === 'delayed' ? 0 : 1,
+      });
     }
     const refused = freshAddress('refused');
     const rule = await call(mailroom, `/api/v1/mailbox/rules?address=${encodeURIComponent(refused)}`, {
