@@ -3,9 +3,8 @@
 // ms - and the wire checked at the edge (zod), as for every other answer.
 import { z } from 'zod';
 import { Timestamp } from './wire-schemas.js';
-import { WEBHOOK_EVENT_TYPES, type WebhookAttemptOutcome, type WebhookDeliveryState, type WebhookEventType } from '../contract/webhooks.js';
+import { ALL_WEBHOOK_EVENT_TYPES, type WebhookAttemptOutcome, type WebhookDeliveryState, type WebhookEventType } from '../contract/webhooks.js';
 import {
-  PROVIDER_EVENT_TYPES,
   REPORTABLE_PROVIDER_EVENTS,
   WEBHOOK_FORMATS,
   type ReportedProviderEvent,
@@ -86,8 +85,7 @@ export interface WebhookDeadLetter {
   readonly attempts: readonly WebhookAttempt[];
 }
 
-const ALL_EVENT_TYPES: readonly WebhookEventType[] = [...WEBHOOK_EVENT_TYPES, ...PROVIDER_EVENT_TYPES, 'provider.subscription'];
-const EventType = z.enum(ALL_EVENT_TYPES as [WebhookEventType, ...WebhookEventType[]]);
+const EventType = z.enum(ALL_WEBHOOK_EVENT_TYPES as [WebhookEventType, ...WebhookEventType[]]);
 const Whole = z.number().int().min(0);
 
 const Registration = z
