@@ -20,6 +20,7 @@
 // not on amazonaws.com.
 import { createHmac, createVerify, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { EventWebhook, EventWebhookHeader } from '@sendgrid/eventwebhook';
 import { Resend } from 'resend';
@@ -32,7 +33,13 @@ import { resendDriver } from '../support/providers/resend.js';
 import { sendgridDriver } from '../support/providers/sendgrid.js';
 import { sesV2Driver } from '../support/providers/ses-v2.js';
 import { createInbox } from '../../src/index.js';
+import { optionsFrom, UsageError } from '../../src/cli/serve-options.js';
 import { call, freshAddress, sharedServer } from './helpers.js';
+
+/** AWS's stock SNS verifier (it ships no types): what it says of a message. */
+const SnsValidator = createRequire(import.meta.url)('sns-validator') as new () => {
+  validate(message: Record<string, string>, done: (error: Error | null) => void): void;
+};
 
 interface Received {
   readonly path: string;
@@ -309,8 +316,21 @@ describe('provider delivery events, as each provider sends and signs them', () =
       const confirmation = snsMessage(requests[0]!);
       const confirmed = await fetch(confirmation.SubscribeURL!);
       expect([confirmed.status, await confirmed.text()]).toEqual([200, expect.stringContaining('<SubscriptionArn>arn:aws:sns:')]);
+      // What docs/providers.md says: the stock verifier refuses a certificate that is not on amazonaws.com, before fetching it.
+      const stock = await new Promise<Error | null>((resolve) => new SnsValidator().validate(snsMessage(requests[1]!), resolve));
+      expect(stock?.message, `sns-validator ${version('sns-validator')}`).toBe('The certificate is located on an invalid domain.');
     }
     await call(mailroom, `/api/v1/webhooks/${webhook.id}`, { method: 'DELETE' });
+  });
+
+  it('mailroom serve --webhook-format shapes the --webhook posts, and refuses a format it does not know', () => {
+    const hook = ['--webhook', 'http://127.0.0.1:9/hooks/sendgrid'];
+    expect(optionsFrom([...hook, '--webhook-format', 'sendgrid'], {}).options.staticWebhooks).toEqual([
+      { url: 'http://127.0.0.1:9/hooks/sendgrid', secret: undefined, format: 'sendgrid' },
+    ]);
+    expect(optionsFrom(hook, { MAILROOM_WEBHOOK_FORMAT: 'ses' }).options.staticWebhooks?.[0]?.format).toBe('ses');
+    expect(() => optionsFrom([...hook, '--webhook-format', 'sparkpost'], {})).toThrow(UsageError);
+    expect(() => optionsFrom(['--webhook-format', 'resend'], {})).toThrow(/no --webhook/);
   });
 
   it('refuses a report for an address no provider send reached, and a secret that cannot sign the format', async () => {
