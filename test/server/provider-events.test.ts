@@ -48,15 +48,17 @@ interface Received {
   readonly body: string;
 }
 
-/** The app's endpoint: every request kept as it came, answered 200. */
+/** The app's endpoint: every request kept as it came, answered 200 (401 on a path in `refusing`: the app's signature check failing). */
 class Receiver {
   readonly requests: Received[] = [];
+  readonly refusing = new Set<string>();
   readonly #server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       this.requests.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.end('ok');
+      res.statusCode = this.refusing.has(req.url ?? '') ? 401 : 200;
+      res.end();
     });
   });
 
@@ -331,6 +333,34 @@ describe('provider delivery events, as each provider sends and signs them', () =
       const stock = await new Promise<Error | null>((resolve) => new SnsValidator().validate(snsMessage(requests[1]!), resolve));
       expect(stock?.message, `sns-validator ${version('sns-validator')}`).toBe('The certificate is located on an invalid domain.');
     }
+    await call(mailroom, `/api/v1/webhooks/${webhook.id}`, { method: 'DELETE' });
+  });
+
+  it('goes through the engine: a refused event is dead-lettered, and its replay carries the same provider event id', async () => {
+    const mailroom = await server();
+    const path = '/hooks/refusing-resend';
+    receiver.refusing.add(path);
+    const registered = await call(mailroom, '/api/v1/webhooks', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ url: `${receiverUrl}${path}`, format: 'resend', events: ['provider.delivered'] }),
+    });
+    const webhook = registered.json.webhook as WireHook;
+    const to = freshAddress('refusing');
+    expect(await resendDriver.send(mailroom.apiURL, { from: 'app@example.com', to: [to], subject: 'Welcome', text: 'Hello' })).toMatchObject({ ok: true });
+    const [refused] = await receiver.until(path, 1);
+    const deadline = Date.now() + 5_000;
+    let dead: { event_id: string; reason: string }[];
+    do dead = (await call(mailroom, `/api/v1/webhooks/${webhook.id}/dead-letters`)).json.dead_letters;
+    while (dead.length === 0 && Date.now() < deadline && (await new Promise((resolve) => setTimeout(resolve, 20, true))));
+    // A 401 is the app refusing the signature: dead-lettered at once, as for mailroom's own events.
+    expect(dead.map((d) => d.reason)).toEqual(['signature']);
+    receiver.refusing.delete(path);
+    const replay = await call(mailroom, `/api/v1/webhooks/${webhook.id}/dead-letters/${dead[0]!.event_id}/replay`, { method: 'POST', headers: json });
+    expect(replay.status).toBe(202);
+    const [, again] = await receiver.until(path, 2);
+    expect(header(again!, 'svix-id')).toBe(header(refused!, 'svix-id'));
+    expect(again!.body).toBe(refused!.body);
     await call(mailroom, `/api/v1/webhooks/${webhook.id}`, { method: 'DELETE' });
   });
 
