@@ -256,7 +256,9 @@ const CASES: readonly FormatCase[] = [
   },
 ];
 
-const server = sharedServer();
+// A static webhook in a provider's format (startServer's `staticWebhooks`), checked below; it hears only complaints.
+const STATIC_HOOK = { url: 'http://127.0.0.1:9/static-sendgrid', format: 'sendgrid', events: ['provider.complained'] } as const;
+const server = sharedServer({ staticWebhooks: [STATIC_HOOK] });
 const receiver = new Receiver();
 let receiverUrl = '';
 
@@ -285,11 +287,9 @@ describe('provider delivery events, as each provider sends and signs them', () =
     // What became of it, said through the inbox, as a test says "this address bounced".
     for (const event of ['delayed', 'soft_bounced', 'bounced', 'complained'] as const) {
       const reported = await inbox.webhooks.providerEvent(event);
-      expect(reported).toMatchObject({
-        provider: c.driver.provider,
-        provider_message_id: (sent as { id: string }).id,
-        webhooks: c.format === 'ses' && event === 'delayed' ? 0 : 1,
-      });
+      // This test's webhook (SES has no delay), and the static one where its format and `events` take the kind.
+      const hearing = (c.format === 'ses' && event === 'delayed' ? 0 : 1) + (c.format === STATIC_HOOK.format && event === 'complained' ? 1 : 0);
+      expect(reported).toMatchObject({ provider: c.driver.provider, provider_message_id: (sent as { id: string }).id, webhooks: hearing });
     }
     const refused = freshAddress('refused');
     const rule = await call(mailroom, `/api/v1/mailbox/rules?address=${encodeURIComponent(refused)}`, {
@@ -362,6 +362,13 @@ describe('provider delivery events, as each provider sends and signs them', () =
     expect(header(again!, 'svix-id')).toBe(header(refused!, 'svix-id'));
     expect(again!.body).toBe(refused!.body);
     await call(mailroom, `/api/v1/webhooks/${webhook.id}`, { method: 'DELETE' });
+  });
+
+  it("startServer's staticWebhooks take a format: the key pair is made at start, the public key shown", async () => {
+    const hooks = (await call(await server(), '/api/v1/webhooks')).json.webhooks as { url: string; format: string; secret: string; public_key?: string }[];
+    const made = hooks.find((h) => h.url === STATIC_HOOK.url);
+    expect(made).toMatchObject({ format: 'sendgrid', events: ['provider.complained'] });
+    expect(made!.public_key).toMatch(/^MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE[A-Za-z0-9+/]+=*$/);
   });
 
   it('mailroom serve --webhook-format shapes the --webhook posts, and refuses a format it does not know', () => {
