@@ -4,12 +4,7 @@
 import { z } from 'zod';
 import { Timestamp } from './wire-schemas.js';
 import { ALL_WEBHOOK_EVENT_TYPES, type WebhookAttemptOutcome, type WebhookDeliveryState, type WebhookEventType } from '../contract/webhooks.js';
-import {
-  REPORTABLE_PROVIDER_EVENTS,
-  WEBHOOK_FORMATS,
-  type ReportedProviderEvent,
-  type WebhookFormat,
-} from '../contract/provider-events.js';
+import { REPORTABLE_PROVIDER_EVENTS, WEBHOOK_FORMATS, type ReportedProviderEvent, type WebhookFormat } from '../contract/provider-events.js';
 import { PROVIDER_NAMES, type ProviderName } from '../contract/providers.js';
 
 export type { WebhookAttemptOutcome, WebhookDeliveryState, WebhookEventType } from '../contract/webhooks.js';
