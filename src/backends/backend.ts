@@ -19,6 +19,7 @@ import type { SmtpAttempt, SmtpRule } from '../client/smtp-lab.js';
 import type { WebhookDeadLetter, WebhookDelivery, WebhookRegistration } from '../client/webhooks.js';
 import type { WireSmtpRuleInput } from '../contract/wire.js';
 import type { WireWebhookInput } from '../contract/webhook-wire.js';
+import type { WireProviderEventReport, WireProviderEventReported } from '../contract/provider-events.js';
 
 /** The backends a user can choose (`backend` option, `MAILROOM_BACKEND`). */
 export type BackendName = 'mailroom' | 'maildev' | 'mailpit';
@@ -85,6 +86,8 @@ export interface MailBackend {
   webhookDeliveries(id: string, options?: CallOptions): Promise<WebhookDelivery[]>;
   webhookDeadLetters(id: string, options?: CallOptions): Promise<WebhookDeadLetter[]>;
   replayDeadLetter(id: string, eventId: string, options?: CallOptions): Promise<WebhookDelivery>;
+  /** A provider event for an address (`POST /api/v1/provider-events`): the last provider send to it bounced, complained, ... */
+  reportProviderEvent(report: WireProviderEventReport, options?: CallOptions): Promise<WireProviderEventReported>;
   /**
    * The mailboxes holding mail, the latest to get some first (the embedded
    * server's index, `features.mailboxes`); a catcher has none. A failed

@@ -7,6 +7,7 @@ import type { MessageDetail, ServiceFeatures } from '../client/messages.js';
 import type { SmtpAttempt, SmtpRule } from '../client/smtp-lab.js';
 import type { WebhookDeadLetter, WebhookDelivery, WebhookRegistration } from '../client/webhooks.js';
 import type { WireWebhookInput } from '../contract/webhook-wire.js';
+import type { WireProviderEventReport, WireProviderEventReported } from '../contract/provider-events.js';
 import type { BackendName, MailBackend } from './backend.js';
 import { CatcherHttp, type BasicCredentials } from './catcher-http.js';
 import { PushFeed, type FeedProtocol } from './push-feed.js';
@@ -95,6 +96,10 @@ export abstract class CatcherBackend implements MailBackend {
   webhookDeadLetters(): Promise<WebhookDeadLetter[]> {
     return Promise.reject(unsupported(this.backend, this.apiURL, 'webhooks'));
   }
+  reportProviderEvent(report: WireProviderEventReport): Promise<WireProviderEventReported> {
+    return Promise.reject(unsupported(this.backend, this.apiURL, 'webhooks', report.address));
+  }
+
   replayDeadLetter(): Promise<WebhookDelivery> {
     return Promise.reject(unsupported(this.backend, this.apiURL, 'webhooks'));
   }

@@ -45,6 +45,8 @@ Options (each also read from the environment variable shown):
                             this file holds                   MAILROOM_WEBHOOK_SECRET; default: made up at start,
                                                               shown by GET /api/v1/webhooks/{id} with the token)
   --webhook-secret <secret> the same, on the command line     (visible in \`ps\`; warns)
+  --webhook-format <format> shape and sign the --webhook posts MAILROOM_WEBHOOK_FORMAT (default mailroom; resend, sendgrid,
+                            as a provider's delivery events   mailgun, postmark or ses: docs/providers.md)
   --webhook-allow <host|cidr> the only webhook destinations,   MAILROOM_WEBHOOK_ALLOW (default: any; never link-local or cloud metadata)
                             repeatable
   --link-check-allow <host|cidr>                              MAILROOM_LINK_CHECK_ALLOW (default: none, so public hosts only;

@@ -6,6 +6,7 @@ import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { isDomainName } from '../contract/address.js';
 import { blankToUndefined, describeValue } from '../contract/validation.js';
+import { WEBHOOK_FORMATS, type WebhookFormat } from '../contract/provider-events.js';
 import type { ServerOptions } from '../server/index.js';
 import { parseStoreLocation } from '../server/store/store-location.js';
 import { parseDuration } from './duration.js';
@@ -89,6 +90,7 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
         webhook: { type: 'string', multiple: true },
         'webhook-secret': { type: 'string' },
         'webhook-secret-file': { type: 'string' },
+        'webhook-format': { type: 'string' },
         'webhook-allow': { type: 'string', multiple: true },
         'link-check-allow': { type: 'string', multiple: true },
         'no-webhooks': { type: 'boolean' },
@@ -234,7 +236,17 @@ export function optionsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { 
       if (!/^https?:\/\/[^/]/.test(url))
         throw new UsageError(`mailroom serve: --webhook (or MAILROOM_WEBHOOK) must be an http(s) URL, got ${describeValue(url)}`);
     }
-    options.staticWebhooks = hooks.map((url) => ({ url, secret }));
+    const format = blankToUndefined(v['webhook-format'] ?? env.MAILROOM_WEBHOOK_FORMAT);
+    if (format !== undefined && !WEBHOOK_FORMATS.includes(format as WebhookFormat)) {
+      throw new UsageError(
+        `mailroom serve: --webhook-format (or MAILROOM_WEBHOOK_FORMAT) must be one of ${WEBHOOK_FORMATS.join(', ')}, got ${describeValue(format)}`,
+      );
+    }
+    options.staticWebhooks = hooks.map((url) => ({ url, secret, ...(format === undefined ? {} : { format: format as WebhookFormat }) }));
+  } else if (blankToUndefined(v['webhook-format'] ?? env.MAILROOM_WEBHOOK_FORMAT) !== undefined) {
+    throw new UsageError(
+      'mailroom serve: --webhook-format (or MAILROOM_WEBHOOK_FORMAT) shapes the --webhook posts, but no --webhook (or MAILROOM_WEBHOOK) was given',
+    );
   }
   if (switchedOff('no-webhooks', 'MAILROOM_WEBHOOKS')) {
     if (options.staticWebhooks) throw new UsageError('mailroom serve: --webhook needs the webhooks on; drop --no-webhooks (or MAILROOM_WEBHOOKS=0)');

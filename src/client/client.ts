@@ -8,15 +8,17 @@
 import { request, type Dispatcher } from 'undici';
 import { DEFAULT_API_URL } from '../contract/defaults.js';
 import { MAX_LIST_LIMIT, MAX_WAIT_SECONDS } from '../contract/limits.js';
-import { API_BASE, HEALTH_PATH, PAGING_PARAM } from '../contract/routes.js';
+import { API_BASE, HEALTH_PATH, PAGING_PARAM, PROVIDER_EVENTS_PATH } from '../contract/routes.js';
 import { assertMs, expectedError } from '../contract/validation.js';
 import type { WireSmtpRuleInput } from '../contract/wire.js';
 import type { WireWebhookInput } from '../contract/webhook-wire.js';
+import type { WireProviderEventReport, WireProviderEventReported } from '../contract/provider-events.js';
 import { MailroomApiError, MailroomError, isTransient, noAnswerError } from './errors.js';
 import type { MailboxIndex, MailSummary, MessageDetail, ServiceFeatures } from './messages.js';
 import type { SmtpAttempt, SmtpRule } from './smtp-lab.js';
 import {
   WebhookAnswer,
+  ProviderEventReported,
   WebhookDeadLetters,
   WebhookDeliveries,
   WebhookList,
@@ -266,6 +268,13 @@ export class MailroomClient {
     const path = await this.#featurePath('webhooks', options);
     const answer = await this.#send('POST', path, {}, input.address ?? undefined, options, 'application/json', JSON.stringify(input));
     return parseBody(answer, WebhookAnswer).webhook;
+  }
+
+  /** A provider event for an address (`POST /api/v1/provider-events`): about the last provider send to it (docs/providers.md, "Delivery events"). */
+  async reportProviderEvent(report: WireProviderEventReport, options: CallOptions = {}): Promise<WireProviderEventReported> {
+    await this.#featurePath('webhooks', options);
+    const answer = await this.#send('POST', PROVIDER_EVENTS_PATH, {}, report.address, options, 'application/json', JSON.stringify(report));
+    return parseBody(answer, ProviderEventReported);
   }
 
   /** The registrations (`GET {features.webhooks}`), oldest first; with `address`, those scoped to it. */

@@ -3,7 +3,9 @@
 // ms - and the wire checked at the edge (zod), as for every other answer.
 import { z } from 'zod';
 import { Timestamp } from './wire-schemas.js';
-import { WEBHOOK_EVENT_TYPES, type WebhookAttemptOutcome, type WebhookDeliveryState, type WebhookEventType } from '../contract/webhooks.js';
+import { ALL_WEBHOOK_EVENT_TYPES, type WebhookAttemptOutcome, type WebhookDeliveryState, type WebhookEventType } from '../contract/webhooks.js';
+import { REPORTABLE_PROVIDER_EVENTS, WEBHOOK_FORMATS, type ReportedProviderEvent, type WebhookFormat } from '../contract/provider-events.js';
+import { PROVIDER_NAMES, type ProviderName } from '../contract/providers.js';
 
 export type { WebhookAttemptOutcome, WebhookDeliveryState, WebhookEventType } from '../contract/webhooks.js';
 
@@ -31,6 +33,10 @@ export interface WebhookRegistration {
   readonly outOfOrder: boolean;
   readonly firstAttemptDelayMs: number;
   readonly createdAt: Date;
+  /** How its events are shaped and signed: `mailroom`, or a provider's (docs/providers.md, "Delivery events"). */
+  readonly format: WebhookFormat;
+  /** A `sendgrid` webhook's public key (base64 DER): what the app verifies the Signed Event Webhook with. */
+  readonly publicKey?: string;
 }
 
 /** One attempt of one event at the endpoint. */
@@ -74,7 +80,7 @@ export interface WebhookDeadLetter {
   readonly attempts: readonly WebhookAttempt[];
 }
 
-const EventType = z.enum(WEBHOOK_EVENT_TYPES as [WebhookEventType, ...WebhookEventType[]]);
+const EventType = z.enum(ALL_WEBHOOK_EVENT_TYPES as [WebhookEventType, ...WebhookEventType[]]);
 const Whole = z.number().int().min(0);
 
 const Registration = z
@@ -91,6 +97,9 @@ const Registration = z
     out_of_order: z.boolean(),
     first_attempt_delay_ms: Whole,
     created_at: Timestamp,
+    // Absent from a server older than the provider formats: its webhooks are all mailroom's.
+    format: z.enum(WEBHOOK_FORMATS as [WebhookFormat, ...WebhookFormat[]]).default('mailroom'),
+    public_key: z.string().optional(),
   })
   .transform((w): WebhookRegistration =>
     Object.freeze({
@@ -111,6 +120,8 @@ const Registration = z
       outOfOrder: w.out_of_order,
       firstAttemptDelayMs: w.first_attempt_delay_ms,
       createdAt: w.created_at,
+      format: w.format,
+      ...(w.public_key === undefined ? {} : { publicKey: w.public_key }),
     }),
   );
 
@@ -181,6 +192,15 @@ const DeadLetter = z
       attempts: Object.freeze(d.attempts),
     }),
   );
+
+/** `POST /api/v1/provider-events`'s answer. */
+export const ProviderEventReported = z.object({
+  address: z.string(),
+  event: z.enum(REPORTABLE_PROVIDER_EVENTS as [ReportedProviderEvent, ...ReportedProviderEvent[]]),
+  provider: z.enum(PROVIDER_NAMES as [ProviderName, ...ProviderName[]]),
+  provider_message_id: z.string(),
+  webhooks: z.number().int().min(0),
+});
 
 export const WebhookAnswer = z.object({ webhook: Registration });
 export const WebhookList = z.object({ webhooks: z.array(Registration) });

@@ -36,5 +36,12 @@ export const UI_ASSETS_PREFIX = '/ui/';
  * advertised as `features.webhooks`.
  */
 export const WEBHOOKS_PATH = `${API_BASE}/webhooks`;
+/**
+ * Provider delivery events (an embedded-server extension, with the
+ * webhooks): `POST` a test's report for its address ("this address
+ * bounced"); under it, SES's SNS signing certificate and subscription
+ * confirmation (`.../ses/certificate.pem`, `.../ses/confirm`).
+ */
+export const PROVIDER_EVENTS_PATH = `${API_BASE}/provider-events`;
 /** Prometheus metrics (text format); advertised as `features.metrics`. */
 export const METRICS_PATH = '/metrics';

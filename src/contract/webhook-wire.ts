@@ -4,6 +4,7 @@
 import type { SmtpAttemptOutcome, SmtpAttemptStage, SmtpRuleKind } from './smtp-lab.js';
 import type { WebhookAttemptOutcome, WebhookDeliveryState, WebhookEventType } from './webhooks.js';
 import type { WireMessage } from './wire.js';
+import type { WebhookFormat } from './provider-events.js';
 
 export interface WireRetryPolicy {
   readonly max_attempts: number;
@@ -14,8 +15,21 @@ export interface WireRetryPolicy {
 
 /** `POST /api/v1/webhooks`: only `url` is required. */
 export interface WireWebhookInput {
+  /** For `postmark`, the basic-auth credentials Postmark sends may be in it: `https://user:pass@host/path`. */
   readonly url: string;
-  /** Signs every attempt; the server makes one up when none is given (and returns it). */
+  /**
+   * How the events are shaped and signed (docs/CONTRACT.md, "Provider
+   * events"): `mailroom` (the default), or a provider's: `resend`,
+   * `sendgrid`, `mailgun`, `postmark`, `ses`.
+   */
+  readonly format?: WebhookFormat;
+  /**
+   * Signs every attempt; the server makes one up when none is given (and
+   * returns it). By format: mailroom's and Mailgun's any printable string,
+   * Resend's a `whsec_` Svix secret, SendGrid's an EC P-256 private key
+   * (base64 PKCS#8 DER); none for Postmark (the URL's credentials) and SES
+   * (the server's certificate).
+   */
   readonly secret?: string;
   /** Default: every type. */
   readonly events?: readonly WebhookEventType[];
@@ -48,6 +62,9 @@ export interface WireWebhook {
   readonly out_of_order: boolean;
   readonly first_attempt_delay_ms: number;
   readonly created_at: string;
+  readonly format: WebhookFormat;
+  /** `sendgrid`: the public key (base64 DER) the app verifies the signature with, as SendGrid's settings show it. */
+  readonly public_key?: string;
 }
 
 /** One attempt of one event at one endpoint: the seed's five fields and then some. */

@@ -5,9 +5,15 @@
 // and names its own keys (the client `maxAttempts`, the wire
 // `max_attempts`); only the server fills in defaults.
 import type { ExponentialBackoff } from './backoff.js';
+import { PROVIDER_EVENT_TYPES, type ProviderEventType } from './provider-events.js';
 
-export type WebhookEventType = 'message.received' | 'delivery.deferred' | 'delivery.rejected';
-export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = Object.freeze(['message.received', 'delivery.deferred', 'delivery.rejected']);
+/** mailroom's own three, and a provider-format webhook's `provider.*` (provider-events.ts). */
+export type WebhookEventType = 'message.received' | 'delivery.deferred' | 'delivery.rejected' | ProviderEventType;
+/** The types of a mailroom-format webhook (its default `events`). */
+export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = Object.freeze(['message.received', 'delivery.deferred', 'delivery.rejected'] as const);
+
+/** Every type an event may have, whatever the webhook's format: what a delivery log or a matcher may name. */
+export const ALL_WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = Object.freeze([...WEBHOOK_EVENT_TYPES, ...PROVIDER_EVENT_TYPES, 'provider.subscription']);
 
 export interface WebhookRetryPolicy extends ExponentialBackoff {
   /**

@@ -7,6 +7,14 @@ import type { MailBackend } from '../backends/backend.js';
 import type { WebhookDeadLetter, WebhookDelivery, WebhookRegistration } from '../client/webhooks.js';
 import { describeValue, expectedError } from '../contract/validation.js';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_LIMITS, type WebhookEventType } from '../contract/webhooks.js';
+import {
+  PROVIDER_EVENT_TYPES,
+  REPORTABLE_PROVIDER_EVENTS,
+  WEBHOOK_FORMATS,
+  type ReportedProviderEvent,
+  type WebhookFormat,
+  type WireProviderEventReported,
+} from '../contract/provider-events.js';
 import type { WireWebhookInput } from '../contract/webhook-wire.js';
 import type { Clock } from '../wait/clock.js';
 import { callWithRetry } from '../wait/retry.js';
@@ -30,9 +38,16 @@ export interface WebhookRetryOptions {
 export interface AddWebhookOptions {
   /** The app's endpoint, e.g. `http://127.0.0.1:3000/webhooks/mail`. */
   readonly url: string | URL;
-  /** Signs every attempt; the server makes one up when omitted (`webhook.secret`). */
+  /**
+   * How the events are shaped and signed: `mailroom` (the default), or a
+   * provider's delivery events (`resend`, `sendgrid`, `mailgun`,
+   * `postmark`, `ses`), signed as that provider signs them
+   * (docs/providers.md, "Delivery events").
+   */
+  readonly format?: WebhookFormat | undefined;
+  /** Signs every attempt; the server makes one up when omitted (`webhook.secret`; a `sendgrid` webhook's public key is `webhook.registration.publicKey`). */
   readonly secret?: string | undefined;
-  /** Default: every type (`message.received`, `delivery.deferred`, `delivery.rejected`). */
+  /** Default: every type of the format (`message.received`, `delivery.deferred`, `delivery.rejected`; or `provider.*`). */
   readonly events?: readonly WebhookEventType[] | undefined;
   /** The retry policy; compress it for tests, e.g. `{ maxAttempts: 5, initialDelayMs: 200, factor: 2, maxDelayMs: 2_000 }`. */
   readonly retry?: WebhookRetryOptions | undefined;
@@ -95,6 +110,13 @@ export interface InboxWebhooks {
   readonly list: () => readonly Webhook[];
   /** Removes every webhook this inbox registered (the test fixtures do it at teardown). */
   removeAll(): Promise<void>;
+  /**
+   * Says what became of the last mail sent to this address through a
+   * provider API (`bounced`, `soft_bounced`, `complained`, `delayed`,
+   * `delivered`): the provider-format webhooks are sent that event, about
+   * that send. Fails when no provider send reached the address.
+   */
+  providerEvent(event: ReportedProviderEvent, options?: { readonly detail?: string | undefined }): Promise<WireProviderEventReported>;
   /** True once a webhook was added through this inbox. */
   readonly used: boolean;
 }
@@ -108,7 +130,7 @@ export interface InboxWebhooksContext {
   readonly stopFor: (signal: AbortSignal | undefined) => AbortSignal | undefined;
 }
 
-const KEYS = ['url', 'secret', 'events', 'retry', 'timeoutMs', 'ordered', 'duplicates', 'outOfOrder', 'firstAttemptDelayMs'];
+const KEYS = ['url', 'format', 'secret', 'events', 'retry', 'timeoutMs', 'ordered', 'duplicates', 'outOfOrder', 'firstAttemptDelayMs'];
 const RETRY_KEYS = ['maxAttempts', 'initialDelayMs', 'factor', 'maxDelayMs'];
 const webhooks = new WeakSet<object>();
 
@@ -141,15 +163,18 @@ export function webhookInput(options: AddWebhookOptions, address: string): WireW
   const url = options.url instanceof URL ? options.url.href : options.url;
   if (typeof url !== 'string' || !/^https?:\/\/[^/]/.test(url))
     throw expectedError('url', 'an http(s) URL like "http://127.0.0.1:3000/webhooks/mail"', options.url);
+  if (options.format !== undefined && !WEBHOOK_FORMATS.includes(options.format))
+    throw expectedError('format', `one of ${WEBHOOK_FORMATS.join(', ')}`, options.format);
+  const types: readonly WebhookEventType[] = (options.format ?? 'mailroom') === 'mailroom' ? WEBHOOK_EVENT_TYPES : PROVIDER_EVENT_TYPES;
   if (options.secret !== undefined && (typeof options.secret !== 'string' || !/^[\x21-\x7e]{1,256}$/.test(options.secret))) {
     throw expectedError('secret', '1 to 256 characters of printable ASCII without spaces', typeof options.secret === 'string' ? '(not shown)' : options.secret);
   }
   if (options.events !== undefined) {
     if (!Array.isArray(options.events) || options.events.length === 0)
-      throw expectedError('events', `a non-empty array of ${WEBHOOK_EVENT_TYPES.join(', ')}`, options.events);
+      throw expectedError('events', `a non-empty array of ${types.join(', ')}`, options.events);
     for (const type of options.events as readonly unknown[]) {
-      if (!WEBHOOK_EVENT_TYPES.includes(type as WebhookEventType))
-        throw new TypeError(`Unknown event type ${describeValue(type)} in \`events\`; expected ${WEBHOOK_EVENT_TYPES.join(', ')}`);
+      if (!types.includes(type as WebhookEventType))
+        throw new TypeError(`Unknown event type ${describeValue(type)} in \`events\`; expected ${types.join(', ')}`);
     }
   }
   let retry: WireWebhookInput['retry'];
@@ -172,6 +197,7 @@ export function webhookInput(options: AddWebhookOptions, address: string): WireW
   }
   const input = {
     url,
+    format: options.format,
     secret: options.secret,
     events: options.events,
     address,
@@ -233,7 +259,7 @@ export function createInboxWebhooks(context: InboxWebhooksContext): InboxWebhook
     return webhook;
   };
 
-  return Object.freeze({
+  return Object.freeze<InboxWebhooks>({
     async add(options: AddWebhookOptions): Promise<Webhook> {
       const input = webhookInput(options, address);
       used = true;
@@ -243,6 +269,11 @@ export function createInboxWebhooks(context: InboxWebhooksContext): InboxWebhook
       return webhook;
     },
     list: () => [...added],
+    async providerEvent(event, options = {}) {
+      if (!REPORTABLE_PROVIDER_EVENTS.includes(event)) throw expectedError('event', `one of ${REPORTABLE_PROVIDER_EVENTS.join(', ')}`, event);
+      // Not retried: a report that timed out may have been taken, and a second one would send the event twice.
+      return client.reportProviderEvent({ address, event, ...(options.detail === undefined ? {} : { detail: options.detail }) }, { timeout: requestTimeout });
+    },
     async removeAll(): Promise<void> {
       await Promise.all([...added].map((webhook) => webhook.remove()));
     },

@@ -5,7 +5,7 @@
 // text, the attempt timeline included, lives here.
 import type { WebhookDelivery, WebhookEventType } from '../client/webhooks.js';
 import { describeValue, expectedError } from '../contract/validation.js';
-import { WEBHOOK_EVENT_TYPES } from '../contract/webhooks.js';
+import { ALL_WEBHOOK_EVENT_TYPES } from '../contract/webhooks.js';
 import { formatDuration, plural } from '../contract/format.js';
 import { DEFAULT_QUIET_MS } from '../inbox/inbox-options.js';
 import { isWebhook, type Webhook } from '../inbox/webhooks.js';
@@ -63,7 +63,7 @@ function within(o: Record<string, unknown>, fallback: number): number {
 
 function eventType(value: unknown, name: string): WebhookEventType | undefined {
   if (value === undefined) return undefined;
-  if (!WEBHOOK_EVENT_TYPES.includes(value as WebhookEventType)) throw expectedError(name, `one of ${WEBHOOK_EVENT_TYPES.join(', ')}`, value);
+  if (!ALL_WEBHOOK_EVENT_TYPES.includes(value as WebhookEventType)) throw expectedError(name, `one of ${ALL_WEBHOOK_EVENT_TYPES.join(', ')}`, value);
   return value as WebhookEventType;
 }
 

@@ -9,6 +9,7 @@ import { DEFAULT_DOMAIN, DEFAULT_HOST, DEFAULT_HTTP_PORT, DEFAULT_SMTP_PORT } fr
 import { MAX_WAIT_SECONDS } from '../contract/limits.js';
 import type { RandomSource } from '../contract/random.js';
 import type { WebhookEventType } from '../contract/webhooks.js';
+import type { WebhookFormat } from '../contract/provider-events.js';
 import { assertMs, expectedError } from '../contract/validation.js';
 import type { WallClock } from './base/clock.js';
 import { defaultLogger, type Logger } from './base/log.js';
@@ -199,6 +200,8 @@ export interface StaticWebhook {
   readonly secret?: string | undefined;
   /** Default: every event type. */
   readonly events?: readonly WebhookEventType[] | undefined;
+  /** How its events are shaped and signed: `mailroom` (the default) or a provider's (`mailroom serve --webhook-format`). */
+  readonly format?: WebhookFormat | undefined;
 }
 
 export interface ResolvedServerOptions {

@@ -87,6 +87,7 @@ export async function openWebhooks(core: CoreParts, apiURL: () => string): Promi
     store: await core.sharedWebhooks?.(),
     attempts: core.attempts,
     rawUrl: (message) => `${apiURL()}${API_BASE}/message/${message.id}/raw?mailbox=${encodeURIComponent(message.mailbox)}`,
+    apiUrl: apiURL,
     readSource: async (mailbox, id) => (await store.get(mailbox, id))?.content.source(),
     logRetentionMs: config.retention,
     webhookAllow: config.webhookAllow,
@@ -221,7 +222,10 @@ async function smtpTlsOf(config: ResolvedServerOptions): Promise<SmtpTlsOptions 
 export async function registerStaticWebhooks(config: ResolvedServerOptions, webhooks: WebhookService | undefined, apiURL: string): Promise<void> {
   for (const [index, given] of config.staticWebhooks.entries()) {
     try {
-      const webhook = await webhooks!.register({ url: given.url, secret: given.secret, events: given.events }, { id: staticWebhookId(given, index) });
+      const webhook = await webhooks!.register(
+        { url: given.url, secret: given.secret, events: given.events, ...(given.format === undefined ? {} : { format: given.format }) },
+        { id: staticWebhookId(given, index) },
+      );
       if (given.secret === undefined) {
         config.logger.warn(
           `mailroom: webhook ${webhook.id} posts to ${webhook.url}, signed with a secret made up at start (not shown here): GET ${apiURL}${WEBHOOKS_PATH}/${webhook.id}${config.token === undefined ? '' : ' with the token'} answers it (its webhook.secret)`,

@@ -53,6 +53,19 @@ export interface SmtpAttempt {
   readonly userAgent?: string | undefined;
   /** When the sender was told to come back (`Retry-After`, a greylist's window), in ms from the reply. */
   readonly retryAfterMs?: number | undefined;
+  /** For a provider API call: the send as the provider's delivery events name it (webhooks/provider-events/). */
+  readonly providerSend?: ProviderSendFacts | undefined;
+}
+
+/** What a provider's delivery event says of the send it is about: the id the call answered with, and the mail's own words. */
+export interface ProviderSendFacts {
+  /** The id the send call answered with (Resend `id`, SendGrid `X-Message-Id`, SES `MessageId`, ...). */
+  readonly id: string;
+  readonly subject: string | undefined;
+  /** The mail's Message-ID header. */
+  readonly messageId: string | undefined;
+  readonly tags: readonly string[];
+  readonly metadata: Readonly<Record<string, string>>;
 }
 
 /**

@@ -41,6 +41,7 @@ import { answerMailboxIndex } from './web-ui/mailbox-index.js';
 import { createEventStreams, type EventStreams } from './web-ui/event-stream.js';
 import { uiAssetReply } from './web-ui/ui-assets.js';
 import { answerMetrics, answerWebhooks } from './webhooks/webhooks.js';
+import { answerProviderEventReport, answerSns } from './webhooks/provider-events.js';
 import { answerProvider, type ProviderCallsContext } from './providers/answer-provider.js';
 import { PROVIDER_NAMES_SERVED } from './providers/provider-table.js';
 import { ReplyWriter } from './write-reply.js';
@@ -143,6 +144,8 @@ function routeHandlers(ctx: ApiContext, mailbox: MailboxCalls, events: EventStre
     webhooks: (route, { params, req }) =>
       answerWebhooks(route.call, route, params, req, { webhooks: ctx.webhooks!, reader: ctx.reader }).then(({ status, body }) => answered(json(status, body))),
     metrics: () => answerMetrics(ctx.webhooks!).then(answered),
+    providerEvent: (_, { req }) => answerProviderEventReport(req, ctx.webhooks!, ctx.reader).then((body) => answered(json(202, body))),
+    sns: ({ call }, { params }) => answerSns(call, params).then(answered),
     faults: ({ method }, { req }) => answerFaults(hooks, method, req).then(answered),
     stats: (_, { params }) => Promise.resolve(answered(answerStats(hooks, params))),
     // A dropped call (a disconnect rule) has no answer: its response is destroyed, and the writer writes nothing to it.

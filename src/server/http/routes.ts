@@ -12,6 +12,7 @@ import {
   MAILBOXES_PATH,
   MCP_PATH,
   METRICS_PATH,
+  PROVIDER_EVENTS_PATH,
   RULES_PATH,
   WAIT_PATH,
   WEBHOOKS_PATH,
@@ -23,6 +24,8 @@ import { isUiPath } from './web-ui/ui-assets.js';
 import type { WebhookCall } from './webhooks/webhooks.js';
 import type { ProviderOperation } from './providers/provider-operation.js';
 import { providerOperationFor } from './providers/provider-table.js';
+import type { SnsCall } from './webhooks/provider-events.js';
+import { SNS_CERTIFICATE_PATH, SNS_CONFIRM_PATH } from '../webhooks/provider-events/ses.js';
 
 export type Route =
   | { readonly kind: 'api'; readonly call: ApiCall; readonly id?: string }
@@ -34,6 +37,10 @@ export type Route =
   | { readonly kind: 'smtpLab'; readonly call: SmtpLabCall }
   | { readonly kind: 'webhooks'; readonly call: WebhookCall; readonly id?: string; readonly eventId?: string }
   | { readonly kind: 'metrics' }
+  /** A test's report of a provider event for its address. */
+  | { readonly kind: 'providerEvent' }
+  /** SES's SNS links, fetched by the app under test: no token. */
+  | { readonly kind: 'sns'; readonly call: SnsCall }
   | { readonly kind: 'faults'; readonly method: 'POST' | 'DELETE' }
   | { readonly kind: 'stats' }
   /** A provider API's send call (Resend, SES, ...): intake, answered in the provider's own shape. */
@@ -159,6 +166,9 @@ const ROUTE_TABLE: readonly RouteEntry[] = [
   },
   { servedBy: 'webhooks', path: (path) => path === WEBHOOKS_PATH || path.startsWith(`${WEBHOOKS_PATH}/`), methods: webhookRoute },
   { servedBy: 'webhooks', path: METRICS_PATH, methods: { GET: is({ kind: 'metrics' }) } },
+  { servedBy: 'webhooks', path: PROVIDER_EVENTS_PATH, methods: { POST: is({ kind: 'providerEvent' }) } },
+  { servedBy: 'webhooks', path: SNS_CERTIFICATE_PATH, methods: { GET: is({ kind: 'sns', call: 'certificate' }) } },
+  { servedBy: 'webhooks', path: SNS_CONFIRM_PATH, methods: { GET: is({ kind: 'sns', call: 'confirm' }) } },
   { path: HEALTH_PATH, methods: { GET: is({ kind: 'healthz' }) } },
   { path: isUiPath, methods: { GET: (path) => ({ kind: 'ui', path }) } },
   { path: MAILBOXES_PATH, methods: { GET: is({ kind: 'mailboxes' }) } },

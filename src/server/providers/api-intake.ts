@@ -156,6 +156,8 @@ export class ApiIntake {
             : 'rejected'
           : httpOutcome(status);
     const stored = outcome.kind === 'accepted' ? new Map(outcome.stored.map((m) => [m.mailbox, m])) : undefined;
+    const { stamp } = taken.send;
+    const send = { id: stamp.id, subject: taken.subject, messageId: taken.messageId, tags: stamp.tags, metadata: stamp.metadata };
     for (const to of taken.recipients) {
       const message = stored?.get(to);
       const attempt: SmtpAttempt = {
@@ -176,6 +178,7 @@ export class ApiIntake {
         provider: caller.provider,
         userAgent: caller.userAgent,
         retryAfterMs: failure?.kind === 'rate_limited' ? failure.retryAfterMs : undefined,
+        providerSend: send,
       };
       this.#o.attempts.publish(attempt, message);
     }

@@ -40,6 +40,7 @@ export function attemptJob(webhook: Webhook, delivery: Delivery, attempt: number
       [WEBHOOK_HEADERS.attempt]: String(attempt),
     },
     secret: webhook.secret,
+    ...(webhook.format === undefined || webhook.format === 'mailroom' ? {} : { format: webhook.format }),
     at,
     timeoutMs: webhook.timeoutMs,
   };

@@ -4,6 +4,7 @@
 // and fields, not its parsed view - and the body is built, signed and sent
 // on the other side, off the thread that runs SMTP.
 import type { WebhookEventType } from '../../contract/webhooks.js';
+import type { ProviderFormat } from '../../contract/provider-events.js';
 import type { AttemptResult } from './classify.js';
 
 /** The event's envelope, the same for every attempt. */
@@ -16,8 +17,8 @@ export interface EventEnvelope {
 }
 
 export type EventPayload =
-  /** A body built already (delivery outcomes: a few fields from the SMTP reply). */
-  | { readonly kind: 'json'; readonly body: string }
+  /** A body built already (delivery outcomes: a few fields from the SMTP reply; provider events, with their own `headers`). */
+  | { readonly kind: 'json'; readonly body: string; readonly headers?: Readonly<Record<string, string>> }
   /** `message.received`: the body is the message's API view, parsed from its source where it is sent. */
   | {
       readonly kind: 'message';
@@ -40,6 +41,8 @@ export interface DeliveryJob {
   /** Every header but the signature, which is made where the body is. */
   readonly headers: Readonly<Record<string, string>>;
   readonly secret: string;
+  /** A provider-format webhook's format: the attempt is signed as that provider signs (provider-events/formats.ts), not with `mailroom-signature`. */
+  readonly format?: ProviderFormat;
   /**
    * Wall-clock ms (the server's clock) when the job was handed over: when
    * it goes, or, later in a run, when the run began (the outcome says how

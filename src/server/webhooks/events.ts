@@ -45,7 +45,8 @@ export interface WebhookEvent {
 
 /** What a shared store keeps of an event's payload: enough to build the same body on any server. */
 export type EventRef =
-  | { readonly kind: 'json'; readonly body: string }
+  /** `headers`: a provider event's own (SES's `x-amz-sns-*`), sent on every attempt. */
+  | { readonly kind: 'json'; readonly body: string; readonly headers?: Readonly<Record<string, string>> }
   | {
       readonly kind: 'message';
       readonly messageId: string;
@@ -136,7 +137,7 @@ export function messageReceived(message: StoredMessage, rawUrl: (message: Stored
  */
 export function payloadOf(record: EventRecord, source: Buffer | undefined): EventPayload {
   const { ref } = record;
-  if (ref.kind === 'json') return { kind: 'json', body: ref.body };
+  if (ref.kind === 'json') return { kind: 'json', body: ref.body, ...(ref.headers ? { headers: ref.headers } : {}) };
   if (source === undefined) throw new MessageGoneError(`the message ${ref.messageId} is no longer in the store (expired, evicted or deleted)`);
   return {
     kind: 'message',

@@ -15,6 +15,9 @@ import {
   type WebhookRetryPolicy,
 } from '../../contract/webhooks.js';
 import type { WireWebhook } from '../../contract/webhook-wire.js';
+import { PROVIDER_EVENT_TYPES, WEBHOOK_FORMATS, type WebhookFormat } from '../../contract/provider-events.js';
+import { providerFormatOf } from './provider-events/formats.js';
+import { publicKeyOf } from './provider-events/sendgrid.js';
 
 /** A registration, validated and complete. Plain data, so a store can keep it anywhere. */
 export interface Webhook {
@@ -32,9 +35,11 @@ export interface Webhook {
   readonly firstAttemptDelayMs: number;
   /** Wall-clock ms. */
   readonly createdAt: number;
+  /** How its events are shaped and signed: mailroom's own (undefined, as registrations made before formats are) or a provider's. */
+  readonly format?: WebhookFormat | undefined;
 }
 
-const FIELDS = ['url', 'secret', 'events', 'address', 'retry', 'timeout_ms', 'ordered', 'duplicates', 'out_of_order', 'first_attempt_delay_ms'];
+const FIELDS = ['url', 'format', 'secret', 'events', 'address', 'retry', 'timeout_ms', 'ordered', 'duplicates', 'out_of_order', 'first_attempt_delay_ms'];
 const RETRY_FIELDS = ['max_attempts', 'initial_delay_ms', 'factor', 'max_delay_ms'];
 
 function object(value: unknown, name: string): Record<string, unknown> {
@@ -56,6 +61,47 @@ function whole(value: unknown, name: string, min: number, max: number, what: str
 function flag(value: unknown, name: string): boolean {
   if (typeof value !== 'boolean') throw expectedError(name, 'true or false', value);
   return value;
+}
+
+/** `format`: mailroom's own unless a provider is named. */
+function formatOf(value: unknown): WebhookFormat {
+  if (value === undefined) return 'mailroom';
+  if (!WEBHOOK_FORMATS.includes(value as WebhookFormat)) throw expectedError('format', `one of ${WEBHOOK_FORMATS.join(', ')}`, value);
+  return value as WebhookFormat;
+}
+
+/**
+ * A Postmark-format URL may carry basic-auth credentials, as Postmark's
+ * webhook settings take them: they become the secret (`user:pass`, sent as
+ * the Authorization header) and the URL is kept without them.
+ */
+function splitCredentials(value: unknown): { readonly url: unknown; readonly credentials: string | undefined } {
+  if (typeof value !== 'string') return { url: value, credentials: undefined };
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return { url: value, credentials: undefined };
+  }
+  if (!url.username && !url.password) return { url: value, credentials: undefined };
+  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  url.username = '';
+  url.password = '';
+  return { url: url.href, credentials };
+}
+
+/** The secret of a provider-format registration: given and fit for the format, or made for it. */
+function providerSecret(format: WebhookFormat, given: unknown, credentials: string | undefined): string | undefined {
+  const formatter = providerFormatOf(format);
+  if (!formatter) return undefined;
+  if (format === 'postmark') {
+    if (given !== undefined) throw expectedError('secret', formatter.secretProblem('')!, '(not shown)');
+    return credentials ?? '';
+  }
+  if (given === undefined) return formatter.makeSecret();
+  const problem = typeof given === 'string' ? formatter.secretProblem(given) : 'a string';
+  if (problem !== undefined) throw expectedError('secret', `for format ${format}, ${problem}`, '(not shown)');
+  return given as string;
 }
 
 function webhookUrl(value: unknown): string {
@@ -103,15 +149,17 @@ function retryPolicy(value: unknown): WebhookRetryPolicy {
   return Object.freeze({ maxAttempts, initialDelayMs, factor, maxDelayMs });
 }
 
-function eventTypes(value: unknown): readonly WebhookEventType[] {
-  if (value === undefined) return WEBHOOK_EVENT_TYPES;
-  const what = `a non-empty array of event types (${WEBHOOK_EVENT_TYPES.join(', ')})`;
+/** `events`: a mailroom-format webhook's types are mailroom's three, a provider-format one's the `provider.*` types. */
+function eventTypes(value: unknown, format: WebhookFormat): readonly WebhookEventType[] {
+  const known: readonly WebhookEventType[] = format === 'mailroom' ? WEBHOOK_EVENT_TYPES : PROVIDER_EVENT_TYPES;
+  if (value === undefined) return known;
+  const what = `a non-empty array of event types (${known.join(', ')})`;
   if (!Array.isArray(value) || value.length === 0) throw expectedError('events', what, value);
   for (const type of value) {
-    if (!WEBHOOK_EVENT_TYPES.includes(type as WebhookEventType))
-      throw new TypeError(`Unknown event type ${describeValue(type)} in \`events\`; expected ${WEBHOOK_EVENT_TYPES.join(', ')}`);
+    if (!known.includes(type as WebhookEventType))
+      throw new TypeError(`Unknown event type ${describeValue(type)} in \`events\` of a ${format}-format webhook; expected ${known.join(', ')}`);
   }
-  return Object.freeze(WEBHOOK_EVENT_TYPES.filter((type) => (value as unknown[]).includes(type)));
+  return Object.freeze(known.filter((type) => (value as unknown[]).includes(type)));
 }
 
 /** A secret for a registration that names none: every attempt is signed, always. */
@@ -130,10 +178,14 @@ export interface RegistrationContext {
 export function parseWebhookInput(value: unknown, context: RegistrationContext): Webhook {
   const body = object(value, 'the body');
   onlyKnown(body, FIELDS, '');
-  const url = webhookUrl(body.url);
-  let secret = body.secret;
+  const format = formatOf(body.format);
+  const split = format === 'postmark' ? splitCredentials(body.url) : { url: body.url, credentials: undefined };
+  const url = webhookUrl(split.url);
+  let secret = providerSecret(format, body.secret, split.credentials) ?? body.secret;
   if (secret === undefined) secret = makeSecret();
-  else if (typeof secret !== 'string' || !/^[\x21-\x7e]{1,256}$/.test(secret)) {
+  else if (format !== 'mailroom') {
+    // Checked for its format above.
+  } else if (typeof secret !== 'string' || !/^[\x21-\x7e]{1,256}$/.test(secret)) {
     throw expectedError('secret', `1 to ${WEBHOOK_LIMITS.maxSecretLength} characters of printable ASCII without spaces`, '(not shown)');
   }
   let address: string | undefined;
@@ -145,7 +197,7 @@ export function parseWebhookInput(value: unknown, context: RegistrationContext):
     id: context.id,
     url,
     secret: secret as string,
-    events: eventTypes(body.events),
+    events: eventTypes(body.events, format),
     address,
     retry: retryPolicy(body.retry),
     timeoutMs:
@@ -160,6 +212,7 @@ export function parseWebhookInput(value: unknown, context: RegistrationContext):
         ? 0
         : whole(body.first_attempt_delay_ms, 'first_attempt_delay_ms', 0, WEBHOOK_LIMITS.maxDelayMs, 'a whole number of milliseconds'),
     createdAt: context.now,
+    ...(format === 'mailroom' ? {} : { format }),
   });
 }
 
@@ -182,5 +235,7 @@ export function toWireWebhook(webhook: Webhook): WireWebhook {
     out_of_order: webhook.outOfOrder,
     first_attempt_delay_ms: webhook.firstAttemptDelayMs,
     created_at: new Date(webhook.createdAt).toISOString(),
+    format: webhook.format ?? 'mailroom',
+    ...(webhook.format === 'sendgrid' ? { public_key: publicKeyOf(webhook.secret) } : {}),
   };
 }

@@ -12,6 +12,7 @@ import { delivered, EXCERPT_CHARS, type DeliveryJob, type DeliveryOutcome, type 
 import { BodyCache } from './event-body.js';
 import { checkedLookup, DESTINATION_REFUSED } from '../../contract/destinations.js';
 import { destinationPolicy } from './destination-policy.js';
+import { providerSignature } from './provider-events/formats.js';
 
 export interface PostRequest {
   readonly url: string;
@@ -96,7 +97,11 @@ export class WebhookSender implements DeliverySender {
       return { result: { kind: 'failure', reason: 'network', detail: `could not build the event's body: ${String(error)}` }, latencyMs: 0, excerpt: '' };
     }
     const timestampSeconds = Math.floor((job.at + startedAfterMs) / 1000);
-    const headers = { ...job.headers, [WEBHOOK_HEADERS.signature]: signatureHeader(job.secret, timestampSeconds, body) };
+    // A provider-format webhook's attempt is signed as that provider signs it, with the provider's own headers.
+    const signed = job.format
+      ? providerSignature(job.format, job.secret, job.eventId, timestampSeconds, body)
+      : { [WEBHOOK_HEADERS.signature]: signatureHeader(job.secret, timestampSeconds, body) };
+    const headers = { ...job.headers, ...(job.payload.kind === 'json' ? job.payload.headers : undefined), ...signed };
     const posted = await this.send({ url: job.url, body, headers, timeoutMs: job.timeoutMs, signal });
     // Only an attempt that did not deliver can end in a dead letter: a delivered one carries no excerpt back.
     return { ...posted, excerpt: delivered(posted) ? '' : body.slice(0, EXCERPT_CHARS) };

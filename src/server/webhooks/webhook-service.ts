@@ -21,6 +21,9 @@ import { WebhookMetrics } from './metrics.js';
 import { destinationPolicy } from './destination-policy.js';
 import { parseWebhookInput, type Webhook } from './registration.js';
 import { SharedDispatcher } from './shared-dispatcher.js';
+import { ProviderEventSource, type Reported } from './provider-events/provider-event-source.js';
+import { snsCertificate } from './provider-events/ses.js';
+import type { ReportedProviderEvent } from '../../contract/provider-events.js';
 import { ThreadedSender } from './threaded-sender.js';
 import { isShared, MemoryWebhookStore, type AnyWebhookStore, type Delivery } from './webhook-store.js';
 
@@ -54,6 +57,8 @@ export interface WebhookServiceOptions {
   readonly store?: AnyWebhookStore | undefined;
   /** Where attempts are built and sent: the delivery thread unless a test says otherwise. */
   readonly sender?: DeliverySender | undefined;
+  /** The API's base URL (known once the HTTP port is bound), for the links in SES's events. */
+  readonly apiUrl?: (() => string) | undefined;
 }
 
 export interface WebhookService {
@@ -71,6 +76,8 @@ export interface WebhookService {
   removeScopedTo(address: string): Promise<number>;
   deliveries(id: string): Promise<readonly Delivery[]>;
   replay(id: string, eventId: string): Promise<Delivery | undefined>;
+  /** A test's report for an address (its mailbox key): the last provider send to it had this fate; undefined when none was sent. */
+  reportProviderEvent(address: string, kind: ReportedProviderEvent, detail: string | undefined): Reported | undefined;
   readonly metrics: WebhookMetrics;
   close(): Promise<void>;
 }
@@ -86,10 +93,12 @@ function webhookId(): string {
  * server), and a restarted server finds its own.
  */
 export function staticWebhookId(
-  given: { readonly url: string; readonly secret?: string | undefined; readonly events?: readonly string[] | undefined },
+  given: { readonly url: string; readonly secret?: string | undefined; readonly events?: readonly string[] | undefined; readonly format?: string | undefined },
   index: number,
 ): string {
-  const made = createHash('sha256').update(JSON.stringify([given.url, given.secret ?? null, given.events ?? null, index]));
+  // A format other than mailroom's is part of what was given (mailroom's is left out, so the ids made before formats stay).
+  const format = given.format === undefined || given.format === 'mailroom' ? [] : [given.format];
+  const made = createHash('sha256').update(JSON.stringify([given.url, given.secret ?? null, given.events ?? null, index, ...format]));
   return `wh_${made.digest('hex').slice(0, 24)}`;
 }
 
@@ -141,6 +150,14 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
     };
   }
 
+  const providerEvents = new ProviderEventSource({
+    attempts: options.attempts,
+    subscribers: (type, address) => (store.size === 0 ? [] : store.subscribers(type, address)),
+    fanOut: (subscribers, event) => fanOut(subscribers, event),
+    now: options.now,
+    apiUrl: options.apiUrl ?? (() => 'http://127.0.0.1'),
+  });
+
   // The fan-out, on the SMTP path of every mail: with no registration it
   // costs one comparison; with some, a lookup and, per subscriber, a queued
   // reference. Nothing is parsed or serialised here, nor in this thread (events.ts).
@@ -169,8 +186,11 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
       const webhook = parseWebhookInput(input, { id: given?.id ?? webhookId(), now: options.now(), mailboxKey: options.mailboxKey });
       const refused = destinations.refusal(webhook.url);
       if (refused) throw new TypeError(`Webhook \`url\` refused: ${refused}`);
+      // SNS signs with this server's certificate: made before a first event needs it.
+      if (webhook.format === 'ses') await snsCertificate();
       const stored = await dispatcher.add(webhook);
       sender.warm?.();
+      if (stored === webhook) providerEvents.registered(stored);
       return stored;
     },
     get: (id) => store.get(id),
@@ -183,9 +203,11 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
     },
     deliveries: async (id) => store.deliveries(id),
     replay: (id, eventId) => dispatcher.replay(id, eventId),
+    reportProviderEvent: (address, kind, detail) => providerEvents.report(address, kind, detail),
     metrics,
     async close() {
       unsubscribe();
+      providerEvents.close();
       await dispatcher.close();
       await sender.close();
       if (isShared(store)) await store.close();

@@ -32,7 +32,7 @@ export function bearerTokenCheck(token: string): (header: string | undefined) =>
 export function requireBearerToken(token: string): EdgeCheck {
   const isAuthorized = bearerTokenCheck(token);
   return ({ routeKind, headers }) => {
-    if (routeKind === 'healthz' || routeKind === 'ui' || routeKind === 'provider') return undefined;
+    if (routeKind === 'healthz' || routeKind === 'ui' || routeKind === 'provider' || routeKind === 'sns') return undefined;
     if (isAuthorized(headers.authorization)) return undefined;
     return new Refusal(401, 'unauthorized', 'This server requires `Authorization: Bearer <token>` (the token it was started with)', {
       'www-authenticate': 'Bearer',
