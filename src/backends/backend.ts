@@ -86,8 +86,12 @@ export interface MailBackend {
   webhookDeliveries(id: string, options?: CallOptions): Promise<WebhookDelivery[]>;
   webhookDeadLetters(id: string, options?: CallOptions): Promise<WebhookDeadLetter[]>;
   replayDeadLetter(id: string, eventId: string, options?: CallOptions): Promise<WebhookDelivery>;
-  /** A provider event for an address (`POST /api/v1/provider-events`): the last provider send to it bounced, complained, ... */
-  reportProviderEvent(report: WireProviderEventReport, options?: CallOptions): Promise<WireProviderEventReported>;
+  /**
+   * A provider event for an address (`POST /api/v1/provider-events`): the
+   * last provider send to it bounced, complained, ... Optional, so a backend
+   * written before it still compiles: one without it is `unsupported`.
+   */
+  reportProviderEvent?(report: WireProviderEventReport, options?: CallOptions): Promise<WireProviderEventReported>;
   /**
    * The mailboxes holding mail, the latest to get some first (the embedded
    * server's index, `features.mailboxes`); a catcher has none. A failed

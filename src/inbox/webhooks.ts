@@ -4,6 +4,7 @@
 // registers is removed at the test's teardown (runner/test-inbox.ts), and
 // with the mailbox on the server.
 import type { MailBackend } from '../backends/backend.js';
+import { unsupported } from '../backends/unsupported.js';
 import type { WebhookDeadLetter, WebhookDelivery, WebhookRegistration } from '../client/webhooks.js';
 import { describeValue, expectedError } from '../contract/validation.js';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_LIMITS, type WebhookEventType } from '../contract/webhooks.js';
@@ -271,6 +272,7 @@ export function createInboxWebhooks(context: InboxWebhooksContext): InboxWebhook
     list: () => [...added],
     async providerEvent(event, options = {}) {
       if (!REPORTABLE_PROVIDER_EVENTS.includes(event)) throw expectedError('event', `one of ${REPORTABLE_PROVIDER_EVENTS.join(', ')}`, event);
+      if (!client.reportProviderEvent) throw unsupported(client.backend, client.apiURL, 'webhooks', address);
       // Not retried: a report that timed out may have been taken, and a second one would send the event twice.
       return client.reportProviderEvent({ address, event, ...(options.detail === undefined ? {} : { detail: options.detail }) }, { timeout: requestTimeout });
     },
