@@ -18,23 +18,11 @@ export type { ToReceiveMailOptions, ToHaveBeenRetriedOptions, ToHaveBackedOffOpt
 export type { ToPassMailChecksOptions } from './mail-checks.js';
 export { accessibilityCheck } from './accessibility-check.js';
 export type { AccessibilityTarget } from './accessibility-check.js';
-export type { MailCheckOptions, LinkCheckOptions, HtmlCheckOptions, AcceptedFeature, SizeCheckOptions, LinkCookie } from '../checks/options.js';
-export type { MailCheckReport, MailProblem, ClientSupport, CheckName, Severity, ExtraCheck } from '../checks/problem.js';
+export type { ExtraCheck } from '../checks/problem.js';
 export { openMail, MAIL_ORIGIN, PHONE_VIEWPORT } from './open-mail.js';
 export type { OpenMailOptions, OpenableMail } from './open-mail.js';
 export { mailroomWebServer } from './web-server.js';
 export type { MailroomWebServerOptions } from './web-server.js';
 
-// The types a test touches, so one import is enough.
-export type { Inbox } from '../inbox/inbox.js';
-export type { Mail } from '../inbox/mail.js';
-export type { MailSnapshotOptions, SnapshotMask } from '../inbox/mail-snapshot.js';
-export type { MailAttachment, MailSummary } from '../client/messages.js';
-export type { MailFilter, TextMatcher } from '../inbox/filter.js';
-export type { InboxSmtp } from '../inbox/smtp.js';
-export type { SmtpAttempt, SmtpRule } from '../client/smtp-lab.js';
-export type { InboxWebhooks, Webhook, AddWebhookOptions } from '../inbox/webhooks.js';
-export type { WebhookDelivery, WebhookAttempt, WebhookDeadLetter, WebhookEventType } from '../client/webhooks.js';
-export type { MailroomTestOptions } from '../runner/test-options.js';
-export { MailTimeoutError, UnexpectedMailError } from '../inbox/wait-errors.js';
-export { MailroomError } from '../client/errors.js';
+// The types a test touches and the errors it catches, as every runner's adapter exports them.
+export * from '../runner/test-surface.js';
