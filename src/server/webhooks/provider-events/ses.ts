@@ -25,6 +25,7 @@
 // server (docs/providers.md, "SES").
 import { createSign } from 'node:crypto';
 import { PROVIDER_EVENTS_PATH } from '../../../contract/routes.js';
+import { makeSelfSigned, oncePerProcess, type PemCertificate } from '../../base/self-signed.js';
 import {
   bare,
   codeIn,
@@ -41,31 +42,14 @@ export const SES_TOPIC_ARN = 'arn:aws:sns:us-east-1:000000000000:mailroom-ses-ev
 export const SNS_CERTIFICATE_PATH = `${PROVIDER_EVENTS_PATH}/ses/certificate.pem`;
 export const SNS_CONFIRM_PATH = `${PROVIDER_EVENTS_PATH}/ses/confirm`;
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-let certificate: Promise<{ readonly cert: string; readonly key: string }> | undefined;
 /** The certificate once made: an event is signed where it is made, synchronously. */
-let made: { readonly cert: string; readonly key: string } | undefined;
+let made: PemCertificate | undefined;
 
 /** The certificate SNS messages are signed with: self-signed, made at the first `ses` registration, one per process (as SNS has one per region). */
-export function snsCertificate(): Promise<{ readonly cert: string; readonly key: string }> {
-  certificate ??= (async () => {
-    const { generate } = await import('selfsigned');
-    const notBeforeDate = new Date(Date.now() - DAY_MS);
-    const pems = await generate([{ name: 'commonName', value: 'sns.mailroom.test' }], {
-      keyType: 'rsa',
-      keySize: 2048,
-      algorithm: 'sha256',
-      notBeforeDate,
-      notAfterDate: new Date(notBeforeDate.getTime() + 2 * 365 * DAY_MS),
-    });
-    made = Object.freeze({ cert: pems.cert, key: pems.private });
-    return made;
-  })().catch((error: unknown) => {
-    certificate = undefined;
-    throw error;
-  });
-  return certificate;
-}
+export const snsCertificate: () => Promise<PemCertificate> = oncePerProcess(async () => {
+  made = await makeSelfSigned('sns.mailroom.test');
+  return made;
+});
 
 /** The fields SNS signs, in its order, for each message type. */
 const SIGNED_FIELDS = {
@@ -80,7 +64,7 @@ export function snsStringToSign(message: Readonly<Record<string, string | undefi
 }
 
 /** The certificate, made already (a `ses` registration waits for it: `snsCertificate`). */
-export function madeSnsCertificate(): { readonly cert: string; readonly key: string } {
+export function madeSnsCertificate(): PemCertificate {
   if (!made) throw new Error('the SNS signing certificate is not made yet: a ses webhook is registered first');
   return made;
 }
