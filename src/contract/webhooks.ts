@@ -55,6 +55,15 @@ export const WEBHOOK_LIMITS = Object.freeze({
   maxRetryAfterMs: 24 * 60 * 60 * 1000,
 });
 
+const PRINTABLE_SECRET = new RegExp(`^[\\x21-\\x7e]{1,${WEBHOOK_LIMITS.maxSecretLength}}$`);
+
+/** Why `secret` cannot sign mailroom's webhooks (and Mailgun's format), or undefined: 1 to 256 characters of printable ASCII without spaces. */
+export function printableSecretProblem(secret: unknown): string | undefined {
+  return typeof secret === 'string' && PRINTABLE_SECRET.test(secret)
+    ? undefined
+    : `1 to ${WEBHOOK_LIMITS.maxSecretLength} characters of printable ASCII without spaces`;
+}
+
 /**
  * What became of one attempt: `delivered` (a 2xx), `retrying` (a transient
  * failure with attempts left: another is scheduled), `failed` (the last

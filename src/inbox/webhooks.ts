@@ -7,7 +7,7 @@ import type { MailBackend } from '../backends/backend.js';
 import { unsupported } from '../backends/unsupported.js';
 import type { WebhookDeadLetter, WebhookDelivery, WebhookRegistration } from '../client/webhooks.js';
 import { describeValue, expectedError } from '../contract/validation.js';
-import { WEBHOOK_EVENT_TYPES, WEBHOOK_LIMITS, type WebhookEventType } from '../contract/webhooks.js';
+import { printableSecretProblem, WEBHOOK_EVENT_TYPES, WEBHOOK_LIMITS, type WebhookEventType } from '../contract/webhooks.js';
 import {
   PROVIDER_EVENT_TYPES,
   REPORTABLE_PROVIDER_EVENTS,
@@ -167,9 +167,8 @@ export function webhookInput(options: AddWebhookOptions, address: string): WireW
   if (options.format !== undefined && !WEBHOOK_FORMATS.includes(options.format))
     throw expectedError('format', `one of ${WEBHOOK_FORMATS.join(', ')}`, options.format);
   const types: readonly WebhookEventType[] = (options.format ?? 'mailroom') === 'mailroom' ? WEBHOOK_EVENT_TYPES : PROVIDER_EVENT_TYPES;
-  if (options.secret !== undefined && (typeof options.secret !== 'string' || !/^[\x21-\x7e]{1,256}$/.test(options.secret))) {
-    throw expectedError('secret', '1 to 256 characters of printable ASCII without spaces', typeof options.secret === 'string' ? '(not shown)' : options.secret);
-  }
+  const secretProblem = options.secret === undefined ? undefined : printableSecretProblem(options.secret);
+  if (secretProblem !== undefined) throw expectedError('secret', secretProblem, typeof options.secret === 'string' ? '(not shown)' : options.secret);
   if (options.events !== undefined) {
     if (!Array.isArray(options.events) || options.events.length === 0)
       throw expectedError('events', `a non-empty array of ${types.join(', ')}`, options.events);

@@ -9,6 +9,7 @@ import { describeValue, expectedError } from '../../contract/validation.js';
 import {
   DEFAULT_WEBHOOK_RETRY,
   DEFAULT_WEBHOOK_TIMEOUT_MS,
+  printableSecretProblem,
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_LIMITS,
   type WebhookEventType,
@@ -88,6 +89,14 @@ function splitCredentials(value: unknown): { readonly url: unknown; readonly cre
   url.username = '';
   url.password = '';
   return { url: url.href, credentials };
+}
+
+/** The secret of a mailroom-format registration: given and printable, or made. */
+function mailroomSecret(given: unknown): string {
+  if (given === undefined) return makeSecret();
+  const problem = printableSecretProblem(given);
+  if (problem !== undefined) throw expectedError('secret', problem, '(not shown)');
+  return given as string;
 }
 
 /** The secret of a provider-format registration: given and fit for the format, or made for it. */
@@ -181,13 +190,7 @@ export function parseWebhookInput(value: unknown, context: RegistrationContext):
   const format = formatOf(body.format);
   const split = format === 'postmark' ? splitCredentials(body.url) : { url: body.url, credentials: undefined };
   const url = webhookUrl(split.url);
-  let secret = providerSecret(format, body.secret, split.credentials) ?? body.secret;
-  if (secret === undefined) secret = makeSecret();
-  else if (format !== 'mailroom') {
-    // Checked for its format above.
-  } else if (typeof secret !== 'string' || !/^[\x21-\x7e]{1,256}$/.test(secret)) {
-    throw expectedError('secret', `1 to ${WEBHOOK_LIMITS.maxSecretLength} characters of printable ASCII without spaces`, '(not shown)');
-  }
+  const secret = providerSecret(format, body.secret, split.credentials) ?? mailroomSecret(body.secret);
   let address: string | undefined;
   if (body.address !== undefined && body.address !== null) {
     if (typeof body.address !== 'string') throw expectedError('address', 'an email address or null', body.address);
@@ -196,7 +199,7 @@ export function parseWebhookInput(value: unknown, context: RegistrationContext):
   return Object.freeze({
     id: context.id,
     url,
-    secret: secret as string,
+    secret,
     events: eventTypes(body.events, format),
     address,
     retry: retryPolicy(body.retry),

@@ -16,7 +16,8 @@
 //   one it has seen.
 import { createHmac, randomBytes } from 'node:crypto';
 import { PROVIDER_EVENT_KINDS } from '../../../contract/provider-events.js';
-import { bare, codeIn, domainOf, printableSecretProblem, providerEventId, type ProviderEvent, type ProviderFormatter } from './provider-event.js';
+import { printableSecretProblem } from '../../../contract/webhooks.js';
+import { bare, codeIn, domainOf, providerEventId, type ProviderEvent, type ProviderFormatter } from './provider-event.js';
 
 function eventFields(event: ProviderEvent): Record<string, unknown> {
   const status = (code: number, description: string) => ({ code, message: event.detail, description, 'attempt-no': 1 });

@@ -77,13 +77,14 @@ export class ProviderEventSource {
   #heard(attempt: SmtpAttempt): void {
     const { provider, providerSend: send } = attempt;
     if (attempt.stage !== 'api' || !send || !isFormat(provider)) return;
+    const sent: LastSend = { provider, from: attempt.from, send, at: attempt.at };
     if (attempt.outcome === 'accepted') {
-      this.#remember(attempt.to, { provider, from: attempt.from, send, at: attempt.at });
-      this.#emit('sent', { provider, from: attempt.from, send, at: attempt.at }, attempt.to, DEFAULT_DETAIL.sent);
-      this.#emit('delivered', { provider, from: attempt.from, send, at: attempt.at }, attempt.to, DEFAULT_DETAIL.delivered);
+      this.#remember(attempt.to, sent);
+      this.#emit('sent', sent, attempt.to, DEFAULT_DETAIL.sent);
+      this.#emit('delivered', sent, attempt.to, DEFAULT_DETAIL.delivered);
     } else if (attempt.outcome === 'rejected' && attempt.rule === 'reject') {
       // The lab refused the recipient for good: the provider reports it bounced.
-      this.#emit('bounced', { provider, from: attempt.from, send, at: attempt.at }, attempt.to, attempt.text || DEFAULT_DETAIL.bounced);
+      this.#emit('bounced', sent, attempt.to, attempt.text || DEFAULT_DETAIL.bounced);
     }
   }
 

@@ -95,11 +95,6 @@ export function codeIn(detail: string, permanent: boolean): number {
   return code === undefined ? (permanent ? 550 : 421) : Number(code);
 }
 
-/** A secret check shared by the formats that take any printable secret (mailroom's own rule). */
-export function printableSecretProblem(secret: string): string | undefined {
-  return /^[\x21-\x7e]{1,256}$/.test(secret) ? undefined : '1 to 256 characters of printable ASCII without spaces';
-}
-
 /** The domain part of an address. */
 export function domainOf(address: string): string {
   return address.slice(address.lastIndexOf('@') + 1);
