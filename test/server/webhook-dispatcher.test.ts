@@ -224,3 +224,47 @@ describe('the dispatcher on an injected clock', () => {
     void service.close();
   });
 });
+
+describe("an SES webhook's notifications wait for its subscription to be confirmed", () => {
+  /** An event of `type` (the engine's own kinds are all it reads of one). */
+  function typed(type: 'provider.subscription' | 'provider.delivered' | 'provider.bounced'): WebhookEvent {
+    const base = event();
+    const record = { ...base.record(), type };
+    return { ...base, type, record: () => record };
+  }
+
+  it.each([true, false])('ordered %s: held with no timer, never attempted, through an hour; confirmed, they go at once, in order', async (ordered) => {
+    const { receiver, timers, store, webhook, dispatcher, settle, close } = await setUp({ format: 'ses', ordered });
+    const confirmation = typed('provider.subscription');
+    const notifications = [typed('provider.delivered'), typed('provider.bounced')];
+    for (const e of [confirmation, ...notifications]) dispatcher.enqueue(webhook, e);
+    timers.advance(0);
+    await settle(1);
+    timers.advance(3_600_000);
+    // Only the confirmation request went; nothing is scheduled for the rest (no timer to fall due, no retry, no dead letter).
+    expect(receiver.received.map((r) => r.eventId)).toEqual([confirmation.id]);
+    expect(timers.nextDueIn()).toBeUndefined();
+    expect(store.deliveries(webhook.id).map((d) => [d.event.type, d.state, d.attempts.length])).toEqual([
+      ['provider.subscription', 'delivered', 1],
+      ['provider.delivered', 'pending', 0],
+      ['provider.bounced', 'pending', 0],
+    ]);
+    expect(dispatcher.pending).toBe(2);
+
+    expect(dispatcher.confirm(webhook.id)).toBe(true);
+    expect(dispatcher.confirm(webhook.id)).toBe(false);
+    timers.advance(0);
+    await settle(ordered ? 2 : 3);
+    if (ordered) {
+      timers.advance(0);
+      await settle(3);
+    }
+    expect(receiver.received.map((r) => r.eventId)).toEqual([confirmation.id, ...notifications.map((e) => e.id)]);
+    expect(store.deliveries(webhook.id).every((d) => d.state === 'delivered')).toBe(true);
+    // Once confirmed, a new notification is not held.
+    dispatcher.enqueue(webhook, typed('provider.delivered'));
+    timers.advance(0);
+    await settle(4);
+    await close();
+  });
+});

@@ -31,6 +31,7 @@ import {
 } from '../webhooks/webhook-store.js';
 import type { WebhookEventType } from '../../contract/webhooks.js';
 import { OUT_OF_ORDER_HOLD_MS } from '../webhooks/dispatcher.js';
+import { waitsForConfirmation } from '../webhooks/subscription.js';
 import type { RedisConnection, RedisReply } from './redis-connection.js';
 import { luaScript } from './lua-scripts.js';
 
@@ -157,7 +158,11 @@ export class RedisWebhookStore implements SharedWebhookStore {
       event.ref.kind === 'message' ? event.ref.messageId : '',
       String(OUT_OF_ORDER_HOLD_MS),
     ];
-    for (const target of targets) args.push(target.webhookId, String(target.dueAt));
+    for (const target of targets) {
+      const webhook = this.get(target.webhookId);
+      // Whether it waits for a confirmed subscription is this rule's; whether it is confirmed, the script's (atomic with `confirm`).
+      args.push(target.webhookId, String(target.dueAt), webhook && waitsForConfirmation(webhook, event.type) ? '1' : '0');
+    }
     const reply = (await this.#call('enqueue', args)) as RedisReply[];
     return reply.map((kept) => Number(kept) === 1);
   }
@@ -220,6 +225,15 @@ export class RedisWebhookStore implements SharedWebhookStore {
   async delivery(webhookId: string, eventId: string): Promise<Delivery | undefined> {
     const [raw] = (await this.#call('log', [webhookId, eventId])) as RedisReply[];
     return raw === undefined ? undefined : this.#delivery(webhookId, text(raw));
+  }
+
+  async confirm(webhookId: string): Promise<boolean> {
+    return Number(await this.#call('confirm', [webhookId])) === 1;
+  }
+
+  async confirmedAt(webhookId: string): Promise<number | undefined> {
+    const at = await this.#call('confirmed', [webhookId]);
+    return at === null ? undefined : Number(text(at));
   }
 
   async pendingCount(): Promise<number> {

@@ -24,6 +24,7 @@ import { SharedDispatcher } from './shared-dispatcher.js';
 import { ProviderEventSource, type Reported } from './provider-events/provider-event-source.js';
 import { snsCertificate } from './provider-events/ses.js';
 import type { ReportedProviderEvent } from '../../contract/provider-events.js';
+import { hasSubscription } from './subscription.js';
 import { ThreadedSender } from './threaded-sender.js';
 import { isShared, MemoryWebhookStore, type AnyWebhookStore, type Delivery } from './webhook-store.js';
 
@@ -76,6 +77,14 @@ export interface WebhookService {
   removeScopedTo(address: string): Promise<number>;
   deliveries(id: string): Promise<readonly Delivery[]>;
   replay(id: string, eventId: string): Promise<Delivery | undefined>;
+  /**
+   * The app fetched an SES webhook's `SubscribeURL` (subscription.ts): its
+   * held notifications go now, in order. The webhook, or undefined when no
+   * SES webhook has that id.
+   */
+  confirmSubscription(id: string): Promise<Webhook | undefined>;
+  /** Whether the webhook's notifications are held now: an SES webhook whose subscription is not confirmed yet. */
+  unconfirmed(id: string): Promise<boolean>;
   /** A test's report for an address (its mailbox key): the last provider send to it had this fate; undefined when none was sent. */
   reportProviderEvent(address: string, kind: ReportedProviderEvent, detail: string | undefined): Reported | undefined;
   readonly metrics: WebhookMetrics;
@@ -126,6 +135,7 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
     add(webhook: Webhook): Promise<Webhook>;
     remove(id: string): Promise<Webhook | undefined>;
     replay(id: string, eventId: string): Promise<Delivery | undefined>;
+    confirm(id: string): boolean | Promise<boolean>;
     close(): void | Promise<void>;
   };
   if (isShared(store)) {
@@ -146,6 +156,7 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
       },
       remove: (id) => local.remove(id),
       replay: (id, eventId) => local.replay(id, eventId),
+      confirm: (id) => local.confirm(id),
       close: () => local.close(),
     };
   }
@@ -203,6 +214,16 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
     },
     deliveries: async (id) => store.deliveries(id),
     replay: (id, eventId) => dispatcher.replay(id, eventId),
+    async confirmSubscription(id) {
+      const webhook = store.get(id);
+      if (!webhook || !hasSubscription(webhook)) return undefined;
+      await dispatcher.confirm(id);
+      return webhook;
+    },
+    async unconfirmed(id) {
+      const webhook = store.get(id);
+      return webhook !== undefined && hasSubscription(webhook) && (await store.confirmedAt(id)) === undefined;
+    },
     reportProviderEvent: (address, kind, detail) => providerEvents.report(address, kind, detail),
     metrics,
     async close() {
