@@ -135,10 +135,14 @@ export class RedisWebhookStore implements SharedWebhookStore {
   }
 
   async add(webhook: Webhook): Promise<Webhook> {
-    const kept = decodeWebhook(text(await this.#call('add', [webhook.id, encodeWebhook(webhook)])));
+    const encoded = encodeWebhook(webhook);
+    const raw = text(await this.#call('add', [webhook.id, encoded]));
+    // The object given when it is what was stored: the service tells its own registration from one another server made
+    // first by identity (webhook-service.ts: only a new one is sent SNS's SubscriptionConfirmation).
+    const kept = raw === encoded ? webhook : decodeWebhook(raw);
     // Known here at once; the others hear of it through Redis.
     if (!this.#index.get(kept.id)) await this.#learn(kept.id, kept);
-    return this.#index.get(kept.id) ?? kept;
+    return kept;
   }
 
   async remove(id: string): Promise<Webhook | undefined> {

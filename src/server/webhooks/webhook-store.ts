@@ -171,7 +171,11 @@ export interface SharedWebhookStore extends WebhookRegistrations {
   readonly kind: 'shared';
   /** How long a claimed attempt stays this server's without a renewal, ms. */
   readonly leaseMs: number;
-  /** Stores a registration; one with this id already there is kept, and returned (a static webhook given to several servers). */
+  /**
+   * Stores a registration and returns it, the object given; one with this
+   * id already there is kept, and returned (a static webhook given to
+   * several servers).
+   */
   add(webhook: Webhook): Promise<Webhook>;
   /** Forgets the registration and its deliveries, for every server; returns it, or undefined when there was none. */
   remove(id: string): Promise<Webhook | undefined>;

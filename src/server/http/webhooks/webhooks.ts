@@ -122,7 +122,10 @@ export async function answerWebhooks(
       const key = address === undefined ? undefined : ctx.reader.mailboxKey(address, 'address');
       const deliveries = (await webhooks.deliveries(id)).filter((d) => key === undefined || d.event.address === key);
       const unconfirmed = await webhooks.unconfirmed(id);
-      return { status: 200, body: { webhook_id: id, deliveries: deliveries.map((d) => wireDelivery(d, webhook, unconfirmed)) } satisfies WireWebhookDeliveries };
+      return {
+        status: 200,
+        body: { webhook_id: id, deliveries: deliveries.map((d) => wireDelivery(d, webhook, unconfirmed)) } satisfies WireWebhookDeliveries,
+      };
     }
     case 'deadLetters': {
       if (!webhooks.get(id)) throw noWebhook(id);
