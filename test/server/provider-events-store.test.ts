@@ -21,6 +21,7 @@ import { matchDelivered } from '../../src/runner/webhook-matchers.js';
 import type { WebhookDelivery } from '../../src/client/webhooks.js';
 import type { Webhook } from '../../src/inbox/webhooks.js';
 import { resendDriver } from '../support/providers/resend.js';
+import { sendgridDriver } from '../support/providers/sendgrid.js';
 import { sesV2Driver } from '../support/providers/ses-v2.js';
 import { closeReceivers, startReceiver, type Received } from '../support/webhook-receiver.js';
 import { sharedServer } from './helpers.js';
@@ -108,5 +109,40 @@ describe('provider events on the store', () => {
     expect((await fetch(sns(confirmation!).SubscribeURL!)).status).toBe(200);
     const unknown = await fetch(sns(confirmation!).SubscribeURL!.replace(/Token=wh_[0-9a-f]+/, 'Token=wh_0000'));
     expect([unknown.status, await unknown.text()]).toEqual([404, expect.stringContaining('<Code>NotFound</Code>')]);
+  });
+
+  it('sendgrid: a send to an address that bounced is dropped (Bounced Address), still stored; a test may say dropped too; each verified by @sendgrid/eventwebhook', async () => {
+    const receiver = await startReceiver();
+    const inbox = await inboxAt('pe-sendgrid');
+    const webhook = await inbox.webhooks.add({ url: receiver.url, format: 'sendgrid' });
+    const { apiURL } = await server();
+    const mail = { from: 'app@example.com', to: [inbox.address], subject: 'Welcome', text: 'Hi' };
+    expect(await sendgridDriver.send(apiURL, mail)).toMatchObject({ ok: true });
+    await inbox.webhooks.providerEvent('bounced');
+    const again = await sendgridDriver.send(apiURL, { ...mail, subject: 'Welcome again' });
+    expect(again).toMatchObject({ ok: true });
+    const reported = await inbox.webhooks.providerEvent('dropped', { detail: 'Unsubscribed Address' });
+    expect(reported).toMatchObject({ provider: 'sendgrid', provider_message_id: (again as { id: string }).id, webhooks: 1 });
+    await receiver.waitFor(5);
+    const verifier = new EventWebhook();
+    const key = verifier.convertPublicKeyToECDSA(webhook.registration.publicKey!);
+    const events = receiver.received.map((r) => {
+      const signature = String(r.headers[EventWebhookHeader.SIGNATURE().toLowerCase()]);
+      const timestamp = String(r.headers[EventWebhookHeader.TIMESTAMP().toLowerCase()]);
+      expect(verifier.verifySignature(key, r.body, signature, timestamp)).toBe(true);
+      const [event] = JSON.parse(r.body) as { event: string; reason?: string; sg_message_id: string }[];
+      return [event!.event, event!.reason ?? null, event!.sg_message_id.split('.')[0]];
+    });
+    expect(events).toEqual([
+      ['processed', null, expect.any(String)],
+      ['delivered', null, expect.any(String)],
+      ['bounce', expect.stringContaining('550 5.1.1'), expect.any(String)],
+      // Not processed, not delivered: dropped, about the second send.
+      ['dropped', 'Bounced Address', (again as { id: string }).id],
+      ['dropped', 'Unsubscribed Address', (again as { id: string }).id],
+    ]);
+    // Stored all the same: a test still sees the app mailing an address it was told bounced.
+    expect((await inbox.messages()).map((m) => m.subject).sort()).toEqual(['Welcome', 'Welcome again']);
+    await logWhen(webhook, (l) => l.length === 5 && l.every((d) => d.state === 'delivered'));
   });
 });

@@ -6,7 +6,9 @@
 //   timestamp, event, severity?, reason?, recipient, message: {headers:
 //   {"message-id"}}, tags[], "user-variables"{}, "delivery-status"{}}}`;
 //   `event` is `accepted`, `delivered`, `failed` (`severity` `permanent` for
-//   a bounce, `temporary` for a delay or a soft bounce), `complained`;
+//   a bounce, `temporary` for a delay or a soft bounce; `reason`
+//   `suppress-bounce` or `suppress-complaint`, delivery-status code 605,
+//   for a recipient on a suppression list: `dropped`), `complained`;
 //   `message-id` is the `id` the send call answered with, without its `<>`;
 // - the signature is in the body: hex HMAC-SHA256 of `timestamp + token`
 //   keyed with the webhook signing key, which the app recomputes and
@@ -17,7 +19,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { PROVIDER_EVENT_KINDS } from '../../../contract/provider-events.js';
 import { printableSecretProblem } from '../../../contract/webhooks.js';
-import { bare, codeIn, domainOf, providerEventId, type ProviderEvent, type ProviderFormatter } from './provider-event.js';
+import { bare, codeIn, domainOf, DROPPED_AFTER_COMPLAINT, providerEventId, type ProviderEvent, type ProviderFormatter } from './provider-event.js';
 
 function eventFields(event: ProviderEvent): Record<string, unknown> {
   const status = (code: number, description: string) => ({ code, message: event.detail, description, 'attempt-no': 1 });
@@ -45,6 +47,22 @@ function eventFields(event: ProviderEvent): Record<string, unknown> {
       };
     case 'complained':
       return { event: 'complained', 'log-level': 'warn' };
+    case 'dropped': {
+      // Mailgun's suppressions: not sent, failed at once with the list it is on as the reason.
+      const complained = event.detail === DROPPED_AFTER_COMPLAINT;
+      return {
+        event: 'failed',
+        severity: 'permanent',
+        reason: complained ? 'suppress-complaint' : 'suppress-bounce',
+        'log-level': 'error',
+        'delivery-status': {
+          code: 605,
+          message: '',
+          description: complained ? 'Not delivering to a user who marked your messages as spam' : 'Not delivering to previously bounced address',
+          'attempt-no': 1,
+        },
+      };
+    }
   }
 }
 

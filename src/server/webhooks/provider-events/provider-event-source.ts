@@ -2,7 +2,12 @@
 // the same feed as SMTP's) and a test's report for its address.
 //
 // - a send the provider API took and stored: `sent`, then `delivered`,
-//   for each recipient, carrying the id the send call answered with;
+//   for each recipient, carrying the id the send call answered with; or,
+//   to a recipient this server reported hard-bounced or complained for that
+//   provider before, `dropped` (the provider's suppression list). The mail
+//   is stored all the same: a test still sees an app that goes on mailing
+//   an address it was told bounced (`expect(inbox).not.toReceiveMail()`
+//   fails), where the provider would have kept it back;
 // - a recipient the lab refused for good (a `reject` rule): `bounced`;
 // - a test's report (`POST /api/v1/provider-events`, "this address
 //   bounced / complained / was delayed"): that event, about the last
@@ -18,7 +23,7 @@ import type { AttemptFeed, ProviderSendFacts, SmtpAttempt } from '../../base/smt
 import { eventId, eventOf, payloadOf, type EventRecord, type WebhookEvent } from '../events.js';
 import type { Webhook } from '../registration.js';
 import { PROVIDER_FORMATS } from './formats.js';
-import { DEFAULT_DETAIL, type FormattedEvent, type ProviderEvent } from './provider-event.js';
+import { DEFAULT_DETAIL, DROPPED_AFTER_COMPLAINT, type FormattedEvent, type ProviderEvent } from './provider-event.js';
 import { subscriptionConfirmation } from './ses.js';
 
 export interface ProviderEventSourceOptions {
@@ -47,8 +52,15 @@ export interface Reported {
   readonly webhooks: number;
 }
 
-/** How many addresses' last sends are kept for reports; the oldest go first. */
+/** How many addresses' last sends (and suppressions) are kept; the oldest go first. */
 const MAX_REMEMBERED = 10_000;
+
+/** `map.set`, the entry made the newest, the oldest gone past `MAX_REMEMBERED`. */
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > MAX_REMEMBERED) map.delete(map.keys().next().value!);
+}
 
 const isFormat = (provider: ProviderName | undefined): provider is ProviderFormat => provider !== undefined && provider in PROVIDER_FORMATS;
 
@@ -67,6 +79,8 @@ function webhookEvent(id: string, type: WebhookEventType, address: string, creat
 export class ProviderEventSource {
   readonly #o: ProviderEventSourceOptions;
   readonly #last = new Map<string, LastSend>();
+  /** Per provider and address (`provider address`): why the provider suppresses it, the detail of its `dropped`. */
+  readonly #suppressed = new Map<string, string>();
   readonly #unsubscribe: () => void;
 
   constructor(options: ProviderEventSourceOptions) {
@@ -79,7 +93,12 @@ export class ProviderEventSource {
     if (attempt.stage !== 'api' || !send || !isFormat(provider)) return;
     const sent: LastSend = { provider, from: attempt.from, send, at: attempt.at };
     if (attempt.outcome === 'accepted') {
-      this.#remember(attempt.to, sent);
+      remember(this.#last, attempt.to, sent);
+      const suppressed = this.#suppressed.get(`${provider} ${attempt.to}`);
+      if (suppressed !== undefined) {
+        this.#emit('dropped', sent, attempt.to, suppressed);
+        return;
+      }
       this.#emit('sent', sent, attempt.to, DEFAULT_DETAIL.sent);
       this.#emit('delivered', sent, attempt.to, DEFAULT_DETAIL.delivered);
     } else if (attempt.outcome === 'rejected' && attempt.rule === 'reject') {
@@ -88,14 +107,11 @@ export class ProviderEventSource {
     }
   }
 
-  #remember(address: string, last: LastSend): void {
-    this.#last.delete(address);
-    this.#last.set(address, last);
-    if (this.#last.size > MAX_REMEMBERED) this.#last.delete(this.#last.keys().next().value!);
-  }
-
   /** Sends `kind` about `send` to every webhook of its provider's format that hears it at `address`; how many. */
   #emit(kind: ProviderEventKind, sent: LastSend, address: string, detail: string): number {
+    // A hard bounce or a complaint puts the address on the provider's suppression list: its next send is `dropped`.
+    if (kind === 'bounced' || kind === 'complained')
+      remember(this.#suppressed, `${sent.provider} ${address}`, kind === 'bounced' ? DEFAULT_DETAIL.dropped : DROPPED_AFTER_COMPLAINT);
     const formatter = PROVIDER_FORMATS[sent.provider];
     if (!formatter.kinds.includes(kind)) return 0;
     const type: WebhookEventType = `provider.${kind}`;
