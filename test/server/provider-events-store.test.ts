@@ -12,7 +12,9 @@
 //   expects one delivered meanwhile is told why, naming the URL; once
 //   confirmed they go, in order;
 // - SendGrid `dropped`: a send to an address SendGrid would suppress (it
-//   hard-bounced before) is `dropped`, not delivered, and not stored.
+//   hard-bounced before) is `dropped`, not delivered (and still stored);
+// - on Redis, two servers on one store: a report through either is about
+//   the send the other took, and the suppression holds for both.
 import { EventWebhook, EventWebhookHeader } from '@sendgrid/eventwebhook';
 import { Resend } from 'resend';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -24,7 +26,7 @@ import { resendDriver } from '../support/providers/resend.js';
 import { sendgridDriver } from '../support/providers/sendgrid.js';
 import { sesV2Driver } from '../support/providers/ses-v2.js';
 import { closeReceivers, startReceiver, type Received } from '../support/webhook-receiver.js';
-import { sharedServer } from './helpers.js';
+import { call, sharedServer, start, testStore } from './helpers.js';
 
 afterEach(closeReceivers);
 
@@ -144,5 +146,40 @@ describe('provider events on the store', () => {
     // Stored all the same: a test still sees the app mailing an address it was told bounced.
     expect((await inbox.messages()).map((m) => m.subject).sort()).toEqual(['Welcome', 'Welcome again']);
     await logWhen(webhook, (l) => l.length === 5 && l.every((d) => d.state === 'delivered'));
+  });
+
+  const store = testStore();
+  it.skipIf(store === undefined)('two servers on one Redis store: the send through one, the report and the next send through the other', async () => {
+    const [a, b] = [await start({ store }), await start({ store })];
+    const receiver = await startReceiver();
+    const registered = await call(a, '/api/v1/webhooks', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: receiver.url, format: 'resend' }),
+    });
+    const { secret } = registered.json.webhook as { secret: string };
+    const to = `pe-two-${Date.now()}@mailroom.test`;
+    const mail = { from: 'app@example.com', to: [to], subject: 'Welcome', text: 'Hi' };
+    const sent = (await resendDriver.send(a.apiURL, mail)) as { id: string };
+    const report = await call(b, '/api/v1/provider-events', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address: to, event: 'bounced' }),
+    });
+    expect([report.status, report.json.provider_message_id]).toEqual([202, sent.id]);
+    const again = (await resendDriver.send(b.apiURL, { ...mail, subject: 'Welcome again' })) as { id: string };
+    await receiver.waitFor(4);
+    const resend = new Resend('re_verify_only');
+    const events = receiver.received.map((r) => {
+      const headers = { id: String(r.headers['svix-id']), timestamp: String(r.headers['svix-timestamp']), signature: String(r.headers['svix-signature']) };
+      const event = resend.webhooks.verify({ payload: r.body, headers, webhookSecret: secret }) as { type: string; data: { email_id: string } };
+      return [event.type, event.data.email_id];
+    });
+    expect(events).toEqual([
+      ['email.sent', sent.id],
+      ['email.delivered', sent.id],
+      ['email.bounced', sent.id],
+      ['email.suppressed', again.id],
+    ]);
   });
 });

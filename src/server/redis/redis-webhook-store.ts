@@ -32,6 +32,8 @@ import {
 import type { WebhookEventType } from '../../contract/webhooks.js';
 import { OUT_OF_ORDER_HOLD_MS } from '../webhooks/dispatcher.js';
 import { waitsForConfirmation } from '../webhooks/subscription.js';
+import { SEND_LOG_MAX, suppressionKey, type LastSend } from '../webhooks/provider-events/send-log.js';
+import type { ProviderFormat } from '../../contract/provider-events.js';
 import type { RedisConnection, RedisReply } from './redis-connection.js';
 import { luaScript } from './lua-scripts.js';
 
@@ -238,6 +240,23 @@ export class RedisWebhookStore implements SharedWebhookStore {
   async confirmedAt(webhookId: string): Promise<number | undefined> {
     const at = await this.#call('confirmed', [webhookId]);
     return at === null ? undefined : Number(text(at));
+  }
+
+  // --- the provider send log (webhooks/provider-events/send-log.ts) ---------
+
+  async sent(address: string, last: LastSend): Promise<string | undefined> {
+    const key = suppressionKey(last.provider, address);
+    const reason = await this.#call('sent', [address, JSON.stringify(last), key, String(SEND_LOG_MAX)]);
+    return reason === null ? undefined : text(reason);
+  }
+
+  async last(address: string): Promise<LastSend | undefined> {
+    const raw = await this.#call('lastsend', [address]);
+    return raw === null ? undefined : (JSON.parse(text(raw)) as LastSend);
+  }
+
+  async suppress(provider: ProviderFormat, address: string, reason: string): Promise<void> {
+    await this.#call('suppress', [suppressionKey(provider, address), reason, String(SEND_LOG_MAX)]);
   }
 
   async pendingCount(): Promise<number> {

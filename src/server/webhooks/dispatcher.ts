@@ -27,15 +27,9 @@ import type { WebhookEvent } from './events.js';
 import type { WebhookMetrics } from './metrics.js';
 import type { Webhook } from './registration.js';
 import type { DeliveryJob, DeliveryOutcome, DeliverySender, EventPayload } from './delivery-job.js';
-import type { Awaitable } from '../base/awaitable.js';
+import { whenReady } from '../base/awaitable.js';
 import type { Delivery, WebhookStore } from './webhook-store.js';
 import { unconfirmedText, waitsForConfirmation } from './subscription.js';
-
-/** `then(value)` at once when `value` is already there (a memory store), else when it comes. */
-function whenReady<T>(value: Awaitable<T>, then: (value: T) => void, failed: (error: unknown) => void): void {
-  if (value instanceof Promise) value.then(then, failed);
-  else then(value);
-}
 
 export interface DispatchTimers {
   /** Wall-clock ms (the server's clock). */

@@ -22,6 +22,7 @@ import { destinationPolicy } from './destination-policy.js';
 import { parseWebhookInput, type Webhook } from './registration.js';
 import { SharedDispatcher } from './shared-dispatcher.js';
 import { ProviderEventSource, type Reported } from './provider-events/provider-event-source.js';
+import { MemorySendLog } from './provider-events/send-log.js';
 import { snsCertificate } from './provider-events/ses.js';
 import type { ReportedProviderEvent } from '../../contract/provider-events.js';
 import { hasSubscription } from './subscription.js';
@@ -86,7 +87,7 @@ export interface WebhookService {
   /** Whether the webhook's notifications are held now: an SES webhook whose subscription is not confirmed yet. */
   unconfirmed(id: string): Promise<boolean>;
   /** A test's report for an address (its mailbox key): the last provider send to it had this fate; undefined when none was sent. */
-  reportProviderEvent(address: string, kind: ReportedProviderEvent, detail: string | undefined): Reported | undefined;
+  reportProviderEvent(address: string, kind: ReportedProviderEvent, detail: string | undefined): Promise<Reported | undefined>;
   readonly metrics: WebhookMetrics;
   close(): Promise<void>;
 }
@@ -165,6 +166,9 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
     attempts: options.attempts,
     subscribers: (type, address) => (store.size === 0 ? [] : store.subscribers(type, address)),
     fanOut: (subscribers, event) => fanOut(subscribers, event),
+    // Beside a shared store, in it: a report may reach any server, whichever took the send.
+    log: isShared(store) ? store : new MemorySendLog(),
+    logger: options.logger,
     now: options.now,
     apiUrl: options.apiUrl ?? (() => 'http://127.0.0.1'),
   });

@@ -24,6 +24,7 @@ import type { WebhookAttemptOutcome, WebhookDeliveryState, WebhookEventType } fr
 import type { Awaitable } from '../base/awaitable.js';
 import type { EventRecord, WebhookEvent } from './events.js';
 import type { Webhook } from './registration.js';
+import type { ProviderSendLog } from './provider-events/send-log.js';
 
 export interface DeliveryAttempt {
   /** 1 for a copy's first attempt; a replay goes on counting. */
@@ -167,7 +168,7 @@ export interface ClaimBatch {
  * endpoint's queue of pending events, the delivery log and the dead
  * letters, and hands out due attempts by lease.
  */
-export interface SharedWebhookStore extends WebhookRegistrations {
+export interface SharedWebhookStore extends WebhookRegistrations, ProviderSendLog {
   readonly kind: 'shared';
   /** How long a claimed attempt stays this server's without a renewal, ms. */
   readonly leaseMs: number;

@@ -39,12 +39,12 @@ export async function answerProviderEventReport(req: IncomingMessage, webhooks: 
     throw new Refusal(400, 'invalid_request', `Expected \`detail\` to be 1 to 1000 characters, got ${describeValue(detail)}`);
   }
   const key = reader.mailboxKey(address, 'address');
-  const reported = webhooks.reportProviderEvent(key, event as ReportedProviderEvent, detail);
+  const reported = await webhooks.reportProviderEvent(key, event as ReportedProviderEvent, detail);
   if (!reported) {
     throw new Refusal(
       404,
       'not_found',
-      `No provider send to ${key} since this server started: a provider event is about a mail sent through a provider API here (POST /emails, /v3/mail/send, ...)`,
+      `No provider send to ${key} is remembered (the last 10,000 addresses' are): a provider event is about a mail sent through a provider API here (POST /emails, /v3/mail/send, ...)`,
     );
   }
   return {

@@ -13,6 +13,10 @@
 --   W pending        how many events are pending, over every webhook
 --   W held           hash: webhook id -> "event seq due until": `out_of_order`'s event held for a second one
 --   W confirmed      hash: webhook id -> when its subscription was confirmed (an SES webhook's: webhooks/subscription.ts)
+--   W ps:last        hash: address -> the last provider send to it (JSON; webhooks/provider-events/send-log.ts)
+--   W ps:lastq       sorted set: those addresses by when (seq): the oldest forgotten past the bound
+--   W ps:supp        hash: "provider address" -> why that provider suppresses the address (a `dropped` event's detail)
+--   W ps:suppq       sorted set: those keys by when (seq)
 --   W d:<id>         hash: event id -> the delivery (JSON, written by the server that made the attempt)
 --   W log:<id>       sorted set: event ids by when they were queued (seq): the log, oldest first
 --   W q:<id>         sorted set: pending event ids in the order they go (seq)
@@ -128,6 +132,17 @@ local function claimFrom(id, limit, owner, leaseMs, claims)
     end
   end
   return refresh(id, reg.ordered)
+end
+
+-- Sets field `f` of hash `h` to `v`, the newest in `q`; past `max` fields the oldest go (send-log.ts's bound).
+local function keep(h, q, f, v, max)
+  redis.call('HSET', h, f, v)
+  redis.call('ZADD', q, redis.call('INCR', SEQ), f)
+  local over = redis.call('ZCARD', q) - max
+  if over > 0 then
+    local popped = redis.call('ZPOPMIN', q, over)
+    for i = 1, #popped, 2 do redis.call('HDEL', h, popped[i]) end
+  end
 end
 
 -- A claim's answer: when the next attempt of all is due ('' for nothing pending), how many events are pending, then the claims.
@@ -328,6 +343,18 @@ elseif op == 'confirm' then
 elseif op == 'confirmed' then
   -- ARGV: 4 webhook id; answers when its subscription was confirmed, or nil
   return redis.call('HGET', CONFIRMED, ARGV[4])
+elseif op == 'sent' then
+  -- ARGV: 4 address, 5 the send (JSON), 6 its suppression key, 7 how many are kept. Answers why the
+  -- provider suppresses the address, or nil.
+  keep(W .. 'ps:last', W .. 'ps:lastq', ARGV[4], ARGV[5], tonumber(ARGV[7]))
+  return redis.call('HGET', W .. 'ps:supp', ARGV[6])
+elseif op == 'lastsend' then
+  -- ARGV: 4 address; answers the last provider send to it (JSON), or nil
+  return redis.call('HGET', W .. 'ps:last', ARGV[4])
+elseif op == 'suppress' then
+  -- ARGV: 4 suppression key, 5 reason, 6 how many are kept
+  keep(W .. 'ps:supp', W .. 'ps:suppq', ARGV[4], ARGV[5], tonumber(ARGV[6]))
+  return 1
 elseif op == 'log' then
   -- ARGV: 4 webhook id, 5 event id (optional: that one only); answers the deliveries, oldest first
   local d = K('d', ARGV[4])

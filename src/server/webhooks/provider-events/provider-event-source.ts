@@ -3,15 +3,16 @@
 //
 // - a send the provider API took and stored: `sent`, then `delivered`,
 //   for each recipient, carrying the id the send call answered with; or,
-//   to a recipient this server reported hard-bounced or complained for that
-//   provider before, `dropped` (the provider's suppression list). The mail
+//   to a recipient reported hard-bounced or complained for that provider
+//   before, `dropped` (the provider's suppression list). The mail
 //   is stored all the same: a test still sees an app that goes on mailing
 //   an address it was told bounced (`expect(inbox).not.toReceiveMail()`
 //   fails), where the provider would have kept it back;
 // - a recipient the lab refused for good (a `reject` rule): `bounced`;
 // - a test's report (`POST /api/v1/provider-events`, "this address
 //   bounced / complained / was delayed"): that event, about the last
-//   provider send to the address that this server took.
+//   provider send to the address (send-log.ts: on a shared store, whichever
+//   server took it).
 //
 // Each event goes to the webhooks of that provider's format that hear its
 // type at that address, one event per webhook (a Mailgun body carries the
@@ -19,11 +20,14 @@
 import type { ProviderEventKind, ProviderFormat, ReportedProviderEvent } from '../../../contract/provider-events.js';
 import type { ProviderName } from '../../../contract/providers.js';
 import type { WebhookEventType } from '../../../contract/webhooks.js';
-import type { AttemptFeed, ProviderSendFacts, SmtpAttempt } from '../../base/smtp-attempts.js';
+import { whenReady } from '../../base/awaitable.js';
+import type { Logger } from '../../base/log.js';
+import type { AttemptFeed, SmtpAttempt } from '../../base/smtp-attempts.js';
 import { eventId, eventOf, payloadOf, type EventRecord, type WebhookEvent } from '../events.js';
 import type { Webhook } from '../registration.js';
 import { PROVIDER_FORMATS } from './formats.js';
 import { DEFAULT_DETAIL, DROPPED_AFTER_COMPLAINT, type FormattedEvent, type ProviderEvent } from './provider-event.js';
+import type { LastSend, ProviderSendLog } from './send-log.js';
 import { subscriptionConfirmation } from './ses.js';
 
 export interface ProviderEventSourceOptions {
@@ -32,17 +36,12 @@ export interface ProviderEventSourceOptions {
   readonly subscribers: (type: WebhookEventType, address: string) => readonly Webhook[];
   /** Queues an event for webhooks (the engine's fan-out). */
   readonly fanOut: (subscribers: readonly Webhook[], event: WebhookEvent) => void;
+  /** The last sends and the suppressions (send-log.ts): this server's memory, or the shared store. */
+  readonly log: ProviderSendLog;
   readonly now: () => number;
   /** The API's base URL, for SES's links. */
   readonly apiUrl: () => string;
-}
-
-/** The last provider send to an address, as a test's report names it. */
-interface LastSend {
-  readonly provider: ProviderFormat;
-  readonly from: string;
-  readonly send: ProviderSendFacts;
-  readonly at: number;
+  readonly logger: Logger;
 }
 
 /** What a report was about: the send, and how many webhooks were sent the event. */
@@ -50,16 +49,6 @@ export interface Reported {
   readonly provider: ProviderName;
   readonly providerMessageId: string;
   readonly webhooks: number;
-}
-
-/** How many addresses' last sends (and suppressions) are kept; the oldest go first. */
-const MAX_REMEMBERED = 10_000;
-
-/** `map.set`, the entry made the newest, the oldest gone past `MAX_REMEMBERED`. */
-function remember<V>(map: Map<string, V>, key: string, value: V): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > MAX_REMEMBERED) map.delete(map.keys().next().value!);
 }
 
 const isFormat = (provider: ProviderName | undefined): provider is ProviderFormat => provider !== undefined && provider in PROVIDER_FORMATS;
@@ -78,9 +67,6 @@ function webhookEvent(id: string, type: WebhookEventType, address: string, creat
 
 export class ProviderEventSource {
   readonly #o: ProviderEventSourceOptions;
-  readonly #last = new Map<string, LastSend>();
-  /** Per provider and address (`provider address`): why the provider suppresses it, the detail of its `dropped`. */
-  readonly #suppressed = new Map<string, string>();
   readonly #unsubscribe: () => void;
 
   constructor(options: ProviderEventSourceOptions) {
@@ -92,26 +78,27 @@ export class ProviderEventSource {
     const { provider, providerSend: send } = attempt;
     if (attempt.stage !== 'api' || !send || !isFormat(provider)) return;
     const sent: LastSend = { provider, from: attempt.from, send, at: attempt.at };
+    const lost = (error: unknown) =>
+      this.#o.logger.error(`mailroom: the provider events of a ${provider} send to ${attempt.to} were not made (the store: ${String(error)})`);
     if (attempt.outcome === 'accepted') {
-      remember(this.#last, attempt.to, sent);
-      const suppressed = this.#suppressed.get(`${provider} ${attempt.to}`);
-      if (suppressed !== undefined) {
-        this.#emit('dropped', sent, attempt.to, suppressed);
-        return;
-      }
-      this.#emit('sent', sent, attempt.to, DEFAULT_DETAIL.sent);
-      this.#emit('delivered', sent, attempt.to, DEFAULT_DETAIL.delivered);
+      whenReady(
+        this.#o.log.sent(attempt.to, sent),
+        (suppressed) => {
+          if (suppressed !== undefined) return void this.#emit('dropped', sent, attempt.to, suppressed);
+          this.#emit('sent', sent, attempt.to, DEFAULT_DETAIL.sent);
+          this.#emit('delivered', sent, attempt.to, DEFAULT_DETAIL.delivered);
+        },
+        lost,
+      );
     } else if (attempt.outcome === 'rejected' && attempt.rule === 'reject') {
-      // The lab refused the recipient for good: the provider reports it bounced.
+      // The lab refused the recipient for good: the provider reports it bounced, and suppresses the address.
       this.#emit('bounced', sent, attempt.to, attempt.text || DEFAULT_DETAIL.bounced);
+      whenReady(this.#o.log.suppress(provider, attempt.to, DEFAULT_DETAIL.dropped), () => {}, lost);
     }
   }
 
   /** Sends `kind` about `send` to every webhook of its provider's format that hears it at `address`; how many. */
   #emit(kind: ProviderEventKind, sent: LastSend, address: string, detail: string): number {
-    // A hard bounce or a complaint puts the address on the provider's suppression list: its next send is `dropped`.
-    if (kind === 'bounced' || kind === 'complained')
-      remember(this.#suppressed, `${sent.provider} ${address}`, kind === 'bounced' ? DEFAULT_DETAIL.dropped : DROPPED_AFTER_COMPLAINT);
     const formatter = PROVIDER_FORMATS[sent.provider];
     if (!formatter.kinds.includes(kind)) return 0;
     const type: WebhookEventType = `provider.${kind}`;
@@ -125,11 +112,19 @@ export class ProviderEventSource {
     return subscribers.length;
   }
 
-  /** A test's report for `address` (its mailbox key): about the last provider send to it, or undefined when there was none. */
-  report(address: string, kind: ReportedProviderEvent, detail: string | undefined): Reported | undefined {
-    const last = this.#last.get(address);
+  /**
+   * A test's report for `address` (its mailbox key): about the last provider
+   * send to it, or undefined when there was none. A hard bounce or a
+   * complaint also puts the address on that provider's suppression list:
+   * its next send through that provider is `dropped`.
+   */
+  async report(address: string, kind: ReportedProviderEvent, detail: string | undefined): Promise<Reported | undefined> {
+    const last = await this.#o.log.last(address);
     if (!last) return undefined;
     const webhooks = this.#emit(kind, last, address, detail ?? DEFAULT_DETAIL[kind]);
+    if (kind === 'bounced' || kind === 'complained') {
+      await this.#o.log.suppress(last.provider, address, kind === 'bounced' ? DEFAULT_DETAIL.dropped : DROPPED_AFTER_COMPLAINT);
+    }
     return { provider: last.provider, providerMessageId: last.send.id, webhooks };
   }
 
