@@ -267,4 +267,29 @@ describe("an SES webhook's notifications wait for its subscription to be confirm
     await settle(4);
     await close();
   });
+
+  it('held events count against the log like any pending one: past it a new one is dropped, counted, and logged naming the unconfirmed subscription', () => {
+    const timers = new ManualTimers();
+    const store = new MemoryWebhookStore({ maxDeliveriesPerWebhook: 3 });
+    const warned: string[] = [];
+    const metrics = new WebhookMetrics(() => 0);
+    const sender = { post: () => Promise.reject(new Error('nothing is sent: the subscription is unconfirmed')), close: () => Promise.resolve() };
+    const logger = { info() {}, warn: (line: string) => void warned.push(line), error() {} };
+    const dispatcher = new WebhookDispatcher({ store, sender, timers, random: () => 0, metrics, logger });
+    const webhook = parseWebhookInput({ url: 'http://127.0.0.1:9/hooks/ses', format: 'ses' }, { id: 'wh_full', now: timers.now(), mailboxKey: (a) => a });
+    void dispatcher.add(webhook);
+    for (let i = 0; i < 4; i++) dispatcher.enqueue(webhook, typed('provider.delivered'));
+    timers.advance(3_600_000);
+    expect(store.deliveries(webhook.id).map((d) => [d.state, d.attempts.length])).toEqual([
+      ['pending', 0],
+      ['pending', 0],
+      ['pending', 0],
+    ]);
+    expect(warned).toEqual([
+      expect.stringMatching(
+        /^mailroom: webhook wh_full has its log full of pending events \(the SNS subscription of webhook wh_full \(http:\/\/127\.0\.0\.1:9\/hooks\/ses\) is unconfirmed: .*\); provider\.delivered evt_\w+ for a@mailroom\.test was dropped$/,
+      ),
+    ]);
+    dispatcher.close();
+  });
 });
