@@ -7,7 +7,7 @@
 //   {"message-id"}}, tags[], "user-variables"{}, "delivery-status"{}}}`;
 //   `event` is `accepted`, `delivered`, `failed` (`severity` `permanent` for
 //   a bounce, `temporary` for a delay or a soft bounce; `reason`
-//   `suppress-bounce` or `suppress-complaint`, delivery-status code 605,
+//   `suppress-bounce`, `suppress-complaint` or `suppress-unsubscribe`, delivery-status code 605,
 //   for a recipient on a suppression list: `dropped`), `complained`;
 //   `message-id` is the `id` the send call answered with, without its `<>`;
 // - the signature is in the body: hex HMAC-SHA256 of `timestamp + token`
@@ -19,7 +19,23 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { PROVIDER_EVENT_KINDS } from '../../../contract/provider-events.js';
 import { printableSecretProblem } from '../../../contract/webhooks.js';
-import { bare, codeIn, domainOf, DROPPED_AFTER_COMPLAINT, providerEventId, type ProviderEvent, type ProviderFormatter } from './provider-event.js';
+import {
+  bare,
+  codeIn,
+  DEFAULT_DETAIL,
+  domainOf,
+  DROPPED_AFTER_COMPLAINT,
+  providerEventId,
+  type ProviderEvent,
+  type ProviderFormatter,
+} from './provider-event.js';
+
+/** Mailgun's suppression lists, by the `dropped` event's detail (SendGrid's words for the same lists). */
+const SUPPRESSIONS: Readonly<Record<string, { readonly reason: string; readonly description: string }>> = {
+  [DEFAULT_DETAIL.dropped]: { reason: 'suppress-bounce', description: 'Not delivering to previously bounced address' },
+  [DROPPED_AFTER_COMPLAINT]: { reason: 'suppress-complaint', description: 'Not delivering to a user who marked your messages as spam' },
+  'Unsubscribed Address': { reason: 'suppress-unsubscribe', description: 'Not delivering to unsubscribed address' },
+};
 
 function eventFields(event: ProviderEvent): Record<string, unknown> {
   const status = (code: number, description: string) => ({ code, message: event.detail, description, 'attempt-no': 1 });
@@ -48,19 +64,14 @@ function eventFields(event: ProviderEvent): Record<string, unknown> {
     case 'complained':
       return { event: 'complained', 'log-level': 'warn' };
     case 'dropped': {
-      // Mailgun's suppressions: not sent, failed at once with the list it is on as the reason.
-      const complained = event.detail === DROPPED_AFTER_COMPLAINT;
+      // Mailgun's suppressions: not sent, failed at once, the list the recipient is on as the reason.
+      const list = SUPPRESSIONS[event.detail] ?? SUPPRESSIONS[DEFAULT_DETAIL.dropped]!;
       return {
         event: 'failed',
         severity: 'permanent',
-        reason: complained ? 'suppress-complaint' : 'suppress-bounce',
+        reason: list.reason,
         'log-level': 'error',
-        'delivery-status': {
-          code: 605,
-          message: '',
-          description: complained ? 'Not delivering to a user who marked your messages as spam' : 'Not delivering to previously bounced address',
-          'attempt-no': 1,
-        },
+        'delivery-status': { code: 605, message: '', description: list.description, 'attempt-no': 1 },
       };
     }
   }
