@@ -15,6 +15,8 @@
 //   hard-bounced before) is `dropped`, not delivered (and still stored);
 // - on Redis, two servers on one store: a report through either is about
 //   the send the other took, and the suppression holds for both.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { EventWebhook, EventWebhookHeader } from '@sendgrid/eventwebhook';
 import { Resend } from 'resend';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -111,6 +113,41 @@ describe('provider events on the store', () => {
     expect((await fetch(sns(confirmation!).SubscribeURL!)).status).toBe(200);
     const unknown = await fetch(sns(confirmation!).SubscribeURL!.replace(/Token=wh_[0-9a-f]+/, 'Token=wh_0000'));
     expect([unknown.status, await unknown.text()]).toEqual([404, expect.stringContaining('<Code>NotFound</Code>')]);
+  });
+
+  it('ses: an app that confirms inside its handler, before answering the SubscriptionConfirmation, gets the notifications after it', async () => {
+    const received: Received[] = [];
+    // The app's SNS endpoint: it fetches SubscribeURL before it answers, as many handlers do.
+    const app = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body, at: 0, eventId: '', attempt: 0, remotePort: 0 });
+        const message = JSON.parse(body) as Record<string, string>;
+        const confirmed = message.Type === 'SubscriptionConfirmation' ? fetch(message.SubscribeURL!).then((r) => r.text()) : Promise.resolve('');
+        void confirmed.then(() => res.end('ok'));
+      });
+    });
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    try {
+      const inbox = await inboxAt('pe-ses-inline');
+      const url = `http://127.0.0.1:${(app.address() as AddressInfo).port}/sns`;
+      const webhook = await inbox.webhooks.add({ url, format: 'ses' });
+      await logWhen(webhook, (l) => l[0]?.state === 'delivered');
+      expect(await sesV2Driver.send((await server()).apiURL, { from: 'app@example.com', to: [inbox.address], subject: 'Hi', text: 'Hi' })).toMatchObject({
+        ok: true,
+      });
+      await inbox.webhooks.providerEvent('complained');
+      const log = await logWhen(webhook, (l) => l.length === 3 && l.every((d) => d.state === 'delivered'));
+      expect(log.map((d) => [d.eventType, d.attempts.length, d.held ?? null])).toEqual([
+        ['provider.subscription', 1, null],
+        ['provider.delivered', 1, null],
+        ['provider.complained', 1, null],
+      ]);
+      expect(received.map(sesType)).toEqual(['SubscriptionConfirmation', 'Delivery', 'Complaint']);
+    } finally {
+      app.close();
+    }
   });
 
   it('sendgrid: a send to an address that bounced is dropped (Bounced Address), still stored; a test may say dropped too; each verified by @sendgrid/eventwebhook', async () => {
