@@ -54,6 +54,8 @@ const STORE_CONTRACT = [
   'test/server/long-poll.test.ts',
   'test/server/mailbox-index.test.ts',
   'test/server/paging.test.ts',
+  // Provider events (Resend end to end, SES's held notifications, SendGrid's dropped) through the store's queue and log.
+  'test/server/provider-events-store.test.ts',
   'test/server/resource-bounds.test.ts',
   'test/server/retention.test.ts',
   'test/server/smtp-attempts.test.ts',

@@ -66,6 +66,12 @@ export interface WebhookDelivery {
   readonly state: WebhookDeliveryState;
   readonly nextAttemptAt: Date | null;
   readonly attempts: readonly WebhookAttempt[];
+  /**
+   * Set while the event waits, unattempted, for something other than its
+   * time: `subscription_unconfirmed`, an SES webhook's notification held
+   * until the app fetches the `SubscribeURL` of its `SubscriptionConfirmation`.
+   */
+  readonly held?: 'subscription_unconfirmed';
 }
 
 export interface WebhookDeadLetter {
@@ -158,6 +164,7 @@ const Delivery = z
     state: z.enum(['pending', 'delivered', 'dead_lettered', 'cancelled']),
     next_attempt_at: z.union([Timestamp, z.null()]),
     attempts: z.array(Attempt),
+    held: z.literal('subscription_unconfirmed').optional(),
   })
   .transform((d): WebhookDelivery =>
     Object.freeze({
@@ -168,6 +175,7 @@ const Delivery = z
       state: d.state,
       nextAttemptAt: d.next_attempt_at,
       attempts: Object.freeze(d.attempts),
+      ...(d.held ? { held: d.held } : {}),
     }),
   );
 

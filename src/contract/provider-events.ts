@@ -21,10 +21,22 @@ export type ProviderFormat = Exclude<WebhookFormat, 'mailroom'> & ProviderName;
  * `accepted`); `delivered`: the recipient's server took it; `delayed`: a
  * temporary failure, still trying; `bounced`: a permanent failure (hard
  * bounce); `soft_bounced`: a temporary one reported as a bounce;
- * `complained`: the recipient marked it as spam.
+ * `complained`: the recipient marked it as spam; `dropped`: the provider
+ * would not send to the recipient, on its suppression list (it hard-bounced
+ * or complained before): SendGrid `dropped`, Resend `email.suppressed`,
+ * Mailgun `failed` with a `suppress-*` reason, SES a `Permanent` bounce
+ * `OnAccountSuppressionList` (Postmark refuses such a send on its API instead).
  */
-export type ProviderEventKind = 'sent' | 'delivered' | 'delayed' | 'bounced' | 'soft_bounced' | 'complained';
-export const PROVIDER_EVENT_KINDS: readonly ProviderEventKind[] = Object.freeze(['sent', 'delivered', 'delayed', 'bounced', 'soft_bounced', 'complained']);
+export type ProviderEventKind = 'sent' | 'delivered' | 'delayed' | 'bounced' | 'soft_bounced' | 'complained' | 'dropped';
+export const PROVIDER_EVENT_KINDS: readonly ProviderEventKind[] = Object.freeze([
+  'sent',
+  'delivered',
+  'delayed',
+  'bounced',
+  'soft_bounced',
+  'complained',
+  'dropped',
+]);
 
 /**
  * The webhook event type a provider event is logged and filtered by
@@ -37,7 +49,14 @@ export const PROVIDER_EVENT_TYPES: readonly ProviderEventType[] = Object.freeze(
 
 /** What a test may report for its address: what happened after the provider took the mail. */
 export type ReportedProviderEvent = Exclude<ProviderEventKind, 'sent'>;
-export const REPORTABLE_PROVIDER_EVENTS: readonly ReportedProviderEvent[] = Object.freeze(['delivered', 'delayed', 'bounced', 'soft_bounced', 'complained']);
+export const REPORTABLE_PROVIDER_EVENTS: readonly ReportedProviderEvent[] = Object.freeze([
+  'delivered',
+  'delayed',
+  'bounced',
+  'soft_bounced',
+  'complained',
+  'dropped',
+]);
 
 /** `POST /api/v1/provider-events`: the last provider send to `address` had this fate. */
 export interface WireProviderEventReport {

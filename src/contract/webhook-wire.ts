@@ -91,9 +91,15 @@ export interface WireWebhookDelivery {
   readonly address: string;
   readonly created_at: string;
   readonly state: WebhookDeliveryState;
-  /** When the next attempt is due, while `pending` and between attempts. */
+  /** When the next attempt is due, while `pending` and between attempts (null while `held`). */
   readonly next_attempt_at: string | null;
   readonly attempts: readonly WireWebhookAttempt[];
+  /**
+   * Present while the event waits, unattempted, for something other than its
+   * time: `subscription_unconfirmed`, an SES webhook's notification held until
+   * the app fetches the `SubscribeURL` of its `SubscriptionConfirmation`.
+   */
+  readonly held?: 'subscription_unconfirmed';
 }
 
 /** `GET /api/v1/webhooks/{id}/deliveries`: every event the endpoint was sent, oldest first. */

@@ -114,7 +114,7 @@ export interface InboxWebhooks {
   /**
    * Says what became of the last mail sent to this address through a
    * provider API (`bounced`, `soft_bounced`, `complained`, `delayed`,
-   * `delivered`): the provider-format webhooks are sent that event, about
+   * `delivered`, `dropped`): the provider-format webhooks are sent that event, about
    * that send. Fails when no provider send reached the address.
    */
   providerEvent(event: ReportedProviderEvent, options?: { readonly detail?: string | undefined }): Promise<WireProviderEventReported>;

@@ -82,8 +82,19 @@ function result(
   expected: string,
   actual: string,
 ): WebhookMatcherResult {
-  const message = () => `${story}\n\n${formatWebhookTimeline(webhook, deliveries)}\n\nExpected: ${expected}\nReceived: ${endSentence(actual)}`;
+  const message = () =>
+    `${story}${unconfirmed(webhook, deliveries)}\n\n${formatWebhookTimeline(webhook, deliveries)}\n\nExpected: ${expected}\nReceived: ${endSentence(actual)}`;
   return Object.freeze({ pass, message, name, expected, actual, deliveries });
+}
+
+/** Why nothing went, when an SES webhook's notifications are held for its subscription's confirmation: said first, naming the URL. */
+function unconfirmed(webhook: Webhook, deliveries: readonly WebhookDelivery[]): string {
+  const held = deliveries.filter((d) => d.held === 'subscription_unconfirmed').length;
+  if (held === 0) return '';
+  return (
+    `\nThe SNS subscription of ${webhook.url} is unconfirmed: ${plural(held, 'notification')} held, never attempted, until the app fetches ` +
+    "the SubscribeURL of the SubscriptionConfirmation it was sent first (docs/providers.md, 'SES, through SNS')."
+  );
 }
 
 /** How each event of the log ended so far, in words: `event 1 delivered after 3 attempts, event 2 pending (1 attempt)`. */
@@ -94,6 +105,7 @@ function summary(deliveries: readonly WebhookDelivery[]): string {
       const n = times(d.attempts.length);
       if (d.state === 'delivered') return `event ${i + 1} (${d.eventType}) delivered after ${n}`;
       if (d.state === 'dead_lettered') return `event ${i + 1} (${d.eventType}) dead-lettered after ${n} (${d.attempts.at(-1)?.reason ?? 'no attempt'})`;
+      if (d.held === 'subscription_unconfirmed') return `event ${i + 1} (${d.eventType}) held, unattempted: the SNS subscription is unconfirmed`;
       return `event ${i + 1} (${d.eventType}) ${d.state} (${n} so far)`;
     })
     .join(', ');

@@ -17,8 +17,13 @@ export function formatWebhookTimeline(webhook: { readonly id: string; readonly u
     for (const attempt of delivery.attempts) rows.push({ at: attempt.at, event: i + 1, delivery, attempt });
   });
   rows.sort((a, b) => a.at.getTime() - b.at.getTime());
-  const waiting = deliveries.filter((d) => d.attempts.length === 0 && d.state === 'pending').length;
-  const queued = waiting > 0 ? `; ${plural(waiting, 'event')} queued, not yet attempted` : '';
+  const waiting = deliveries.filter((d) => d.attempts.length === 0 && d.state === 'pending' && !d.held).length;
+  const held = deliveries.filter((d) => d.held === 'subscription_unconfirmed').length;
+  const queued =
+    (waiting > 0 ? `; ${plural(waiting, 'event')} queued, not yet attempted` : '') +
+    (held > 0
+      ? `; ${plural(held, 'event')} held: the SNS subscription is unconfirmed (the app has not fetched the SubscribeURL of the SubscriptionConfirmation)`
+      : '');
   if (rows.length === 0) return `${heading}: ${plural(deliveries.length, 'event')}, no attempt yet${queued}.`;
   const first = rows[0]!.at.getTime();
   const copies = deliveries.some((d) => d.attempts.some((a) => a.copy > 1));

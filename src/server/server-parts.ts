@@ -226,7 +226,8 @@ export async function registerStaticWebhooks(config: ResolvedServerOptions, webh
         { url: given.url, secret: given.secret, events: given.events, ...(given.format === undefined ? {} : { format: given.format }) },
         { id: staticWebhookId(given, index) },
       );
-      if (given.secret === undefined) {
+      // An ses webhook (and a postmark one without credentials) has no secret: nothing to say.
+      if (given.secret === undefined && webhook.secret !== '') {
         config.logger.warn(
           `mailroom: webhook ${webhook.id} posts to ${webhook.url}, signed with a secret made up at start (not shown here): GET ${apiURL}${WEBHOOKS_PATH}/${webhook.id}${config.token === undefined ? '' : ' with the token'} answers it (its webhook.secret)`,
         );

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import nodemailer from 'nodemailer';
+import { Resend } from 'resend';
 import { request } from 'undici';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../src/client/verify-webhook.js';
@@ -216,6 +217,29 @@ describe('mailroom serve', () => {
     expect(secretAlone.stderr()).toContain('--webhook-secret (or MAILROOM_WEBHOOK_SECRET) signs the --webhook URLs, but no --webhook');
     expect(await badURL.exit).toBe(2);
     expect(badURL.stderr()).toContain('--webhook (or MAILROOM_WEBHOOK) must be an http(s) URL, got "localhost:3000/hook"');
+  });
+
+  it("--webhook-format resend: a send through Resend's SDK is posted as Resend's events, accepted by resend's own webhooks.verify", async () => {
+    const receiver = await startReceiver();
+    const r = run(['serve', '--smtp-port', '0', '--http-port', '0', '--webhook', receiver.url, '--webhook-format', 'resend']);
+    const { apiURL } = await ready(r);
+    const id = /webhook (wh_\S+) posts to/.exec(r.stderr())?.[1];
+    const shown = await request(`${apiURL}/api/v1/webhooks/${id}`);
+    const { secret, format } = ((await shown.body.json()) as { webhook: { secret: string; format: string } }).webhook;
+    expect([format, secret]).toEqual(['resend', expect.stringMatching(/^whsec_/)]);
+    const resend = new Resend('re_cli_test', { baseUrl: apiURL });
+    const { data } = await resend.emails.send({ from: 'app@example.com', to: 'cli-resend@mailroom.test', subject: 'via the cli', text: 'x' });
+    await receiver.waitFor(2);
+    const events = receiver.received.map(({ body, headers }) => {
+      const svix = { id: String(headers['svix-id']), timestamp: String(headers['svix-timestamp']), signature: String(headers['svix-signature']) };
+      return resend.webhooks.verify({ payload: body, headers: svix, webhookSecret: secret }) as { type: string; data: { email_id: string } };
+    });
+    expect(events.map((e) => [e.type, e.data.email_id])).toEqual([
+      ['email.sent', data!.id],
+      ['email.delivered', data!.id],
+    ]);
+    r.child.kill('SIGTERM');
+    expect(await r.exit).toBe(0);
   });
 
   it('--token-file: the token read from a file; a webhook without a secret gets one made up, named by where to read it, never printed', async () => {

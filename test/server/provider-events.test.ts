@@ -125,7 +125,7 @@ const resend = new Resend('re_verify_only');
 const sendgridWebhook = new EventWebhook();
 const snsMessage = (request: Received) => JSON.parse(request.body) as Record<string, string>;
 const sesInner = (request: Received) =>
-  JSON.parse(snsMessage(request).Message!) as { notificationType: string; mail: { messageId: string }; bounce?: { bounceType: string } };
+  JSON.parse(snsMessage(request).Message!) as { notificationType: string; mail: { messageId: string }; bounce?: { bounceType: string; bounceSubType: string } };
 const certificates = new Map<string, string>();
 
 const CASES: readonly FormatCase[] = [
@@ -168,6 +168,7 @@ const CASES: readonly FormatCase[] = [
       'email.bounced:Transient',
       'email.bounced:Permanent',
       'email.complained',
+      'email.suppressed',
       'email.bounced:Permanent',
     ],
   },
@@ -188,7 +189,7 @@ const CASES: readonly FormatCase[] = [
       return event!.type ? `${event!.event}:${event!.type}` : event!.event;
     },
     messageIdOf: (r) => (JSON.parse(r.body) as { sg_message_id: string }[])[0]!.sg_message_id.split('.')[0]!,
-    expected: ['processed', 'delivered', 'deferred', 'bounce:blocked', 'bounce:bounce', 'spamreport', 'bounce:bounce'],
+    expected: ['processed', 'delivered', 'deferred', 'bounce:blocked', 'bounce:bounce', 'spamreport', 'dropped', 'bounce:bounce'],
   },
   {
     format: 'mailgun',
@@ -204,12 +205,22 @@ const CASES: readonly FormatCase[] = [
     // The signature covers the timestamp and the token only (as at Mailgun).
     signedPart: (r) => (JSON.parse(r.body) as { signature: { token: string } }).signature.token,
     typeOf: (r) => {
-      const data = (JSON.parse(r.body) as { 'event-data': { event: string; severity?: string } })['event-data'];
+      const data = (JSON.parse(r.body) as { 'event-data': { event: string; severity?: string; reason?: string } })['event-data'];
+      if (data.reason?.startsWith('suppress-')) return `${data.event}:${data.reason}`;
       return data.severity ? `${data.event}:${data.severity}` : data.event;
     },
     messageIdOf: (r) =>
       (JSON.parse(r.body) as { 'event-data': { message: { headers: { 'message-id': string } } } })['event-data'].message.headers['message-id'],
-    expected: ['accepted', 'delivered', 'failed:temporary', 'failed:temporary', 'failed:permanent', 'complained', 'failed:permanent'],
+    expected: [
+      'accepted',
+      'delivered',
+      'failed:temporary',
+      'failed:temporary',
+      'failed:permanent',
+      'complained',
+      'failed:suppress-complaint',
+      'failed:permanent',
+    ],
   },
   {
     format: 'postmark',
@@ -248,11 +259,20 @@ const CASES: readonly FormatCase[] = [
       const message = snsMessage(r);
       if (message.Type !== 'Notification') return message.Type!;
       const inner = sesInner(r);
+      if (inner.bounce?.bounceSubType === 'OnAccountSuppressionList') return `${inner.notificationType}:${inner.bounce.bounceSubType}`;
       return inner.bounce ? `${inner.notificationType}:${inner.bounce.bounceType}` : inner.notificationType;
     },
     messageIdOf: (r) => sesInner(r).mail.messageId,
     // SES notifications have no `sent` and no delay.
-    expected: ['SubscriptionConfirmation', 'Delivery', 'Bounce:Transient', 'Bounce:Permanent', 'Complaint', 'Bounce:Permanent'],
+    expected: [
+      'SubscriptionConfirmation',
+      'Delivery',
+      'Bounce:Transient',
+      'Bounce:Permanent',
+      'Complaint',
+      'Bounce:OnAccountSuppressionList',
+      'Bounce:Permanent',
+    ],
   },
 ];
 
@@ -279,6 +299,15 @@ describe('provider delivery events, as each provider sends and signs them', () =
     const webhook = registered.json.webhook as WireHook & { format: string; url: string };
     expect(webhook.format).toBe(c.format);
     expect(webhook.url).not.toContain('s3cret');
+    if (c.format === 'ses') {
+      // The app confirms the subscription by fetching SubscribeURL, as it does at AWS: SNS sends notifications only then.
+      const [confirmation] = await receiver.until(path, 1);
+      const confirmed = await fetch(snsMessage(confirmation!).SubscribeURL!);
+      expect([confirmed.status, await confirmed.text()]).toEqual([
+        200,
+        expect.stringContaining(`<SubscriptionArn>arn:aws:sns:us-east-1:000000000000:mailroom-ses-events:${webhook.id}<`),
+      ]);
+    }
 
     const inbox = await createInbox({ apiURL: mailroom.apiURL, domain: 'mailroom.test', prefix: 'events' });
     const to = inbox.address;
@@ -291,6 +320,9 @@ describe('provider delivery events, as each provider sends and signs them', () =
       const hearing = (c.format === 'ses' && event === 'delayed' ? 0 : 1) + (c.format === STATIC_HOOK.format && event === 'complained' ? 1 : 0);
       expect(reported).toMatchObject({ provider: c.driver.provider, provider_message_id: (sent as { id: string }).id, webhooks: hearing });
     }
+    // Sent again after the bounce and the complaint: the provider's suppression list drops it (Postmark refuses such a send on its API instead: no event).
+    const again = await c.driver.send(mailroom.apiURL, { from: 'app@example.com', to: [to], subject: 'Welcome again', text: 'Hello' });
+    expect(again).toMatchObject({ ok: true });
     const refused = freshAddress('refused');
     const rule = await call(mailroom, `/api/v1/mailbox/rules?address=${encodeURIComponent(refused)}`, {
       method: 'POST',
@@ -310,10 +342,11 @@ describe('provider delivery events, as each provider sends and signs them', () =
           : oneByteChanged(request, c.signedPart(request));
       expect(await c.verify(changed, webhook), changed.body.slice(0, 200)).toBe(false);
     }
-    // The events about the send carry the id its call answered with.
+    // The events about a send carry the id its call answered with: the first send's, and the dropped one's last.
     const aboutSend = requests.filter((r) => r.body.includes(to));
+    const ids = [...aboutSend.slice(0, -1).map(() => sent), c.format === 'postmark' ? sent : again].map((s) => (s as { id: string }).id.replace(/^<|>$/g, ''));
     expect(aboutSend.length).toBeGreaterThanOrEqual(4);
-    for (const request of aboutSend) expect(c.messageIdOf(request).replace(/^<|>$/g, '')).toBe((sent as { id: string }).id.replace(/^<|>$/g, ''));
+    expect(aboutSend.map((r) => c.messageIdOf(r).replace(/^<|>$/g, ''))).toEqual(ids);
 
     // Through the engine: its delivery log has each one, delivered at the first attempt (once the last answer is recorded).
     const deadline = Date.now() + 5_000;
@@ -325,10 +358,6 @@ describe('provider delivery events, as each provider sends and signs them', () =
     expect(deliveries.every((d) => d.event_type.startsWith('provider.'))).toBe(true);
 
     if (c.format === 'ses') {
-      // The app confirms the subscription by fetching SubscribeURL, as it does at AWS.
-      const confirmation = snsMessage(requests[0]!);
-      const confirmed = await fetch(confirmation.SubscribeURL!);
-      expect([confirmed.status, await confirmed.text()]).toEqual([200, expect.stringContaining('<SubscriptionArn>arn:aws:sns:')]);
       // What docs/providers.md says: the stock verifier refuses a certificate that is not on amazonaws.com, before fetching it.
       const stock = await new Promise<Error | null>((resolve) => new SnsValidator().validate(snsMessage(requests[1]!), resolve));
       expect(stock?.message, `sns-validator ${version('sns-validator')}`).toBe('The certificate is located on an invalid domain.');

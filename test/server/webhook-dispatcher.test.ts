@@ -224,3 +224,72 @@ describe('the dispatcher on an injected clock', () => {
     void service.close();
   });
 });
+
+describe("an SES webhook's notifications wait for its subscription to be confirmed", () => {
+  /** An event of `type` (the engine's own kinds are all it reads of one). */
+  function typed(type: 'provider.subscription' | 'provider.delivered' | 'provider.bounced'): WebhookEvent {
+    const base = event();
+    const record = { ...base.record(), type };
+    return { ...base, type, record: () => record };
+  }
+
+  it.each([true, false])('ordered %s: held with no timer, never attempted, through an hour; confirmed, they go at once, in order', async (ordered) => {
+    const { receiver, timers, store, webhook, dispatcher, settle, close } = await setUp({ format: 'ses', ordered });
+    const confirmation = typed('provider.subscription');
+    const notifications = [typed('provider.delivered'), typed('provider.bounced')];
+    for (const e of [confirmation, ...notifications]) dispatcher.enqueue(webhook, e);
+    timers.advance(0);
+    await settle(1);
+    timers.advance(3_600_000);
+    // Only the confirmation request went; nothing is scheduled for the rest (no timer to fall due, no retry, no dead letter).
+    expect(receiver.received.map((r) => r.eventId)).toEqual([confirmation.id]);
+    expect(timers.nextDueIn()).toBeUndefined();
+    expect(store.deliveries(webhook.id).map((d) => [d.event.type, d.state, d.attempts.length])).toEqual([
+      ['provider.subscription', 'delivered', 1],
+      ['provider.delivered', 'pending', 0],
+      ['provider.bounced', 'pending', 0],
+    ]);
+    expect(dispatcher.pending).toBe(2);
+
+    expect(dispatcher.confirm(webhook.id)).toBe(true);
+    expect(dispatcher.confirm(webhook.id)).toBe(false);
+    timers.advance(0);
+    await settle(ordered ? 2 : 3);
+    if (ordered) {
+      timers.advance(0);
+      await settle(3);
+    }
+    expect(receiver.received.map((r) => r.eventId)).toEqual([confirmation.id, ...notifications.map((e) => e.id)]);
+    expect(store.deliveries(webhook.id).every((d) => d.state === 'delivered')).toBe(true);
+    // Once confirmed, a new notification is not held.
+    dispatcher.enqueue(webhook, typed('provider.delivered'));
+    timers.advance(0);
+    await settle(4);
+    await close();
+  });
+
+  it('held events count against the log like any pending one: past it a new one is dropped, counted, and logged naming the unconfirmed subscription', () => {
+    const timers = new ManualTimers();
+    const store = new MemoryWebhookStore({ maxDeliveriesPerWebhook: 3 });
+    const warned: string[] = [];
+    const metrics = new WebhookMetrics(() => 0);
+    const sender = { post: () => Promise.reject(new Error('nothing is sent: the subscription is unconfirmed')), close: () => Promise.resolve() };
+    const logger = { info() {}, warn: (line: string) => void warned.push(line), error() {} };
+    const dispatcher = new WebhookDispatcher({ store, sender, timers, random: () => 0, metrics, logger });
+    const webhook = parseWebhookInput({ url: 'http://127.0.0.1:9/hooks/ses', format: 'ses' }, { id: 'wh_full', now: timers.now(), mailboxKey: (a) => a });
+    void dispatcher.add(webhook);
+    for (let i = 0; i < 4; i++) dispatcher.enqueue(webhook, typed('provider.delivered'));
+    timers.advance(3_600_000);
+    expect(store.deliveries(webhook.id).map((d) => [d.state, d.attempts.length])).toEqual([
+      ['pending', 0],
+      ['pending', 0],
+      ['pending', 0],
+    ]);
+    expect(warned).toEqual([
+      expect.stringMatching(
+        /^mailroom: webhook wh_full has its log full of pending events \(the SNS subscription of webhook wh_full \(http:\/\/127\.0\.0\.1:9\/hooks\/ses\) is unconfirmed: .*\); provider\.delivered evt_\w+ for a@mailroom\.test was dropped$/,
+      ),
+    ]);
+    dispatcher.close();
+  });
+});

@@ -145,7 +145,7 @@ function routeHandlers(ctx: ApiContext, mailbox: MailboxCalls, events: EventStre
       answerWebhooks(route.call, route, params, req, { webhooks: ctx.webhooks!, reader: ctx.reader }).then(({ status, body }) => answered(json(status, body))),
     metrics: () => answerMetrics(ctx.webhooks!).then(answered),
     providerEvent: (_, { req }) => answerProviderEventReport(req, ctx.webhooks!, ctx.reader).then((body) => answered(json(202, body))),
-    sns: ({ call }, { params }) => answerSns(call, params).then(answered),
+    sns: ({ call }, { params }) => answerSns(call, params, ctx.webhooks!).then(answered),
     faults: ({ method }, { req }) => answerFaults(hooks, method, req).then(answered),
     stats: (_, { params }) => Promise.resolve(answered(answerStats(hooks, params))),
     // A dropped call (a disconnect rule) has no answer: its response is destroyed, and the writer writes nothing to it.

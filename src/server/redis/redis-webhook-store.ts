@@ -31,6 +31,9 @@ import {
 } from '../webhooks/webhook-store.js';
 import type { WebhookEventType } from '../../contract/webhooks.js';
 import { OUT_OF_ORDER_HOLD_MS } from '../webhooks/dispatcher.js';
+import { waitsForConfirmation } from '../webhooks/subscription.js';
+import { SEND_LOG_MAX, suppressionKey, type LastSend } from '../webhooks/provider-events/send-log.js';
+import type { ProviderFormat } from '../../contract/provider-events.js';
 import type { RedisConnection, RedisReply } from './redis-connection.js';
 import { luaScript } from './lua-scripts.js';
 
@@ -134,10 +137,14 @@ export class RedisWebhookStore implements SharedWebhookStore {
   }
 
   async add(webhook: Webhook): Promise<Webhook> {
-    const kept = decodeWebhook(text(await this.#call('add', [webhook.id, encodeWebhook(webhook)])));
+    const encoded = encodeWebhook(webhook);
+    const raw = text(await this.#call('add', [webhook.id, encoded]));
+    // The object given when it is what was stored: the service tells its own registration from one another server made
+    // first by identity (webhook-service.ts: only a new one is sent SNS's SubscriptionConfirmation).
+    const kept = raw === encoded ? webhook : decodeWebhook(raw);
     // Known here at once; the others hear of it through Redis.
     if (!this.#index.get(kept.id)) await this.#learn(kept.id, kept);
-    return this.#index.get(kept.id) ?? kept;
+    return kept;
   }
 
   async remove(id: string): Promise<Webhook | undefined> {
@@ -157,7 +164,11 @@ export class RedisWebhookStore implements SharedWebhookStore {
       event.ref.kind === 'message' ? event.ref.messageId : '',
       String(OUT_OF_ORDER_HOLD_MS),
     ];
-    for (const target of targets) args.push(target.webhookId, String(target.dueAt));
+    for (const target of targets) {
+      const webhook = this.get(target.webhookId);
+      // Whether it waits for a confirmed subscription is this rule's; whether it is confirmed, the script's (atomic with `confirm`).
+      args.push(target.webhookId, String(target.dueAt), webhook && waitsForConfirmation(webhook, event.type) ? '1' : '0');
+    }
     const reply = (await this.#call('enqueue', args)) as RedisReply[];
     return reply.map((kept) => Number(kept) === 1);
   }
@@ -220,6 +231,32 @@ export class RedisWebhookStore implements SharedWebhookStore {
   async delivery(webhookId: string, eventId: string): Promise<Delivery | undefined> {
     const [raw] = (await this.#call('log', [webhookId, eventId])) as RedisReply[];
     return raw === undefined ? undefined : this.#delivery(webhookId, text(raw));
+  }
+
+  async confirm(webhookId: string): Promise<boolean> {
+    return Number(await this.#call('confirm', [webhookId])) === 1;
+  }
+
+  async confirmedAt(webhookId: string): Promise<number | undefined> {
+    const at = await this.#call('confirmed', [webhookId]);
+    return at === null ? undefined : Number(text(at));
+  }
+
+  // --- the provider send log (webhooks/provider-events/send-log.ts) ---------
+
+  async sent(address: string, last: LastSend): Promise<string | undefined> {
+    const key = suppressionKey(last.provider, address);
+    const reason = await this.#call('sent', [address, JSON.stringify(last), key, String(SEND_LOG_MAX)]);
+    return reason === null ? undefined : text(reason);
+  }
+
+  async last(address: string): Promise<LastSend | undefined> {
+    const raw = await this.#call('lastsend', [address]);
+    return raw === null ? undefined : (JSON.parse(text(raw)) as LastSend);
+  }
+
+  async suppress(provider: ProviderFormat, address: string, reason: string): Promise<void> {
+    await this.#call('suppress', [suppressionKey(provider, address), reason, String(SEND_LOG_MAX)]);
   }
 
   async pendingCount(): Promise<number> {

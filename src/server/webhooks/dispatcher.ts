@@ -11,7 +11,9 @@
 //   an ordered endpoint's backlog is handed over as runs (`#runOf`), one
 //   message to the thread and one back per run rather than per event, which
 //   is most of what a webhook costs the SMTP thread while mail pours in;
-// - the test controls: `duplicates`, `out_of_order`, `first_attempt_delay_ms`.
+// - the test controls: `duplicates`, `out_of_order`, `first_attempt_delay_ms`;
+// - an SES webhook's notifications held, unattempted and without a timer,
+//   until its subscription is confirmed (subscription.ts, `confirm`).
 //
 // Time and randomness are injected (`DispatchTimers`, `RandomSource`), so
 // the schedule is tested exactly, without sleeping. The state is kept in a
@@ -25,14 +27,9 @@ import type { WebhookEvent } from './events.js';
 import type { WebhookMetrics } from './metrics.js';
 import type { Webhook } from './registration.js';
 import type { DeliveryJob, DeliveryOutcome, DeliverySender, EventPayload } from './delivery-job.js';
-import type { Awaitable } from '../base/awaitable.js';
+import { whenReady } from '../base/awaitable.js';
 import type { Delivery, WebhookStore } from './webhook-store.js';
-
-/** `then(value)` at once when `value` is already there (a memory store), else when it comes. */
-function whenReady<T>(value: Awaitable<T>, then: (value: T) => void, failed: (error: unknown) => void): void {
-  if (value instanceof Promise) value.then(then, failed);
-  else then(value);
-}
+import { unconfirmedText, waitsForConfirmation } from './subscription.js';
 
 export interface DispatchTimers {
   /** Wall-clock ms (the server's clock). */
@@ -82,6 +79,8 @@ interface Lane {
   held: { readonly delivery: Delivery; readonly cancel: () => void } | undefined;
   pumpQueued: boolean;
   removed: boolean;
+  /** Said once in the log that its events are held for the subscription's confirmation. */
+  saidHeld: boolean;
 }
 
 export class WebhookDispatcher {
@@ -117,7 +116,8 @@ export class WebhookDispatcher {
     };
     const dropped = (why: string) => {
       this.#o.metrics.dropped();
-      this.#o.logger.warn(`mailroom: webhook ${webhook.id} ${why}; ${event.type} ${event.id} for ${event.address} was dropped`);
+      const held = this.#held(lane, delivery) ? ` (${unconfirmedText(webhook)})` : '';
+      this.#o.logger.warn(`mailroom: webhook ${webhook.id} ${why}${held}; ${event.type} ${event.id} for ${event.address} was dropped`);
     };
     whenReady(
       this.#o.store.enqueue(delivery),
@@ -155,6 +155,25 @@ export class WebhookDispatcher {
     return this.#o.store.remove(id);
   }
 
+  /**
+   * The webhook's subscription was confirmed: its held events go now, in
+   * their order. False when it was confirmed already (or is unknown).
+   */
+  confirm(webhookId: string): boolean {
+    if (!this.#o.store.confirm(webhookId)) return false;
+    const lane = this.#lanes.get(webhookId);
+    if (lane && !lane.removed) {
+      if (lane.webhook.ordered) this.#pump(lane);
+      else for (const delivery of lane.queue) if (!lane.timers.has(delivery) && !lane.inFlight.has(delivery)) this.#schedule(lane, delivery, delivery);
+    }
+    return true;
+  }
+
+  /** An event that waits for the webhook's subscription to be confirmed (subscription.ts). */
+  #held(lane: Lane, delivery: Delivery): boolean {
+    return waitsForConfirmation(lane.webhook, delivery.event.type) && this.#o.store.confirmedAt(lane.webhook.id) === undefined;
+  }
+
   /** Sends a dead letter again with a fresh budget of attempts; undefined when there is no such dead letter. */
   async replay(webhookId: string, eventId: string): Promise<Delivery | undefined> {
     const delivery = await this.#o.store.delivery(webhookId, eventId);
@@ -187,7 +206,17 @@ export class WebhookDispatcher {
   #laneOf(webhook: Webhook): Lane {
     let lane = this.#lanes.get(webhook.id);
     if (!lane) {
-      lane = { webhook, abort: new AbortController(), queue: [], inFlight: new Set(), timers: new Map(), held: undefined, pumpQueued: false, removed: false };
+      lane = {
+        webhook,
+        abort: new AbortController(),
+        queue: [],
+        inFlight: new Set(),
+        timers: new Map(),
+        held: undefined,
+        pumpQueued: false,
+        removed: false,
+        saidHeld: false,
+      };
       this.#lanes.set(webhook.id, lane);
     }
     return lane;
@@ -240,6 +269,13 @@ export class WebhookDispatcher {
   /** Runs `delivery`'s next attempt when it is due; `key` names the one timer (the lane's, or the delivery's own). */
   #schedule(lane: Lane, delivery: Delivery, key: Delivery | Lane): void {
     lane.timers.get(key)?.();
+    lane.timers.delete(key);
+    if (this.#held(lane, delivery)) {
+      // No timer: `confirm` looks again. Said once, so a test's log shows why nothing goes.
+      if (!lane.saidHeld) this.#o.logger.info(`mailroom: ${unconfirmedText(lane.webhook)}`);
+      lane.saidHeld = true;
+      return;
+    }
     const wait = (delivery.nextAttemptAt ?? 0) - this.#o.timers.now();
     const go = () => {
       lane.timers.delete(key);
@@ -279,7 +315,7 @@ export class WebhookDispatcher {
     const now = this.#o.timers.now();
     for (let i = 1; i < lane.queue.length && run.length < MAX_RUN; i++) {
       const next = lane.queue[i]!;
-      if (next.state !== 'pending' || (next.nextAttemptAt ?? 0) > now) break;
+      if (next.state !== 'pending' || (next.nextAttemptAt ?? 0) > now || this.#held(lane, next)) break;
       run.push(next);
     }
     return run;

@@ -33,6 +33,7 @@ import type { EventRecord, WebhookEvent } from './events.js';
 import type { WebhookMetrics } from './metrics.js';
 import type { Webhook } from './registration.js';
 import type { Claim, ClaimBatch, Delivery, DeliveryAttempt, SharedWebhookStore } from './webhook-store.js';
+import { unconfirmedText, waitsForConfirmation } from './subscription.js';
 
 /** Attempts in flight from this server at once. */
 const MAX_IN_FLIGHT = 64;
@@ -152,6 +153,16 @@ export class SharedDispatcher {
     return replayed;
   }
 
+  /**
+   * The webhook's subscription was confirmed (subscription.ts): the store
+   * makes its held events due now, for whichever server claims them first.
+   */
+  async confirm(webhookId: string): Promise<boolean> {
+    const first = await this.#o.store.confirm(webhookId);
+    if (first) this.#wake(this.#o.timers.now());
+    return first;
+  }
+
   /** Events pending over every webhook and server, as the store last said. */
   get pending(): number {
     return this.#pending;
@@ -204,10 +215,13 @@ export class SharedDispatcher {
       if (ok) return;
       const target = queued.targets[i]!;
       // The webhook was removed meanwhile: nothing is owed. Otherwise its log is full of pending events.
-      if (!this.#o.store.get(target.webhookId)) return;
+      const webhook = this.#o.store.get(target.webhookId);
+      if (!webhook) return;
       this.#o.metrics.dropped();
+      // Full of held ones, perhaps: said, though whether it is still unconfirmed is the store's to know.
+      const held = waitsForConfirmation(webhook, queued.record.type) ? ` (if ${unconfirmedText(webhook)})` : '';
       this.#o.logger.warn(
-        `mailroom: webhook ${target.webhookId} has its log full of pending events; ${queued.record.type} ${queued.record.id} for ${queued.record.address} was dropped`,
+        `mailroom: webhook ${target.webhookId} has its log full of pending events${held}; ${queued.record.type} ${queued.record.id} for ${queued.record.address} was dropped`,
       );
     });
   }

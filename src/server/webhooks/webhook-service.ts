@@ -22,8 +22,10 @@ import { destinationPolicy } from './destination-policy.js';
 import { parseWebhookInput, type Webhook } from './registration.js';
 import { SharedDispatcher } from './shared-dispatcher.js';
 import { ProviderEventSource, type Reported } from './provider-events/provider-event-source.js';
+import { MemorySendLog } from './provider-events/send-log.js';
 import { snsCertificate } from './provider-events/ses.js';
 import type { ReportedProviderEvent } from '../../contract/provider-events.js';
+import { hasSubscription } from './subscription.js';
 import { ThreadedSender } from './threaded-sender.js';
 import { isShared, MemoryWebhookStore, type AnyWebhookStore, type Delivery } from './webhook-store.js';
 
@@ -76,8 +78,16 @@ export interface WebhookService {
   removeScopedTo(address: string): Promise<number>;
   deliveries(id: string): Promise<readonly Delivery[]>;
   replay(id: string, eventId: string): Promise<Delivery | undefined>;
+  /**
+   * The app fetched an SES webhook's `SubscribeURL` (subscription.ts): its
+   * held notifications go now, in order. The webhook, or undefined when no
+   * SES webhook has that id.
+   */
+  confirmSubscription(id: string): Promise<Webhook | undefined>;
+  /** Whether the webhook's notifications are held now: an SES webhook whose subscription is not confirmed yet. */
+  unconfirmed(id: string): Promise<boolean>;
   /** A test's report for an address (its mailbox key): the last provider send to it had this fate; undefined when none was sent. */
-  reportProviderEvent(address: string, kind: ReportedProviderEvent, detail: string | undefined): Reported | undefined;
+  reportProviderEvent(address: string, kind: ReportedProviderEvent, detail: string | undefined): Promise<Reported | undefined>;
   readonly metrics: WebhookMetrics;
   close(): Promise<void>;
 }
@@ -126,6 +136,7 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
     add(webhook: Webhook): Promise<Webhook>;
     remove(id: string): Promise<Webhook | undefined>;
     replay(id: string, eventId: string): Promise<Delivery | undefined>;
+    confirm(id: string): boolean | Promise<boolean>;
     close(): void | Promise<void>;
   };
   if (isShared(store)) {
@@ -146,6 +157,7 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
       },
       remove: (id) => local.remove(id),
       replay: (id, eventId) => local.replay(id, eventId),
+      confirm: (id) => local.confirm(id),
       close: () => local.close(),
     };
   }
@@ -154,6 +166,9 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
     attempts: options.attempts,
     subscribers: (type, address) => (store.size === 0 ? [] : store.subscribers(type, address)),
     fanOut: (subscribers, event) => fanOut(subscribers, event),
+    // Beside a shared store, in it: a report may reach any server, whichever took the send.
+    log: isShared(store) ? store : new MemorySendLog(),
+    logger: options.logger,
     now: options.now,
     apiUrl: options.apiUrl ?? (() => 'http://127.0.0.1'),
   });
@@ -203,6 +218,16 @@ export function createWebhookService(options: WebhookServiceOptions): WebhookSer
     },
     deliveries: async (id) => store.deliveries(id),
     replay: (id, eventId) => dispatcher.replay(id, eventId),
+    async confirmSubscription(id) {
+      const webhook = store.get(id);
+      if (!webhook || !hasSubscription(webhook)) return undefined;
+      await dispatcher.confirm(id);
+      return webhook;
+    },
+    async unconfirmed(id) {
+      const webhook = store.get(id);
+      return webhook !== undefined && hasSubscription(webhook) && (await store.confirmedAt(id)) === undefined;
+    },
     reportProviderEvent: (address, kind, detail) => providerEvents.report(address, kind, detail),
     metrics,
     async close() {

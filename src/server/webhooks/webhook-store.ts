@@ -24,6 +24,7 @@ import type { WebhookAttemptOutcome, WebhookDeliveryState, WebhookEventType } fr
 import type { Awaitable } from '../base/awaitable.js';
 import type { EventRecord, WebhookEvent } from './events.js';
 import type { Webhook } from './registration.js';
+import type { ProviderSendLog } from './provider-events/send-log.js';
 
 export interface DeliveryAttempt {
   /** 1 for a copy's first attempt; a replay goes on counting. */
@@ -97,6 +98,10 @@ export interface WebhookStore {
   delivery(webhookId: string, eventId: string): Awaitable<Delivery | undefined>;
   /** The dispatcher changed `delivery`: a durable store writes it back (the memory store holds the object itself). */
   saved(delivery: Delivery): Awaitable<void>;
+  /** The webhook's subscription was confirmed (subscription.ts): true the first time, false when already confirmed or there is no such webhook. */
+  confirm(webhookId: string): boolean;
+  /** When its subscription was confirmed, wall-clock ms; undefined while it is not. */
+  confirmedAt(webhookId: string): number | undefined;
 }
 
 /** A delivery as plain data, as a shared store keeps it (`Delivery` with its event as an `EventRecord`). */
@@ -163,11 +168,15 @@ export interface ClaimBatch {
  * endpoint's queue of pending events, the delivery log and the dead
  * letters, and hands out due attempts by lease.
  */
-export interface SharedWebhookStore extends WebhookRegistrations {
+export interface SharedWebhookStore extends WebhookRegistrations, ProviderSendLog {
   readonly kind: 'shared';
   /** How long a claimed attempt stays this server's without a renewal, ms. */
   readonly leaseMs: number;
-  /** Stores a registration; one with this id already there is kept, and returned (a static webhook given to several servers). */
+  /**
+   * Stores a registration and returns it, the object given; one with this
+   * id already there is kept, and returned (a static webhook given to
+   * several servers).
+   */
   add(webhook: Webhook): Promise<Webhook>;
   /** Forgets the registration and its deliveries, for every server; returns it, or undefined when there was none. */
   remove(id: string): Promise<Webhook | undefined>;
@@ -198,6 +207,14 @@ export interface SharedWebhookStore extends WebhookRegistrations {
   delivery(webhookId: string, eventId: string): Promise<Delivery | undefined>;
   /** Events pending over every webhook. */
   pendingCount(): Promise<number>;
+  /**
+   * The webhook's subscription was confirmed (subscription.ts): its held
+   * events are due now, for every server; true the first time, false when
+   * already confirmed or there is no such webhook.
+   */
+  confirm(webhookId: string): Promise<boolean>;
+  /** When its subscription was confirmed, wall-clock ms; undefined while it is not. */
+  confirmedAt(webhookId: string): Promise<number | undefined>;
   /** Told when an attempt may be due at `at` (an event queued, retried or replayed through another server: a server looks by itself after its own). */
   onDue(listener: (at: number) => void): () => void;
   /** Told when a webhook was removed, through any server. */
@@ -283,6 +300,8 @@ export class MemoryWebhookStore implements WebhookStore {
    * older than the log's retention.
    */
   readonly #finished = new Map<string, { readonly id: string; readonly at: number }[]>();
+  /** Per webhook, when its subscription was confirmed (subscription.ts). */
+  readonly #confirmed = new Map<string, number>();
   readonly #maxPerWebhook: number;
   readonly #now: () => number;
   readonly #retentionMs: number;
@@ -331,6 +350,7 @@ export class MemoryWebhookStore implements WebhookStore {
     if (!webhook) return undefined;
     this.#deliveries.delete(id);
     this.#finished.delete(id);
+    this.#confirmed.delete(id);
     return webhook;
   }
 
@@ -374,5 +394,15 @@ export class MemoryWebhookStore implements WebhookStore {
   saved(delivery: Delivery): void {
     // The memory store holds the dispatcher's own objects: nothing to write back, only the order deliveries finished in.
     if (delivery.state !== 'pending') this.#finished.get(delivery.webhookId)?.push({ id: delivery.event.id, at: this.#now() });
+  }
+
+  confirm(webhookId: string): boolean {
+    if (!this.#registrations.get(webhookId) || this.#confirmed.has(webhookId)) return false;
+    this.#confirmed.set(webhookId, this.#now());
+    return true;
+  }
+
+  confirmedAt(webhookId: string): number | undefined {
+    return this.#confirmed.get(webhookId);
   }
 }

@@ -39,12 +39,12 @@ export async function answerProviderEventReport(req: IncomingMessage, webhooks: 
     throw new Refusal(400, 'invalid_request', `Expected \`detail\` to be 1 to 1000 characters, got ${describeValue(detail)}`);
   }
   const key = reader.mailboxKey(address, 'address');
-  const reported = webhooks.reportProviderEvent(key, event as ReportedProviderEvent, detail);
+  const reported = await webhooks.reportProviderEvent(key, event as ReportedProviderEvent, detail);
   if (!reported) {
     throw new Refusal(
       404,
       'not_found',
-      `No provider send to ${key} since this server started: a provider event is about a mail sent through a provider API here (POST /emails, /v3/mail/send, ...)`,
+      `No provider send to ${key} is remembered (the last 10,000 addresses' are): a provider event is about a mail sent through a provider API here (POST /emails, /v3/mail/send, ...)`,
     );
   }
   return {
@@ -58,17 +58,33 @@ export async function answerProviderEventReport(req: IncomingMessage, webhooks: 
 
 export type SnsCall = 'certificate' | 'confirm';
 
-/** SNS's links: the certificate as PEM, and the confirmation (or unsubscribe) answered as SNS answers it, in XML. */
-export async function answerSns(call: SnsCall, params: URLSearchParams): Promise<Reply> {
+/** SNS's answer to a call it cannot take, in its XML (a token it does not know: `NotFound`). */
+function snsError(status: number, code: string, message: string): Reply {
+  const xml = `<ErrorResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><Error><Type>Sender</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>mailroom</RequestId></ErrorResponse>`;
+  return { status, headers: { 'content-type': 'text/xml', 'cache-control': 'no-store' }, body: xml };
+}
+
+/**
+ * SNS's links: the certificate as PEM, and the confirmation (or
+ * unsubscribe) answered as SNS answers it, in XML. A confirmation releases
+ * the webhook's held notifications (webhooks/subscription.ts); its token
+ * names the webhook (`wh_….<message id>`, ses.ts).
+ */
+export async function answerSns(call: SnsCall, params: URLSearchParams, webhooks: WebhookService): Promise<Reply> {
   if (call === 'certificate') {
     const { cert } = await snsCertificate();
     return { status: 200, headers: { 'content-type': 'application/x-x509-ca-cert', 'cache-control': 'no-store' }, body: cert };
   }
   const action = params.get('Action') ?? 'ConfirmSubscription';
-  const arn = `${SES_TOPIC_ARN}:${(params.get('Token') ?? '').split('.')[0] ?? ''}`;
-  const xml =
-    action === 'Unsubscribe'
-      ? '<UnsubscribeResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><ResponseMetadata><RequestId>mailroom</RequestId></ResponseMetadata></UnsubscribeResponse>'
-      : `<ConfirmSubscriptionResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><ConfirmSubscriptionResult><SubscriptionArn>${arn}</SubscriptionArn></ConfirmSubscriptionResult><ResponseMetadata><RequestId>mailroom</RequestId></ResponseMetadata></ConfirmSubscriptionResponse>`;
+  if (action === 'Unsubscribe') {
+    const xml =
+      '<UnsubscribeResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><ResponseMetadata><RequestId>mailroom</RequestId></ResponseMetadata></UnsubscribeResponse>';
+    return { status: 200, headers: { 'content-type': 'text/xml', 'cache-control': 'no-store' }, body: xml };
+  }
+  const webhookId = (params.get('Token') ?? '').split('.')[0] ?? '';
+  const confirmed = /^wh_[0-9a-f]+$/.test(webhookId) ? await webhooks.confirmSubscription(webhookId) : undefined;
+  if (!confirmed) return snsError(404, 'NotFound', 'No ses webhook has this subscription token (it was removed, or the token is not one this server sent)');
+  const arn = `${SES_TOPIC_ARN}:${confirmed.id}`;
+  const xml = `<ConfirmSubscriptionResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><ConfirmSubscriptionResult><SubscriptionArn>${arn}</SubscriptionArn></ConfirmSubscriptionResult><ResponseMetadata><RequestId>mailroom</RequestId></ResponseMetadata></ConfirmSubscriptionResponse>`;
   return { status: 200, headers: { 'content-type': 'text/xml', 'cache-control': 'no-store' }, body: xml };
 }

@@ -7,7 +7,8 @@ import type { IncomingMessage } from 'node:http';
 import { Refusal } from '../../../contract/refusal.js';
 import type { WireDeadLetter, WireDeadLetters, WireWebhookAttempt, WireWebhookDeliveries, WireWebhookDelivery } from '../../../contract/webhook-wire.js';
 import type { MailboxReader } from '../../store/mailbox-reader.js';
-import { toWireWebhook } from '../../webhooks/registration.js';
+import { toWireWebhook, type Webhook } from '../../webhooks/registration.js';
+import { waitsForConfirmation } from '../../webhooks/subscription.js';
 import { TooManyWebhooksError, type WebhookService } from '../../webhooks/webhook-service.js';
 import type { Delivery, DeliveryAttempt } from '../../webhooks/webhook-store.js';
 import { BODY_LIMITS, readBodyUpTo } from '../edge/body.js';
@@ -38,15 +39,18 @@ function wireAttempt(a: DeliveryAttempt): WireWebhookAttempt {
   };
 }
 
-function wireDelivery(d: Delivery): WireWebhookDelivery {
+/** A delivery as the log shows it; `unconfirmed`: its webhook's subscription is (subscription.ts), so its notifications are held. */
+function wireDelivery(d: Delivery, webhook: Webhook, unconfirmed: boolean): WireWebhookDelivery {
+  const held = unconfirmed && d.state === 'pending' && waitsForConfirmation(webhook, d.event.type);
   return {
     event_id: d.event.id,
     event_type: d.event.type,
     address: d.event.address,
     created_at: new Date(d.event.createdAt).toISOString(),
     state: d.state,
-    next_attempt_at: d.state === 'pending' ? iso(d.nextAttemptAt) : null,
+    next_attempt_at: d.state === 'pending' && !held ? iso(d.nextAttemptAt) : null,
     attempts: d.attempts.map(wireAttempt),
+    ...(held ? { held: 'subscription_unconfirmed' as const } : {}),
   };
 }
 
@@ -111,12 +115,17 @@ export async function answerWebhooks(
       // Idempotent, like every delete of the contract.
       return { status: 200, body: { deleted: (await webhooks.remove(id)) !== undefined } };
     case 'deliveries': {
-      if (!webhooks.get(id)) throw noWebhook(id);
+      const webhook = webhooks.get(id);
+      if (!webhook) throw noWebhook(id);
       // `address`: only the events at that mailbox (the web UI's tab for one mailbox, on a webhook that hears every address).
       const address = singleParam(params, 'address');
       const key = address === undefined ? undefined : ctx.reader.mailboxKey(address, 'address');
       const deliveries = (await webhooks.deliveries(id)).filter((d) => key === undefined || d.event.address === key);
-      return { status: 200, body: { webhook_id: id, deliveries: deliveries.map(wireDelivery) } satisfies WireWebhookDeliveries };
+      const unconfirmed = await webhooks.unconfirmed(id);
+      return {
+        status: 200,
+        body: { webhook_id: id, deliveries: deliveries.map((d) => wireDelivery(d, webhook, unconfirmed)) } satisfies WireWebhookDeliveries,
+      };
     }
     case 'deadLetters': {
       if (!webhooks.get(id)) throw noWebhook(id);
@@ -124,11 +133,12 @@ export async function answerWebhooks(
       return { status: 200, body: { webhook_id: id, dead_letters: dead.map(wireDeadLetter) } satisfies WireDeadLetters };
     }
     case 'replay': {
-      if (!webhooks.get(id)) throw noWebhook(id);
+      const webhook = webhooks.get(id);
+      if (!webhook) throw noWebhook(id);
       const eventId = ids.eventId ?? '';
       const replayed = await webhooks.replay(id, eventId);
       if (!replayed) throw new Refusal(404, 'not_found', `No dead letter ${eventId} at webhook ${id}: it was delivered, is still pending, or never existed`);
-      return { status: 202, body: { replayed: eventId, delivery: wireDelivery(replayed) } };
+      return { status: 202, body: { replayed: eventId, delivery: wireDelivery(replayed, webhook, await webhooks.unconfirmed(id)) } };
     }
   }
 }

@@ -12,6 +12,11 @@
 --   W due            sorted set: webhook id -> when its next attempt is due (or its lease runs out)
 --   W pending        how many events are pending, over every webhook
 --   W held           hash: webhook id -> "event seq due until": `out_of_order`'s event held for a second one
+--   W confirmed      hash: webhook id -> when its subscription was confirmed (an SES webhook's: webhooks/subscription.ts)
+--   W ps:last        hash: address -> the last provider send to it (JSON; webhooks/provider-events/send-log.ts)
+--   W ps:lastq       sorted set: those addresses by when (seq): the oldest forgotten past the bound
+--   W ps:supp        hash: "provider address" -> why that provider suppresses the address (a `dropped` event's detail)
+--   W ps:suppq       sorted set: those keys by when (seq)
 --   W d:<id>         hash: event id -> the delivery (JSON, written by the server that made the attempt)
 --   W log:<id>       sorted set: event ids by when they were queued (seq): the log, oldest first
 --   W q:<id>         sorted set: pending event ids in the order they go (seq)
@@ -43,6 +48,10 @@ local now = tonumber(ARGV[3])
 local ORIGIN = table.remove(ARGV, 4)
 local W = P .. ':wh:'
 local REG, ORDER, DUE, HELD, SEQ, PENDING = W .. 'reg', W .. 'order', W .. 'due', W .. 'held', W .. 'seq', W .. 'pending'
+local CONFIRMED = W .. 'confirmed'
+-- An event held until its webhook's subscription is confirmed is due at the end of time (the latest
+-- JavaScript date): never claimed, and `confirm` makes it due now.
+local HELD_UNTIL_CONFIRMED = 8640000000000000
 
 local function K(kind, id) return W .. kind .. ':' .. id end
 local function num(x) return string.format('%.17g', x) end
@@ -125,6 +134,17 @@ local function claimFrom(id, limit, owner, leaseMs, claims)
   return refresh(id, reg.ordered)
 end
 
+-- Sets field `f` of hash `h` to `v`, the newest in `q`; past `max` fields the oldest go (send-log.ts's bound).
+local function keep(h, q, f, v, max)
+  redis.call('HSET', h, f, v)
+  redis.call('ZADD', q, redis.call('INCR', SEQ), f)
+  local over = redis.call('ZCARD', q) - max
+  if over > 0 then
+    local popped = redis.call('ZPOPMIN', q, over)
+    for i = 1, #popped, 2 do redis.call('HDEL', h, popped[i]) end
+  end
+end
+
 -- A claim's answer: when the next attempt of all is due ('' for nothing pending), how many events are pending, then the claims.
 local function batch(claims)
   local out = {redis.call('ZRANGE', DUE, 0, 0, 'WITHSCORES')[2] or '', redis.call('GET', PENDING) or '0'}
@@ -166,16 +186,18 @@ elseif op == 'remove' then
   redis.call('ZREM', ORDER, id)
   redis.call('ZREM', DUE, id)
   redis.call('HDEL', HELD, id)
+  redis.call('HDEL', CONFIRMED, id)
   redis.call('DEL', K('d', id), K('log', id), K('q', id), K('t', id), K('l', id), K('fin', id), K('r', id))
   redis.call('PUBLISH', W .. 'changed', '-' .. id)
   return raw
 elseif op == 'enqueue' then
   -- ARGV: 4 most deliveries kept per webhook, 5 event id, 6 delivery, 7 message id ('' for none; not read: an event holds no body),
-  -- 8 out_of_order's hold (ms), then (webhook id, due) per webhook; answers 1 (kept) or 0 per webhook
+  -- 8 out_of_order's hold (ms), then (webhook id, due, '1' when it waits for the webhook's subscription to be
+  -- confirmed) per webhook; answers 1 (kept) or 0 per webhook
   local max, ev, delivery, hold = tonumber(ARGV[4]), ARGV[5], ARGV[6], tonumber(ARGV[8])
   local out = {}
-  for i = 9, #ARGV, 2 do
-    local id, due = ARGV[i], tonumber(ARGV[i + 1])
+  for i = 9, #ARGV, 3 do
+    local id, due, waits = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2] == '1'
     local reg = registration(id)
     local kept = 0
     if reg then
@@ -193,7 +215,9 @@ elseif op == 'enqueue' then
       if room and redis.call('HEXISTS', d, ev) == 0 then
         local seq = redis.call('INCR', SEQ)
         local place, at = seq, due
-        if reg.outOfOrder then
+        if waits and redis.call('HEXISTS', CONFIRMED, id) == 0 then
+          at = HELD_UNTIL_CONFIRMED
+        elseif reg.outOfOrder then
           -- swapped pairs: the first of two is held for a second, which then goes first
           local held = redis.call('HGET', HELD, id)
           local hev, hseq, hdue, huntil
@@ -306,6 +330,30 @@ elseif op == 'replay' then
   redis.call('ZADD', K('t', id), num(now), ev)
   redis.call('INCR', PENDING)
   announce(refresh(id, reg.ordered))
+  return 1
+elseif op == 'confirm' then
+  -- ARGV: 4 webhook id. Its subscription confirmed: its held events due now. Answers 1 the first time, else 0.
+  local id = ARGV[4]
+  local reg = registration(id)
+  if not reg or redis.call('HSETNX', CONFIRMED, id, num(now)) == 0 then return 0 end
+  local t = K('t', id)
+  for _, ev in ipairs(redis.call('ZRANGEBYSCORE', t, num(HELD_UNTIL_CONFIRMED), '+inf')) do redis.call('ZADD', t, num(now), ev) end
+  announce(refresh(id, reg.ordered))
+  return 1
+elseif op == 'confirmed' then
+  -- ARGV: 4 webhook id; answers when its subscription was confirmed, or nil
+  return redis.call('HGET', CONFIRMED, ARGV[4])
+elseif op == 'sent' then
+  -- ARGV: 4 address, 5 the send (JSON), 6 its suppression key, 7 how many are kept. Answers why the
+  -- provider suppresses the address, or nil.
+  keep(W .. 'ps:last', W .. 'ps:lastq', ARGV[4], ARGV[5], tonumber(ARGV[7]))
+  return redis.call('HGET', W .. 'ps:supp', ARGV[6])
+elseif op == 'lastsend' then
+  -- ARGV: 4 address; answers the last provider send to it (JSON), or nil
+  return redis.call('HGET', W .. 'ps:last', ARGV[4])
+elseif op == 'suppress' then
+  -- ARGV: 4 suppression key, 5 reason, 6 how many are kept
+  keep(W .. 'ps:supp', W .. 'ps:suppq', ARGV[4], ARGV[5], tonumber(ARGV[6]))
   return 1
 elseif op == 'log' then
   -- ARGV: 4 webhook id, 5 event id (optional: that one only); answers the deliveries, oldest first

@@ -6,7 +6,9 @@
 //   timestamp, event, severity?, reason?, recipient, message: {headers:
 //   {"message-id"}}, tags[], "user-variables"{}, "delivery-status"{}}}`;
 //   `event` is `accepted`, `delivered`, `failed` (`severity` `permanent` for
-//   a bounce, `temporary` for a delay or a soft bounce), `complained`;
+//   a bounce, `temporary` for a delay or a soft bounce; `reason`
+//   `suppress-bounce`, `suppress-complaint` or `suppress-unsubscribe`, delivery-status code 605,
+//   for a recipient on a suppression list: `dropped`), `complained`;
 //   `message-id` is the `id` the send call answered with, without its `<>`;
 // - the signature is in the body: hex HMAC-SHA256 of `timestamp + token`
 //   keyed with the webhook signing key, which the app recomputes and
@@ -17,7 +19,23 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { PROVIDER_EVENT_KINDS } from '../../../contract/provider-events.js';
 import { printableSecretProblem } from '../../../contract/webhooks.js';
-import { bare, codeIn, domainOf, providerEventId, type ProviderEvent, type ProviderFormatter } from './provider-event.js';
+import {
+  bare,
+  codeIn,
+  DEFAULT_DETAIL,
+  domainOf,
+  DROPPED_AFTER_COMPLAINT,
+  providerEventId,
+  type ProviderEvent,
+  type ProviderFormatter,
+} from './provider-event.js';
+
+/** Mailgun's suppression lists, by the `dropped` event's detail (SendGrid's words for the same lists). */
+const SUPPRESSIONS: Readonly<Record<string, { readonly reason: string; readonly description: string }>> = {
+  [DEFAULT_DETAIL.dropped]: { reason: 'suppress-bounce', description: 'Not delivering to previously bounced address' },
+  [DROPPED_AFTER_COMPLAINT]: { reason: 'suppress-complaint', description: 'Not delivering to a user who marked your messages as spam' },
+  'Unsubscribed Address': { reason: 'suppress-unsubscribe', description: 'Not delivering to unsubscribed address' },
+};
 
 function eventFields(event: ProviderEvent): Record<string, unknown> {
   const status = (code: number, description: string) => ({ code, message: event.detail, description, 'attempt-no': 1 });
@@ -45,6 +63,17 @@ function eventFields(event: ProviderEvent): Record<string, unknown> {
       };
     case 'complained':
       return { event: 'complained', 'log-level': 'warn' };
+    case 'dropped': {
+      // Mailgun's suppressions: not sent, failed at once, the list the recipient is on as the reason.
+      const list = SUPPRESSIONS[event.detail] ?? SUPPRESSIONS[DEFAULT_DETAIL.dropped]!;
+      return {
+        event: 'failed',
+        severity: 'permanent',
+        reason: list.reason,
+        'log-level': 'error',
+        'delivery-status': { code: 605, message: '', description: list.description, 'attempt-no': 1 },
+      };
+    }
   }
 }
 

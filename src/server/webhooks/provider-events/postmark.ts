@@ -28,6 +28,8 @@ function recordOf(event: ProviderEvent): Record<string, unknown> {
   const at = new Date(event.at).toISOString();
   if (event.kind === 'delivered' || event.kind === 'sent')
     return { RecordType: 'Delivery', ...common, Recipient: event.address, DeliveredAt: at, Details: event.detail };
+  // Postmark refuses a send to an inactive recipient on its API: it has no `dropped` event (`kinds`).
+  if (event.kind === 'dropped') throw new Error('Postmark has no dropped event');
   const bounce = BOUNCES[event.kind];
   return {
     RecordType: event.kind === 'complained' ? 'SpamComplaint' : 'Bounce',

@@ -2,11 +2,17 @@
 // the same feed as SMTP's) and a test's report for its address.
 //
 // - a send the provider API took and stored: `sent`, then `delivered`,
-//   for each recipient, carrying the id the send call answered with;
+//   for each recipient, carrying the id the send call answered with; or,
+//   to a recipient reported hard-bounced or complained for that provider
+//   before, `dropped` (the provider's suppression list). The mail
+//   is stored all the same: a test still sees an app that goes on mailing
+//   an address it was told bounced (`expect(inbox).not.toReceiveMail()`
+//   fails), where the provider would have kept it back;
 // - a recipient the lab refused for good (a `reject` rule): `bounced`;
 // - a test's report (`POST /api/v1/provider-events`, "this address
 //   bounced / complained / was delayed"): that event, about the last
-//   provider send to the address that this server took.
+//   provider send to the address (send-log.ts: on a shared store, whichever
+//   server took it).
 //
 // Each event goes to the webhooks of that provider's format that hear its
 // type at that address, one event per webhook (a Mailgun body carries the
@@ -14,11 +20,14 @@
 import type { ProviderEventKind, ProviderFormat, ReportedProviderEvent } from '../../../contract/provider-events.js';
 import type { ProviderName } from '../../../contract/providers.js';
 import type { WebhookEventType } from '../../../contract/webhooks.js';
-import type { AttemptFeed, ProviderSendFacts, SmtpAttempt } from '../../base/smtp-attempts.js';
+import { whenReady } from '../../base/awaitable.js';
+import type { Logger } from '../../base/log.js';
+import type { AttemptFeed, SmtpAttempt } from '../../base/smtp-attempts.js';
 import { eventId, eventOf, payloadOf, type EventRecord, type WebhookEvent } from '../events.js';
 import type { Webhook } from '../registration.js';
 import { PROVIDER_FORMATS } from './formats.js';
-import { DEFAULT_DETAIL, type FormattedEvent, type ProviderEvent } from './provider-event.js';
+import { DEFAULT_DETAIL, DROPPED_AFTER_COMPLAINT, type FormattedEvent, type ProviderEvent } from './provider-event.js';
+import type { LastSend, ProviderSendLog } from './send-log.js';
 import { subscriptionConfirmation } from './ses.js';
 
 export interface ProviderEventSourceOptions {
@@ -27,17 +36,12 @@ export interface ProviderEventSourceOptions {
   readonly subscribers: (type: WebhookEventType, address: string) => readonly Webhook[];
   /** Queues an event for webhooks (the engine's fan-out). */
   readonly fanOut: (subscribers: readonly Webhook[], event: WebhookEvent) => void;
+  /** The last sends and the suppressions (send-log.ts): this server's memory, or the shared store. */
+  readonly log: ProviderSendLog;
   readonly now: () => number;
   /** The API's base URL, for SES's links. */
   readonly apiUrl: () => string;
-}
-
-/** The last provider send to an address, as a test's report names it. */
-interface LastSend {
-  readonly provider: ProviderFormat;
-  readonly from: string;
-  readonly send: ProviderSendFacts;
-  readonly at: number;
+  readonly logger: Logger;
 }
 
 /** What a report was about: the send, and how many webhooks were sent the event. */
@@ -46,9 +50,6 @@ export interface Reported {
   readonly providerMessageId: string;
   readonly webhooks: number;
 }
-
-/** How many addresses' last sends are kept for reports; the oldest go first. */
-const MAX_REMEMBERED = 10_000;
 
 const isFormat = (provider: ProviderName | undefined): provider is ProviderFormat => provider !== undefined && provider in PROVIDER_FORMATS;
 
@@ -66,7 +67,6 @@ function webhookEvent(id: string, type: WebhookEventType, address: string, creat
 
 export class ProviderEventSource {
   readonly #o: ProviderEventSourceOptions;
-  readonly #last = new Map<string, LastSend>();
   readonly #unsubscribe: () => void;
 
   constructor(options: ProviderEventSourceOptions) {
@@ -78,20 +78,23 @@ export class ProviderEventSource {
     const { provider, providerSend: send } = attempt;
     if (attempt.stage !== 'api' || !send || !isFormat(provider)) return;
     const sent: LastSend = { provider, from: attempt.from, send, at: attempt.at };
+    const lost = (error: unknown) =>
+      this.#o.logger.error(`mailroom: the provider events of a ${provider} send to ${attempt.to} were not made (the store: ${String(error)})`);
     if (attempt.outcome === 'accepted') {
-      this.#remember(attempt.to, sent);
-      this.#emit('sent', sent, attempt.to, DEFAULT_DETAIL.sent);
-      this.#emit('delivered', sent, attempt.to, DEFAULT_DETAIL.delivered);
+      whenReady(
+        this.#o.log.sent(attempt.to, sent),
+        (suppressed) => {
+          if (suppressed !== undefined) return void this.#emit('dropped', sent, attempt.to, suppressed);
+          this.#emit('sent', sent, attempt.to, DEFAULT_DETAIL.sent);
+          this.#emit('delivered', sent, attempt.to, DEFAULT_DETAIL.delivered);
+        },
+        lost,
+      );
     } else if (attempt.outcome === 'rejected' && attempt.rule === 'reject') {
-      // The lab refused the recipient for good: the provider reports it bounced.
+      // The lab refused the recipient for good: the provider reports it bounced, and suppresses the address.
       this.#emit('bounced', sent, attempt.to, attempt.text || DEFAULT_DETAIL.bounced);
+      whenReady(this.#o.log.suppress(provider, attempt.to, DEFAULT_DETAIL.dropped), () => {}, lost);
     }
-  }
-
-  #remember(address: string, last: LastSend): void {
-    this.#last.delete(address);
-    this.#last.set(address, last);
-    if (this.#last.size > MAX_REMEMBERED) this.#last.delete(this.#last.keys().next().value!);
   }
 
   /** Sends `kind` about `send` to every webhook of its provider's format that hears it at `address`; how many. */
@@ -109,11 +112,19 @@ export class ProviderEventSource {
     return subscribers.length;
   }
 
-  /** A test's report for `address` (its mailbox key): about the last provider send to it, or undefined when there was none. */
-  report(address: string, kind: ReportedProviderEvent, detail: string | undefined): Reported | undefined {
-    const last = this.#last.get(address);
+  /**
+   * A test's report for `address` (its mailbox key): about the last provider
+   * send to it, or undefined when there was none. A hard bounce or a
+   * complaint also puts the address on that provider's suppression list:
+   * its next send through that provider is `dropped`.
+   */
+  async report(address: string, kind: ReportedProviderEvent, detail: string | undefined): Promise<Reported | undefined> {
+    const last = await this.#o.log.last(address);
     if (!last) return undefined;
     const webhooks = this.#emit(kind, last, address, detail ?? DEFAULT_DETAIL[kind]);
+    if (kind === 'bounced' || kind === 'complained') {
+      await this.#o.log.suppress(last.provider, address, kind === 'bounced' ? DEFAULT_DETAIL.dropped : DROPPED_AFTER_COMPLAINT);
+    }
     return { provider: last.provider, providerMessageId: last.send.id, webhooks };
   }
 

@@ -47,7 +47,7 @@ export interface FormatContext {
 
 /** One provider's events: its body for each kind it sends, its signature, and its secret. */
 export interface ProviderFormatter {
-  /** The kinds this provider sends an event for (Postmark and SES have no `sent`; SES no delay). */
+  /** The kinds this provider sends an event for (Postmark and SES have no `sent`; SES no delay; Postmark no `dropped`). */
   readonly kinds: readonly ProviderEventKind[];
   /** The body for `event`, one of `kinds`: made at once, where the event is made, so every attempt sends the same bytes. */
   format(event: ProviderEvent, webhook: FormatWebhook, context: FormatContext): FormattedEvent;
@@ -82,7 +82,12 @@ export const DEFAULT_DETAIL: Readonly<Record<ProviderEventKind, string>> = Objec
   bounced: '550 5.1.1 The email account that you tried to reach does not exist (mailroom test event)',
   soft_bounced: '452 4.2.2 The email account that you tried to reach is over quota (mailroom test event)',
   complained: 'The recipient marked the message as spam (mailroom test event)',
+  // SendGrid's words for the commonest reason (an earlier hard bounce); an earlier complaint is 'Spam Reporting Address' (provider-event-source.ts).
+  dropped: 'Bounced Address',
 });
+
+/** A `dropped` event's detail when the recipient complained before (SendGrid's reason). */
+export const DROPPED_AFTER_COMPLAINT = 'Spam Reporting Address';
 
 /** The enhanced status code in a detail (`5.1.1`), or a default for its class. */
 export function statusIn(detail: string, permanent: boolean): string {

@@ -8,7 +8,8 @@
 //   type, subType}}}`; `email_id` is the `id` the send call answered with;
 // - types: `email.sent`, `email.delivered`, `email.delivery_delayed`,
 //   `email.bounced` (`bounce.type` `Permanent` or `Transient`),
-//   `email.complained`;
+//   `email.complained`, `email.suppressed` (`suppressed{message, type}`: a
+//   recipient on the suppression list, not sent);
 // - signed through Svix, the Standard Webhooks scheme: headers `svix-id`
 //   (the event's id: deduplicate on it), `svix-timestamp` (Unix seconds, of
 //   this attempt), `svix-signature` `v1,<base64 HMAC-SHA256 of
@@ -26,6 +27,7 @@ const TYPES = {
   bounced: 'email.bounced',
   soft_bounced: 'email.bounced',
   complained: 'email.complained',
+  dropped: 'email.suppressed',
 } as const;
 
 function bounceOf(event: ProviderEvent): { message: string; type: string; subType: string } | undefined {
@@ -51,7 +53,9 @@ export const resendFormat: ProviderFormatter = {
       tags: event.send.metadata,
       ...(bounce ? { bounce } : {}),
     };
-    return { body: JSON.stringify({ type: TYPES[event.kind], created_at: new Date(event.at).toISOString(), data }) };
+    // `email.suppressed`'s `suppressed.type`: resend 6.38.0 types it as a string and Resend's docs list no values; SES's word (Resend sends through SES) is used.
+    const suppressed = event.kind === 'dropped' ? { suppressed: { message: event.detail, type: 'OnAccountSuppressionList' } } : {};
+    return { body: JSON.stringify({ type: TYPES[event.kind], created_at: new Date(event.at).toISOString(), data: { ...data, ...suppressed } }) };
   },
   sign(secret, eventId, timestampSeconds, body) {
     const id = svixId(eventId);

@@ -7,7 +7,9 @@
 // - body: a JSON array of events `{email, timestamp, event, sg_event_id,
 //   sg_message_id, "smtp-id", category[], ...custom_args}`; `event` is
 //   `processed`, `delivered`, `deferred`, `bounce` (`type` `bounce` for a
-//   hard bounce, `blocked` for a soft one), `spamreport`; `sg_message_id`
+//   hard bounce, `blocked` for a soft one), `spamreport`, `dropped` (a
+//   recipient on a suppression list, with SendGrid's `reason`: `Bounced
+//   Address`, `Spam Reporting Address`, ...; no `processed` before it); `sg_message_id`
 //   begins with the `X-Message-Id` the send call answered with;
 // - signed with ECDSA (P-256, SHA-256): `X-Twilio-Email-Event-Webhook-Signature`
 //   is the base64 DER signature of `timestamp + body`, the timestamp in
@@ -65,6 +67,9 @@ function eventFields(event: ProviderEvent): Record<string, unknown> {
       };
     case 'complained':
       return { event: 'spamreport' };
+    case 'dropped':
+      // Not sent: SendGrid's reason ('Bounced Address', 'Spam Reporting Address', 'Unsubscribed Address', 'Invalid').
+      return { event: 'dropped', reason: event.detail, status: '5.0.0' };
   }
 }
 

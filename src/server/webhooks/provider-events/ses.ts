@@ -9,7 +9,8 @@
 //   `{Type, MessageId, TopicArn, Message, Timestamp, SignatureVersion,
 //   Signature, SigningCertURL, UnsubscribeURL}` with the SES notification as
 //   a JSON string in `Message`: `notificationType` `Delivery`, `Bounce`
-//   (`bounceType` `Permanent` or `Transient`) or `Complaint`, and `mail`
+//   (`bounceType` `Permanent` or `Transient`; `Permanent`
+//   `OnAccountSuppressionList` for a recipient SES would not send to) or `Complaint`, and `mail`
 //   whose `messageId` is the `MessageId` the send call answered with. SES
 //   notifications have no `sent` or delay (those are configuration-set
 //   event publishing): none is sent for them.
@@ -114,20 +115,25 @@ function notificationOf(event: ProviderEvent): Record<string, unknown> {
         },
       };
     case 'bounced':
-    case 'soft_bounced': {
-      const permanent = event.kind === 'bounced';
+    case 'soft_bounced':
+    case 'dropped': {
+      const permanent = event.kind !== 'soft_bounced';
       const recipient = {
         emailAddress: event.address,
         action: 'failed',
         status: statusIn(event.detail, permanent),
-        diagnosticCode: `smtp; ${codeIn(event.detail, permanent)} ${event.detail}`,
+        diagnosticCode:
+          event.kind === 'dropped'
+            ? 'Amazon SES did not send the message to this address because it is on the suppression list for your account.'
+            : `smtp; ${codeIn(event.detail, permanent)} ${event.detail}`,
       };
       return {
         notificationType: 'Bounce',
         mail,
         bounce: {
           bounceType: permanent ? 'Permanent' : 'Transient',
-          bounceSubType: permanent ? 'General' : 'MailboxFull',
+          // A recipient on the account's suppression list is not sent to: SES reports it so.
+          bounceSubType: event.kind === 'dropped' ? 'OnAccountSuppressionList' : permanent ? 'General' : 'MailboxFull',
           bouncedRecipients: [recipient],
           timestamp,
           feedbackId,
@@ -147,7 +153,7 @@ function notificationOf(event: ProviderEvent): Record<string, unknown> {
 }
 
 export const sesFormat: ProviderFormatter = {
-  kinds: ['delivered', 'bounced', 'soft_bounced', 'complained'],
+  kinds: ['delivered', 'bounced', 'soft_bounced', 'complained', 'dropped'],
   format(event, webhook, context) {
     const notification = notificationOf(event);
     const messageId = uuidOf(event.eventId);
