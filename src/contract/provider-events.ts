@@ -49,14 +49,9 @@ export const PROVIDER_EVENT_TYPES: readonly ProviderEventType[] = Object.freeze(
 
 /** What a test may report for its address: what happened after the provider took the mail. */
 export type ReportedProviderEvent = Exclude<ProviderEventKind, 'sent'>;
-export const REPORTABLE_PROVIDER_EVENTS: readonly ReportedProviderEvent[] = Object.freeze([
-  'delivered',
-  'delayed',
-  'bounced',
-  'soft_bounced',
-  'complained',
-  'dropped',
-]);
+export const REPORTABLE_PROVIDER_EVENTS: readonly ReportedProviderEvent[] = Object.freeze(
+  PROVIDER_EVENT_KINDS.filter((kind): kind is ReportedProviderEvent => kind !== 'sent'),
+);
 
 /** `POST /api/v1/provider-events`: the last provider send to `address` had this fate. */
 export interface WireProviderEventReport {
