@@ -28,6 +28,7 @@ import { resendDriver } from '../support/providers/resend.js';
 import { sendgridDriver } from '../support/providers/sendgrid.js';
 import { sesV2Driver } from '../support/providers/ses-v2.js';
 import { closeReceivers, startReceiver, type Received } from '../support/webhook-receiver.js';
+import { HEAVY_TEST_TIMEOUT_MS } from '../support/test-timeouts.js';
 import { call, sharedServer, start, testStore } from './helpers.js';
 
 afterEach(closeReceivers);
@@ -37,7 +38,7 @@ const inboxAt = async (prefix: string) => createInbox({ apiURL: (await server())
 
 /** Reads the webhook's log until `done` holds of it (the engine writes it after each answer; on Redis, a round trip later). */
 async function logWhen(webhook: Webhook, done: (log: readonly WebhookDelivery[]) => boolean): Promise<readonly WebhookDelivery[]> {
-  const watched = await webhook.watch((log) => (done(log) ? true : undefined), { within: 10_000 });
+  const watched = await webhook.watch((log) => (done(log) ? true : undefined), { within: 45_000 });
   if (!done(watched.deliveries)) throw new Error(`the log never got there: ${JSON.stringify(watched.deliveries.map((d) => [d.eventType, d.state, d.held]))}`);
   return watched.deliveries;
 }
@@ -48,7 +49,8 @@ const sesType = (request: Received) => {
   return message.Type === 'Notification' ? (JSON.parse(message.Message!) as { notificationType: string }).notificationType : message.Type;
 };
 
-describe('provider events on the store', () => {
+// A hang guard: the log's watch waits up to 45 s for the first events, which a loaded run's delivery thread is slow to send.
+describe('provider events on the store', { timeout: HEAVY_TEST_TIMEOUT_MS }, () => {
   it('resend: a send and a reported bounce, each accepted by resend.webhooks.verify and delivered at the first attempt', async () => {
     const receiver = await startReceiver();
     const inbox = await inboxAt('pe-resend');

@@ -28,6 +28,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProviderDriver } from '../support/provider-sdks.js';
 import { version } from '../support/provider-sdks.js';
+import { HEAVY_TEST_TIMEOUT_MS } from '../support/test-timeouts.js';
 import { mailgunDriver } from '../support/providers/mailgun.js';
 import { postmarkDriver } from '../support/providers/postmark.js';
 import { resendDriver } from '../support/providers/resend.js';
@@ -71,9 +72,14 @@ class Receiver {
     return this.requests.filter((r) => r.path === path);
   }
 
-  /** Resolves once `path` has `count` requests; fails with what came when 10 s pass. */
+  /**
+   * Resolves once `path` has `count` requests; fails with what came when
+   * 45 s pass. A hang guard, not a speed claim: in a loaded `npm test` the
+   * server's first events wait for its delivery thread to load (a CI run at
+   * load 21 saw none of 8 in 10 s).
+   */
   async until(path: string, count: number): Promise<readonly Received[]> {
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 45_000;
     while (this.at(path).length < count) {
       if (Date.now() > deadline)
         throw new Error(`${path} got ${this.at(path).length} of ${count} events: ${JSON.stringify(this.at(path).map((r) => r.body.slice(0, 120)))}`);
@@ -290,7 +296,7 @@ afterAll(() => receiver.close());
 const json = { 'content-type': 'application/json' };
 
 describe('provider delivery events, as each provider sends and signs them', () => {
-  it.each(CASES)('$format: every event accepted by $verifier, refused with one byte changed', async (c) => {
+  it.each(CASES)('$format: every event accepted by $verifier, refused with one byte changed', { timeout: HEAVY_TEST_TIMEOUT_MS }, async (c) => {
     const mailroom = await server();
     const path = `/hooks/${c.format}`;
     const url = c.format === 'postmark' ? `${receiverUrl.replace('http://', 'http://hook-user:s3cret@')}${path}` : `${receiverUrl}${path}`;
