@@ -1,6 +1,7 @@
 // One received source and what is read out of it: the list's summary (kept
 // for the message's lifetime) and the full parse (kept only for the most
 // recent messages). Both are made on first read, never at intake.
+import { fastParse } from './fast-parse.js';
 import { fastSummary } from './fast-summary.js';
 import type { MessageBody } from '../base/stored-message.js';
 import { parseMail, summarize } from './mime-parse.js';
@@ -42,6 +43,12 @@ export class ParseCache {
       this.#bytes -= oldest.size;
     }
   }
+}
+
+/** The fast path for the usual shapes, which answers exactly as the full parse would (fast-parse.ts); the full parse for the rest. */
+function parse(raw: Buffer): Promise<ParsedMail> {
+  const fast = fastParse(raw);
+  return fast ? Promise.resolve(fast) : parseMail(raw);
 }
 
 /**
@@ -106,7 +113,7 @@ export class MessageContent implements MessageBody {
   parsed(): Promise<ParsedMail> {
     const cached = this.#cache.get(this);
     if (cached) return Promise.resolve(cached);
-    this.#parsing ??= parseMail(this.raw).then((parsed) => {
+    this.#parsing ??= parse(this.raw).then((parsed) => {
       this.#parsing = undefined;
       this.#cache.set(this, parsed);
       this.#summary ??= summarize(parsed);

@@ -24,6 +24,25 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
   } catch {
     return parseLeniently(source);
   }
+  return parsedMailOf({
+    ...email,
+    attachments: email.attachments.map((a) => ({
+      filename: a.filename,
+      mimeType: a.mimeType,
+      size: typeof a.content === 'string' ? Buffer.byteLength(a.content) : a.content.byteLength,
+      ...(a.contentId === undefined ? {} : { contentId: a.contentId }),
+    })),
+  });
+}
+
+/** What a parse found, in postal-mime's terms (its `Email`), that the API's view is made of; the fast path (fast-parse.ts) finds the same. */
+export interface MailParts extends Pick<Email, 'from' | 'to' | 'cc' | 'subject' | 'messageId' | 'date' | 'text' | 'html'> {
+  readonly headers: readonly { readonly key: string; readonly value: string }[];
+  readonly attachments: readonly { readonly filename: string | null; readonly mimeType: string; readonly size: number; readonly contentId?: string }[];
+}
+
+/** The API's view of a parsed message. */
+export function parsedMailOf(email: MailParts): ParsedMail {
   const text = email.text ?? null;
   const html = email.html ?? null;
   return Object.freeze({
@@ -38,14 +57,7 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
     text,
     html,
     attachments: Object.freeze(
-      email.attachments.map((a) =>
-        Object.freeze({
-          filename: a.filename,
-          content_type: a.mimeType,
-          size: typeof a.content === 'string' ? Buffer.byteLength(a.content) : a.content.byteLength,
-          content_id: a.contentId ?? null,
-        }),
-      ),
+      email.attachments.map((a) => Object.freeze({ filename: a.filename, content_type: a.mimeType, size: a.size, content_id: a.contentId ?? null })),
     ),
   });
 }
