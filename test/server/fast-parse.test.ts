@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { describe, expect, it } from 'vitest';
 import { fastParse } from '../../src/server/store/fast-parse.js';
-import { parseMail } from '../../src/server/store/mime-parse.js';
+import { makePreview, oneLine, parseMail, PREVIEW_LENGTH } from '../../src/server/store/mime-parse.js';
 
 const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
 const unixComposer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
@@ -105,7 +105,7 @@ const declined: Record<string, string> = {
 };
 
 async function expectSame(raw: Buffer): Promise<boolean> {
-  const fast = fastParse(raw);
+  const fast = fastParse(raw.toString('latin1'));
   if (fast !== undefined) expect(fast).toEqual(await parseMail(raw));
   return fast !== undefined;
 }
@@ -127,7 +127,7 @@ describe('fast parse', () => {
   });
 
   it.each(Object.entries(declined))('declines a shape it leaves to the full parse: %s', (_name, source) => {
-    expect(fastParse(Buffer.from(source, 'latin1'))).toBeUndefined();
+    expect(fastParse(source)).toBeUndefined();
   });
 
   it('agrees with the full parse on damaged copies of real mail wherever it answers', async () => {
@@ -150,5 +150,23 @@ describe('fast parse', () => {
     }
     // Most damage leaves a shape it reads; the rest it declines.
     expect(answered).toBeGreaterThan(200);
+  });
+
+  it("flattens only a long text's start for its preview, with the same preview as the whole text's", () => {
+    // The preview as defined: the whole text flattened, then cut.
+    const wholePreview = (text: string) => {
+      const flat = oneLine(text);
+      if (flat.length <= PREVIEW_LENGTH) return flat;
+      const cut = flat.slice(0, PREVIEW_LENGTH - 1);
+      const space = cut.lastIndexOf(' ');
+      return `${space > PREVIEW_LENGTH / 2 ? cut.slice(0, space) : cut}…`;
+    };
+    let seed = 11;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const pieces = ['word', ' ', '\n\n', '\t', '\u00a0', '\ufeff', '🎉', 'x'.repeat(90), ' '.repeat(700), 'é'];
+    for (let i = 0; i < 300; i++) {
+      const text = Array.from({ length: Math.floor(random() * 120) }, () => pieces[Math.floor(random() * pieces.length)]!).join('');
+      expect(makePreview(text), JSON.stringify(text)).toBe(wholePreview(text));
+    }
   });
 });

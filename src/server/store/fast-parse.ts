@@ -9,7 +9,9 @@
 // structured header read a character at a time) cost about half of what a
 // delivery adds to the server, with ~80 KB of garbage for a 1.5 KB mail
 // (issue 45). This reads the same lines the same way, in one synchronous
-// pass over the bytes, and builds postal-mime's result for those shapes:
+// pass over the source as a latin1 string (one character per byte, as the
+// store keeps a small source and the delivery thread gets it: no Buffer is
+// made for an ASCII text), and builds postal-mime's result for those shapes:
 // the header decoding and the address lists are postal-mime's own exported
 // functions, the rest mirrors its code (mime-node.js, postal-mime.js at the
 // pinned 4.0.0) for the inputs it accepts. Anything else - a comment or a
@@ -24,8 +26,9 @@ import { parsedMailOf, type MailParts } from './mime-parse.js';
 
 const MAX_DEPTH = 8;
 const MAX_HEADER_BYTES = 64 * 1024;
-const LF = 0x0a;
 const CR = 0x0d;
+/** Bytes 0x00-0x7f only: text every charset here decodes as it is. */
+const ASCII = /^[^\x80-\xff]*$/;
 
 /** Charset labels (as postal-mime lowercases them) that it hands to `TextDecoder` as written: the same decoder here. */
 const DECODERS = new Map<string, InstanceType<typeof TextDecoder>>(
@@ -64,8 +67,8 @@ const decline = (): never => {
   throw new Error('declined: the full parse reads this one');
 };
 
-/** The full parse of `raw`, or undefined when it needs postal-mime (mime-parse.ts). */
-export function fastParse(raw: Buffer): ParsedMail | undefined {
+/** The full parse of a source given as latin1 (`raw`), or undefined when it needs postal-mime (mime-parse.ts). */
+export function fastParse(raw: string): ParsedMail | undefined {
   try {
     return parsedMailOf(partsOf(raw));
   } catch {
@@ -74,9 +77,9 @@ export function fastParse(raw: Buffer): ParsedMail | undefined {
   }
 }
 
-function partsOf(raw: Buffer): MailParts {
+function partsOf(raw: string): MailParts {
   const root = newNode(undefined);
-  const boundaries: { readonly value: Buffer; readonly node: Node }[] = [];
+  const boundaries: { readonly value: string; readonly node: Node }[] = [];
   let current = root;
   let headerBytes = 0;
   const finalize = (node: Node): void => {
@@ -91,12 +94,11 @@ function partsOf(raw: Buffer): MailParts {
   while (position < raw.length) {
     // A line as postal-mime reads it: up to its LF, without the CRs and LFs that end it.
     const start = position;
-    const lf = raw.indexOf(LF, start);
+    const lf = raw.indexOf('\n', start);
     position = lf === -1 ? raw.length : lf + 1;
     let end = lf === -1 ? raw.length : lf;
-    while (end > start && raw[end - 1] === CR) end--;
-    const boundary =
-      boundaries.length > 0 && end - start > 2 && raw[start] === 0x2d && raw[start + 1] === 0x2d ? boundaryOf(raw, start, end, boundaries) : undefined;
+    while (end > start && raw.charCodeAt(end - 1) === CR) end--;
+    const boundary = boundaries.length > 0 && end - start > 2 && raw.startsWith('--', start) ? boundaryOf(raw, start, end, boundaries) : undefined;
     if (boundary) {
       if (boundary.terminator) {
         finalize(boundary.node);
@@ -112,7 +114,7 @@ function partsOf(raw: Buffer): MailParts {
     } else if (start === end) {
       current.inBody = true;
       readHeaders(raw, current);
-      if (current.multipart) boundaries.push({ value: Buffer.from(current.contentType.params.boundary || decline(), 'latin1'), node: current });
+      if (current.multipart) boundaries.push({ value: current.contentType.params.boundary || decline(), node: current });
     } else {
       headerBytes += end - start;
       if (headerBytes > MAX_HEADER_BYTES) decline();
@@ -156,7 +158,7 @@ function partsOf(raw: Buffer): MailParts {
   }
   const plain = rendered.plain.join('\n');
   const html = rendered.html.join('\n');
-  return { ...fromHeaders(root.headers), ...(plain ? { text: plain } : {}), ...(html ? { html } : {}), attachments };
+  return { ...fromHeaders(root.headers), text: plain || undefined, html: html || undefined, attachments };
 }
 
 function newNode(parent: Node | undefined): Node {
@@ -182,29 +184,29 @@ function newNode(parent: Node | undefined): Node {
 }
 
 /** Whether the line is a delimiter of an open multipart (the innermost first, as postal-mime looks). */
-function boundaryOf(raw: Buffer, start: number, end: number, boundaries: readonly { readonly value: Buffer; readonly node: Node }[]) {
+function boundaryOf(raw: string, start: number, end: number, boundaries: readonly { readonly value: string; readonly node: Node }[]) {
   for (let i = boundaries.length - 1; i >= 0; i--) {
     const { value, node } = boundaries[i]!;
-    if (end - start < value.length + 2 || raw.compare(value, 0, value.length, start + 2, start + 2 + value.length) !== 0) continue;
+    if (end - start < value.length + 2 || !raw.startsWith(value, start + 2)) continue;
     let at = start + 2 + value.length;
-    const terminator = end - at >= 2 && raw[at] === 0x2d && raw[at + 1] === 0x2d;
+    const terminator = end - at >= 2 && raw.startsWith('--', at);
     if (terminator) at += 2;
-    while (at < end && (raw[at] === 0x20 || raw[at] === 0x09)) at++;
+    while (at < end && (raw.charCodeAt(at) === 0x20 || raw.charCodeAt(at) === 0x09)) at++;
     if (at === end) return { node, terminator };
   }
   return undefined;
 }
 
 /** postal-mime's processHeaders for an ASCII header block: fields unfolded, the first content field of each kind read. */
-function readHeaders(raw: Buffer, node: Node): void {
+function readHeaders(raw: string, node: Node): void {
   const lines = node.headerLines;
   const folded: string[][] = [];
   for (let i = 0; i < lines.length; i += 2) {
     const [start, end] = [lines[i]!, lines[i + 1]!];
-    for (let at = start; at < end; at++) if (raw[at]! >= 0x80) decline(); // postal-mime's UTF-8 reading and mime-parse's re-encoding
-    const line = raw.toString('latin1', start, end);
+    const line = raw.slice(start, end);
+    if (!ASCII.test(line)) decline(); // postal-mime reads header bytes as UTF-8, and mime-parse re-encodes Windows-1252 ones
     const previous = folded.at(-1);
-    if (previous && (raw[start] === 0x20 || raw[start] === 0x09)) previous.push(line);
+    if (previous && (line.startsWith(' ') || line.startsWith('\t'))) previous.push(line);
     else folded.push([line]);
   }
   const seen = new Set<string>();
@@ -269,62 +271,60 @@ function structured(header: string): Structured {
   return { value: value.toLowerCase(), params };
 }
 
-/** A leaf's decoded bytes, as postal-mime's decoders give them for the lines it accepts. */
-function contentOf(raw: Buffer, node: Node): Buffer {
+/** A leaf's decoded bytes as latin1, as postal-mime's decoders give them for the lines it accepts; base64 as its decoded size and bytes. */
+function contentOf(raw: string, node: Node): string | Buffer {
   const lines = node.bodyLines;
   if (node.encoding === 'base64') {
     let text = '';
-    for (let i = 0; i < lines.length; i += 2) text += raw.toString('latin1', lines[i], lines[i + 1]);
+    for (let i = 0; i < lines.length; i += 2) text += raw.slice(lines[i], lines[i + 1]);
     // Only what every base64 decoder reads alike: no other character, padding only at the end, no stray last character.
     const data = text.replace(/=+$/, '');
     if (!/^[A-Za-z0-9+/]*$/.test(data) || data.length % 4 === 1 || text.length - data.length > 2) decline();
     return Buffer.from(data, 'base64');
   }
+  const pieces: string[] = [];
   const quotedPrintable = node.encoding === 'quoted-printable';
-  let size = 0;
-  for (let i = 0; i < lines.length; i += 2) size += lines[i + 1]! - lines[i]! + 1;
-  const out = Buffer.allocUnsafe(size);
-  let at = 0;
   for (let i = 0; i < lines.length; i += 2) {
     const start = lines[i]!;
     let end = lines[i + 1]!;
     if (!quotedPrintable) {
-      at += raw.copy(out, at, start, end);
-      out[at++] = LF;
+      pieces.push(raw.slice(start, end), '\n');
       continue;
     }
     // postal-mime's QPDecoder.update: a trailing '=' is a soft break; `=XX` with both digits on the line decodes, any other '=' stays.
-    const soft = end > start && raw[end - 1] === 0x3d;
+    const soft = end > start && raw.charCodeAt(end - 1) === 0x3d;
     if (soft) end--;
     let literal = start;
-    for (let j = raw.indexOf(0x3d, start); j !== -1 && j + 2 < end; j = raw.indexOf(0x3d, j + 1)) {
-      const high = hexValue(raw[j + 1]!);
-      const low = hexValue(raw[j + 2]!);
+    for (let j = raw.indexOf('=', start); j !== -1 && j + 2 < end; j = raw.indexOf('=', j + 1)) {
+      const high = hexValue(raw.charCodeAt(j + 1));
+      const low = hexValue(raw.charCodeAt(j + 2));
       if (high < 0 || low < 0) continue;
-      at += raw.copy(out, at, literal, j);
-      out[at++] = (high << 4) | low;
+      pieces.push(raw.slice(literal, j), String.fromCharCode((high << 4) | low));
       j += 2;
       literal = j + 1;
     }
-    if (literal < end) at += raw.copy(out, at, literal, end);
-    if (!soft) out[at++] = LF;
+    if (literal < end) pieces.push(raw.slice(literal, end));
+    if (!soft) pieces.push('\n');
   }
-  return out.subarray(0, at);
+  return pieces.join('');
 }
 
-function hexValue(byte: number): number {
-  if (byte >= 0x30 && byte <= 0x39) return byte - 0x30;
-  if (byte >= 0x41 && byte <= 0x46) return byte - 0x37;
-  if (byte >= 0x61 && byte <= 0x66) return byte - 0x57;
+function hexValue(code: number): number {
+  if (code >= 0x30 && code <= 0x39) return code - 0x30;
+  if (code >= 0x41 && code <= 0x46) return code - 0x37;
+  if (code >= 0x61 && code <= 0x66) return code - 0x57;
   return -1;
 }
 
 /** A text leaf's text, decoded with its charset as postal-mime's getTextContent does (flowed text is declined). */
-function textOf(raw: Buffer, node: Node): string {
+function textOf(raw: string, node: Node): string {
   const { charset, format } = node.contentType.params;
   if (format !== undefined && /^flowed$/i.test(format)) decline();
   const decoder = DECODERS.get((charset ?? 'utf8').trim().toLowerCase()) ?? decline();
-  return decoder.decode(contentOf(raw, node));
+  const bytes = contentOf(raw, node);
+  // ASCII reads the same in every charset here: no decoder, no copy.
+  if (typeof bytes === 'string' && ASCII.test(bytes)) return bytes;
+  return decoder.decode(typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes);
 }
 
 /** postal-mime's buildMessage: the address, subject, id and date fields from the top-level headers. */
@@ -347,17 +347,5 @@ function fromHeaders(headers: MailParts['headers']): Omit<MailParts, 'text' | 'h
     const parsed = new Date(dateHeader.value);
     date = parsed.toString() === 'Invalid Date' ? dateHeader.value : parsed.toISOString();
   }
-  const to = all('to');
-  const cc = all('cc');
-  const subject = decoded('subject');
-  const messageId = decoded('message-id');
-  return {
-    headers,
-    ...(from ? { from } : {}),
-    ...(to ? { to } : {}),
-    ...(cc ? { cc } : {}),
-    ...(subject !== undefined ? { subject } : {}),
-    ...(messageId !== undefined ? { messageId } : {}),
-    ...(date !== undefined ? { date } : {}),
-  };
+  return { headers, from, to: all('to'), cc: all('cc'), subject: decoded('subject'), messageId: decoded('message-id'), date };
 }

@@ -45,10 +45,17 @@ export class ParseCache {
   }
 }
 
-/** The fast path for the usual shapes, which answers exactly as the full parse would (fast-parse.ts); the full parse for the rest. */
-function parse(raw: Buffer): Promise<ParsedMail> {
-  const fast = fastParse(raw);
-  return fast ? Promise.resolve(fast) : parseMail(raw);
+/** Past this size the full parse reads a source: the fast path would first copy it whole into a string. */
+const FAST_PARSE_MAX_BYTES = 1024 * 1024;
+
+/**
+ * The full parse of a source (as kept: a latin1 string or a Buffer): the
+ * fast path for the usual shapes, which answers exactly as postal-mime
+ * would (fast-parse.ts), and postal-mime for the rest.
+ */
+export function parseSource(source: string | Buffer): Promise<ParsedMail> {
+  const fast = source.length <= FAST_PARSE_MAX_BYTES ? fastParse(typeof source === 'string' ? source : source.toString('latin1')) : undefined;
+  return fast ? Promise.resolve(fast) : parseMail(typeof source === 'string' ? Buffer.from(source, 'latin1') : source);
 }
 
 /**
@@ -113,7 +120,7 @@ export class MessageContent implements MessageBody {
   parsed(): Promise<ParsedMail> {
     const cached = this.#cache.get(this);
     if (cached) return Promise.resolve(cached);
-    this.#parsing ??= parse(this.raw).then((parsed) => {
+    this.#parsing ??= parseSource(this.#source).then((parsed) => {
       this.#parsing = undefined;
       this.#cache.set(this, parsed);
       this.#summary ??= summarize(parsed);

@@ -187,9 +187,15 @@ function toIsoDate(value: string | undefined): string | null {
   return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
 
+/** How much of a long text is flattened first for its preview: most texts reach the preview's length well within it. */
+const PREVIEW_SCAN = 8 * PREVIEW_LENGTH;
+
 /** A short excerpt for the list: whitespace collapsed, cut at a word boundary. */
 export function makePreview(text: string): string {
-  const flat = oneLine(text);
+  // Flattening a prefix gives a prefix of the flattened text, so when the prefix alone is longer
+  // than a preview, the preview is the same as the whole text's, without flattening all of it.
+  const head = text.length > PREVIEW_SCAN ? oneLine(text.slice(0, PREVIEW_SCAN)) : undefined;
+  const flat = head !== undefined && head.length > PREVIEW_LENGTH ? head : oneLine(text);
   if (flat.length <= PREVIEW_LENGTH) return flat;
   const cut = flat.slice(0, PREVIEW_LENGTH - 1);
   const space = cut.lastIndexOf(' ');

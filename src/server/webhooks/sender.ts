@@ -103,8 +103,10 @@ export class WebhookSender implements DeliverySender {
       : { [WEBHOOK_HEADERS.signature]: signatureHeader(job.secret, timestampSeconds, body) };
     const headers = { ...job.headers, ...(job.payload.kind === 'json' ? job.payload.headers : undefined), ...signed };
     const posted = await this.send({ url: job.url, body, headers, timeoutMs: job.timeoutMs, signal });
-    // Only an attempt that did not deliver can end in a dead letter: a delivered one carries no excerpt back.
-    return { ...posted, excerpt: delivered(posted) ? '' : body.slice(0, EXCERPT_CHARS) };
+    // Only an attempt that did not deliver can end in a dead letter: a delivered one carries no excerpt back, and its body is not kept.
+    if (!delivered(posted)) return { ...posted, excerpt: body.slice(0, EXCERPT_CHARS) };
+    this.#bodies.forget(job.eventId);
+    return { ...posted, excerpt: '' };
   }
 
   /** Closes the pools no attempt used for IDLE_POOL_MS; asked on each attempt, costs a look at each open pool. */
