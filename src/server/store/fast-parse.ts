@@ -345,7 +345,8 @@ function fromHeaders(headers: MailParts['headers']): Omit<MailParts, 'text' | 'h
   let date: string | undefined;
   if (dateHeader) {
     const parsed = new Date(dateHeader.value);
-    date = parsed.toString() === 'Invalid Date' ? dateHeader.value : parsed.toISOString();
+    // postal-mime tests `toString() === 'Invalid Date'`: true exactly when the time is NaN.
+    date = Number.isNaN(parsed.getTime()) ? dateHeader.value : parsed.toISOString();
   }
   return { headers, from, to: all('to'), cc: all('cc'), subject: decoded('subject'), messageId: decoded('message-id'), date };
 }
