@@ -49,9 +49,11 @@ interface Node {
   readonly parent: Node | undefined;
   readonly depth: number;
   readonly children: Node[];
-  /** Line bounds [start, end) into the source, header lines then body lines. */
-  readonly headerLines: number[];
-  readonly bodyLines: number[];
+  /** Where its header lines start and end (the blank line), and its body's lines (up to the next delimiter), in the source. */
+  readonly headerStart: number;
+  headerEnd: number;
+  bodyStart: number;
+  bodyEnd: number;
   inBody: boolean;
   finished: boolean;
   headers: { key: string; value: string }[];
@@ -78,10 +80,11 @@ export function fastParse(raw: string): ParsedMail | undefined {
 }
 
 function partsOf(raw: string): MailParts {
-  const root = newNode(undefined);
+  const root = newNode(undefined, 0);
   const boundaries: { readonly value: string; readonly node: Node }[] = [];
   let current = root;
   let headerBytes = 0;
+  let position = 0;
   const finalize = (node: Node): void => {
     if (node.finished) return;
     if (!node.inBody) decline(); // a part (or a message) with no blank line after its headers
@@ -90,7 +93,6 @@ function partsOf(raw: string): MailParts {
     for (const child of node.children) finalize(child);
     node.finished = true;
   };
-  let position = 0;
   while (position < raw.length) {
     // A line as postal-mime reads it: up to its LF, without the CRs and LFs that end it.
     const start = position;
@@ -105,20 +107,20 @@ function partsOf(raw: string): MailParts {
         current = boundary.node.parent ?? root;
       } else {
         for (const child of boundary.node.children) finalize(child);
-        current = newNode(boundary.node);
+        current = newNode(boundary.node, position);
       }
       continue;
     }
     if (current.inBody) {
-      current.bodyLines.push(start, end);
+      current.bodyEnd = position;
     } else if (start === end) {
       current.inBody = true;
+      current.headerEnd = start;
+      current.bodyStart = current.bodyEnd = position;
+      headerBytes += start - current.headerStart;
+      if (headerBytes > MAX_HEADER_BYTES) decline();
       readHeaders(raw, current);
       if (current.multipart) boundaries.push({ value: current.contentType.params.boundary || decline(), node: current });
-    } else {
-      headerBytes += end - start;
-      if (headerBytes > MAX_HEADER_BYTES) decline();
-      current.headerLines.push(start, end);
     }
   }
   finalize(root);
@@ -161,15 +163,17 @@ function partsOf(raw: string): MailParts {
   return { ...fromHeaders(root.headers), text: plain || undefined, html: html || undefined, attachments };
 }
 
-function newNode(parent: Node | undefined): Node {
+function newNode(parent: Node | undefined, headerStart: number): Node {
   const depth = parent ? parent.depth + 1 : 0;
   if (depth > MAX_DEPTH) decline();
   const node: Node = {
     parent,
     depth,
     children: [],
-    headerLines: [],
-    bodyLines: [],
+    headerStart,
+    headerEnd: headerStart,
+    bodyStart: headerStart,
+    bodyEnd: headerStart,
     inBody: false,
     finished: false,
     headers: [],
@@ -199,16 +203,15 @@ function boundaryOf(raw: string, start: number, end: number, boundaries: readonl
 
 /** postal-mime's processHeaders for an ASCII header block: fields unfolded, the first content field of each kind read. */
 function readHeaders(raw: string, node: Node): void {
-  const lines = node.headerLines;
+  // postal-mime reads header bytes as UTF-8, and mime-parse re-encodes Windows-1252 ones: ASCII only here.
+  if (!ASCII.test(raw.slice(node.headerStart, node.headerEnd))) decline();
   const folded: string[][] = [];
-  for (let i = 0; i < lines.length; i += 2) {
-    const [start, end] = [lines[i]!, lines[i + 1]!];
+  forEachLine(raw, node.headerStart, node.headerEnd, (start, end) => {
     const line = raw.slice(start, end);
-    if (!ASCII.test(line)) decline(); // postal-mime reads header bytes as UTF-8, and mime-parse re-encodes Windows-1252 ones
     const previous = folded.at(-1);
     if (previous && (line.startsWith(' ') || line.startsWith('\t'))) previous.push(line);
     else folded.push([line]);
-  }
+  });
   const seen = new Set<string>();
   let contentType: string | undefined;
   let encoding = '';
@@ -271,29 +274,40 @@ function structured(header: string): Structured {
   return { value: value.toLowerCase(), params };
 }
 
-/** A leaf's decoded bytes as latin1, as postal-mime's decoders give them for the lines it accepts; base64 as its decoded size and bytes. */
+/** Each line in [from, to) as postal-mime reads it: up to its LF, without the CRs and LFs that end it. */
+function forEachLine(raw: string, from: number, to: number, visit: (start: number, end: number) => void): void {
+  let position = from;
+  while (position < to) {
+    const start = position;
+    const lf = raw.indexOf('\n', start);
+    position = lf === -1 || lf >= to ? to : lf + 1;
+    let end = lf === -1 || lf >= to ? to : lf;
+    while (end > start && raw.charCodeAt(end - 1) === CR) end--;
+    visit(start, end);
+  }
+}
+
+/** A leaf's decoded bytes as latin1, as postal-mime's decoders give them for the lines it accepts; base64 as its decoded bytes. */
 function contentOf(raw: string, node: Node): string | Buffer {
-  const lines = node.bodyLines;
+  const body = raw.slice(node.bodyStart, node.bodyEnd);
   if (node.encoding === 'base64') {
-    let text = '';
-    for (let i = 0; i < lines.length; i += 2) text += raw.slice(lines[i], lines[i + 1]);
     // Only what every base64 decoder reads alike: no other character, padding only at the end, no stray last character.
+    const text = body.replace(/\r*\n/g, '');
     const data = text.replace(/=+$/, '');
     if (!/^[A-Za-z0-9+/]*$/.test(data) || data.length % 4 === 1 || text.length - data.length > 2) decline();
     return Buffer.from(data, 'base64');
   }
+  if (node.encoding !== 'quoted-printable') {
+    // Each line without the CRs that end it, and a LF after every line (the last one's too).
+    if (body === '') return '';
+    const lines = body.replace(/\r+\n/g, '\n');
+    return lines.endsWith('\n') ? lines : `${lines.replace(/\r+$/, '')}\n`;
+  }
   const pieces: string[] = [];
-  const quotedPrintable = node.encoding === 'quoted-printable';
-  for (let i = 0; i < lines.length; i += 2) {
-    const start = lines[i]!;
-    let end = lines[i + 1]!;
-    if (!quotedPrintable) {
-      pieces.push(raw.slice(start, end), '\n');
-      continue;
-    }
+  forEachLine(raw, node.bodyStart, node.bodyEnd, (start, lineEnd) => {
     // postal-mime's QPDecoder.update: a trailing '=' is a soft break; `=XX` with both digits on the line decodes, any other '=' stays.
-    const soft = end > start && raw.charCodeAt(end - 1) === 0x3d;
-    if (soft) end--;
+    const soft = lineEnd > start && raw.charCodeAt(lineEnd - 1) === 0x3d;
+    const end = soft ? lineEnd - 1 : lineEnd;
     let literal = start;
     for (let j = raw.indexOf('=', start); j !== -1 && j + 2 < end; j = raw.indexOf('=', j + 1)) {
       const high = hexValue(raw.charCodeAt(j + 1));
@@ -305,7 +319,7 @@ function contentOf(raw: string, node: Node): string | Buffer {
     }
     if (literal < end) pieces.push(raw.slice(literal, end));
     if (!soft) pieces.push('\n');
-  }
+  });
   return pieces.join('');
 }
 
