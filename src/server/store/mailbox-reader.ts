@@ -53,8 +53,9 @@ export async function wireMessageOf(message: MessageFields): Promise<WireMessage
 
 /** The full message from its parse, with the list's summary fields (`summary`: the list's, or the parse itself). */
 export function wireMessageFrom(message: Omit<MessageFields, 'content'>, parsed: ParsedMail, summary: ParsedSummary = parsed): WireMessage {
-  return {
-    ...wire(message, summary),
+  // Added to the summary's object rather than spread into a new one: V8 makes a spread's copy in the old
+  // generation, which kept each webhook body's parse alive until a full collection.
+  return Object.assign(wire(message, summary), {
     message_id: parsed.messageId,
     cc: parsed.cc,
     date: parsed.date,
@@ -62,7 +63,7 @@ export function wireMessageFrom(message: Omit<MessageFields, 'content'>, parsed:
     text: parsed.text,
     html: parsed.html,
     attachments: parsed.attachments,
-  };
+  });
 }
 
 /** `catchAll`: every domain's mail is taken, so any well-formed address is a mailbox; else only the served domains'. */
