@@ -106,6 +106,11 @@ export class MessageContent implements MessageBody {
     return Promise.resolve(this.raw);
   }
 
+  latin1(): Promise<string> {
+    const source = this.#source;
+    return Promise.resolve(typeof source === 'string' ? source : source.toString('latin1'));
+  }
+
   /** The list's view of the message, parsed on first use and then kept. */
   get summaryIfKnown(): ParsedSummary | undefined {
     return this.#summary;

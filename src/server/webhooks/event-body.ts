@@ -32,9 +32,9 @@ export async function buildBody(payload: EventPayload): Promise<string> {
  * well as count: the oldest go first. A body that has gone is built again
  * from the payload, the same bytes, so every attempt and duplicate sends the
  * same body whether it was kept or not. A delivered event's body is let go
- * (`forget`): kept, every body outlived the young generation and the old
- * generation's marking cost the server more than building a duplicate's
- * body again.
+ * (`forget`): kept, every delivered body would outlive V8's young
+ * generation and be left to a full collection, for the rare duplicate that
+ * would reuse it.
  */
 export class BodyCache {
   readonly #bodies = new Map<string, { readonly body: Promise<string>; bytes: number }>();
