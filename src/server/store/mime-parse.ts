@@ -24,8 +24,17 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
   } catch {
     return parseLeniently(source);
   }
+  const { headers, from, to, cc, subject, messageId, date, text, html } = email;
   return parsedMailOf({
-    ...email,
+    headers,
+    from,
+    to,
+    cc,
+    subject,
+    messageId,
+    date,
+    text,
+    html,
     attachments: email.attachments.map((a) => ({
       filename: a.filename,
       mimeType: a.mimeType,
