@@ -88,7 +88,7 @@ export async function openWebhooks(core: CoreParts, apiURL: () => string): Promi
     attempts: core.attempts,
     rawUrl: (message) => `${apiURL()}${API_BASE}/message/${message.id}/raw?mailbox=${encodeURIComponent(message.mailbox)}`,
     apiUrl: apiURL,
-    readSource: async (mailbox, id) => (await store.get(mailbox, id))?.content.source(),
+    readSource: async (mailbox, id) => (await store.get(mailbox, id))?.content.latin1(),
     logRetentionMs: config.retention,
     webhookAllow: config.webhookAllow,
     mailboxKey: (address) => reader.mailboxKey(address, 'address'),

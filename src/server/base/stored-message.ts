@@ -13,6 +13,8 @@ export interface MessageBody {
   parsed(): Promise<ParsedMail>;
   /** The source as received (the `raw` route). */
   source(): Promise<Buffer>;
+  /** The source as a latin1 string (a character a byte), as a webhook's payload carries it: a small source kept as one is given as it is, not copied. */
+  latin1(): Promise<string>;
 }
 
 export interface StoredMessage {

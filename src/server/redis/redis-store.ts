@@ -94,6 +94,10 @@ class SharedBody implements MessageBody {
   async source(): Promise<Buffer> {
     return (await this.#load()).raw;
   }
+
+  async latin1(): Promise<string> {
+    return (await this.#load()).latin1();
+  }
 }
 
 type Subscriber = Awaited<ReturnType<RedisConnection['subscriber']>>;

@@ -2,7 +2,7 @@
 // the MCP tools so the three can never disagree: the address check with its
 // refusals, the summary, the full message.
 import { parseMailboxAddress } from '../../contract/address.js';
-import type { ParsedSummary } from '../base/parsed-mail.js';
+import type { ParsedMail, ParsedSummary } from '../base/parsed-mail.js';
 import type { WireEvicted, WireMessage, WireSummary } from '../../contract/wire.js';
 import { Refusal } from '../../contract/refusal.js';
 import type { MailStore } from './mail-store.js';
@@ -32,7 +32,7 @@ export type MessageFields = Pick<StoredMessage, 'id' | 'receivedAt' | 'size' | '
 const summaryOf = (message: MessageFields): Promise<ParsedSummary> =>
   message.content.summaryIfKnown ? Promise.resolve(message.content.summaryIfKnown) : message.content.summary();
 
-const wire = (message: MessageFields, parsed: ParsedSummary): WireSummary => ({
+const wire = (message: Omit<MessageFields, 'content'>, parsed: ParsedSummary): WireSummary => ({
   id: message.id,
   from: parsed.from,
   to: parsed.to,
@@ -46,11 +46,16 @@ const wire = (message: MessageFields, parsed: ParsedSummary): WireSummary => ({
 export async function wireMessageOf(message: MessageFields): Promise<WireMessage> {
   // The summary fields are the list's: the one it has already, or the full parse's, which the list's fast
   // path agrees with wherever it answers (fast-summary.ts, test/server/summary.test.ts). Parsed first, so
-  // a message nobody has listed yet is read once, not also by the fast path (a webhook's every mail).
+  // a message nobody has listed yet is read once, not also by the fast path.
   const parsed = await message.content.parsed();
-  const summary = await message.content.summary();
-  return {
-    ...wire(message, summary),
+  return wireMessageFrom(message, parsed, message.content.summaryIfKnown ?? parsed);
+}
+
+/** The full message from its parse, with the list's summary fields (`summary`: the list's, or the parse itself). */
+export function wireMessageFrom(message: Omit<MessageFields, 'content'>, parsed: ParsedMail, summary: ParsedSummary = parsed): WireMessage {
+  // Added to the summary's object rather than spread into a new one: V8 makes a spread's copy in the old
+  // generation, which kept each webhook body's parse alive until a full collection.
+  return Object.assign(wire(message, summary), {
     message_id: parsed.messageId,
     cc: parsed.cc,
     date: parsed.date,
@@ -58,7 +63,7 @@ export async function wireMessageOf(message: MessageFields): Promise<WireMessage
     text: parsed.text,
     html: parsed.html,
     attachments: parsed.attachments,
-  };
+  });
 }
 
 /** `catchAll`: every domain's mail is taken, so any well-formed address is a mailbox; else only the served domains'. */

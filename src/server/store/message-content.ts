@@ -1,6 +1,7 @@
 // One received source and what is read out of it: the list's summary (kept
 // for the message's lifetime) and the full parse (kept only for the most
 // recent messages). Both are made on first read, never at intake.
+import { fastParse } from './fast-parse.js';
 import { fastSummary } from './fast-summary.js';
 import type { MessageBody } from '../base/stored-message.js';
 import { parseMail, summarize } from './mime-parse.js';
@@ -42,6 +43,19 @@ export class ParseCache {
       this.#bytes -= oldest.size;
     }
   }
+}
+
+/** Past this size the full parse reads a source: the fast path would first copy it whole into a string. */
+const FAST_PARSE_MAX_BYTES = 1024 * 1024;
+
+/**
+ * The full parse of a source (as kept: a latin1 string or a Buffer): the
+ * fast path for the usual shapes, which answers exactly as postal-mime
+ * would (fast-parse.ts), and postal-mime for the rest.
+ */
+export function parseSource(source: string | Buffer): Promise<ParsedMail> {
+  const fast = source.length <= FAST_PARSE_MAX_BYTES ? fastParse(typeof source === 'string' ? source : source.toString('latin1')) : undefined;
+  return fast ? Promise.resolve(fast) : parseMail(typeof source === 'string' ? Buffer.from(source, 'latin1') : source);
 }
 
 /**
@@ -92,6 +106,11 @@ export class MessageContent implements MessageBody {
     return Promise.resolve(this.raw);
   }
 
+  latin1(): Promise<string> {
+    const source = this.#source;
+    return Promise.resolve(typeof source === 'string' ? source : source.toString('latin1'));
+  }
+
   /** The list's view of the message, parsed on first use and then kept. */
   get summaryIfKnown(): ParsedSummary | undefined {
     return this.#summary;
@@ -106,7 +125,7 @@ export class MessageContent implements MessageBody {
   parsed(): Promise<ParsedMail> {
     const cached = this.#cache.get(this);
     if (cached) return Promise.resolve(cached);
-    this.#parsing ??= parseMail(this.raw).then((parsed) => {
+    this.#parsing ??= parseSource(this.#source).then((parsed) => {
       this.#parsing = undefined;
       this.#cache.set(this, parsed);
       this.#summary ??= summarize(parsed);

@@ -24,6 +24,34 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
   } catch {
     return parseLeniently(source);
   }
+  const { headers, from, to, cc, subject, messageId, date, text, html } = email;
+  return parsedMailOf({
+    headers,
+    from,
+    to,
+    cc,
+    subject,
+    messageId,
+    date,
+    text,
+    html,
+    attachments: email.attachments.map((a) => ({
+      filename: a.filename,
+      mimeType: a.mimeType,
+      size: typeof a.content === 'string' ? Buffer.byteLength(a.content) : a.content.byteLength,
+      ...(a.contentId === undefined ? {} : { contentId: a.contentId }),
+    })),
+  });
+}
+
+/** What a parse found, in postal-mime's terms (its `Email`), that the API's view is made of; the fast path (fast-parse.ts) finds the same. */
+export interface MailParts extends Pick<Email, 'from' | 'to' | 'cc' | 'subject' | 'messageId' | 'date' | 'text' | 'html'> {
+  readonly headers: readonly { readonly key: string; readonly value: string }[];
+  readonly attachments: readonly { readonly filename: string | null; readonly mimeType: string; readonly size: number; readonly contentId?: string }[];
+}
+
+/** The API's view of a parsed message. */
+export function parsedMailOf(email: MailParts): ParsedMail {
   const text = email.text ?? null;
   const html = email.html ?? null;
   return Object.freeze({
@@ -38,14 +66,7 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
     text,
     html,
     attachments: Object.freeze(
-      email.attachments.map((a) =>
-        Object.freeze({
-          filename: a.filename,
-          content_type: a.mimeType,
-          size: typeof a.content === 'string' ? Buffer.byteLength(a.content) : a.content.byteLength,
-          content_id: a.contentId ?? null,
-        }),
-      ),
+      email.attachments.map((a) => Object.freeze({ filename: a.filename, content_type: a.mimeType, size: a.size, content_id: a.contentId ?? null })),
     ),
   });
 }
@@ -175,9 +196,15 @@ function toIsoDate(value: string | undefined): string | null {
   return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
 
+/** How much of a long text is flattened first for its preview: most texts reach the preview's length well within it. */
+const PREVIEW_SCAN = 8 * PREVIEW_LENGTH;
+
 /** A short excerpt for the list: whitespace collapsed, cut at a word boundary. */
 export function makePreview(text: string): string {
-  const flat = oneLine(text);
+  // Flattening a prefix gives a prefix of the flattened text, so when the prefix alone is longer
+  // than a preview, the preview is the same as the whole text's, without flattening all of it.
+  const head = text.length > PREVIEW_SCAN ? oneLine(text.slice(0, PREVIEW_SCAN)) : undefined;
+  const flat = head !== undefined && head.length > PREVIEW_LENGTH ? head : oneLine(text);
   if (flat.length <= PREVIEW_LENGTH) return flat;
   const cut = flat.slice(0, PREVIEW_LENGTH - 1);
   const space = cut.lastIndexOf(' ');

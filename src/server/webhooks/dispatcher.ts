@@ -284,8 +284,12 @@ export class WebhookDispatcher {
           if (lane.removed) return;
           for (const done of attempted) {
             if (done.state === 'pending') continue;
-            const at = lane.queue.indexOf(done);
-            if (at !== -1) lane.queue.splice(at, 1);
+            // An ordered lane's run is the head of its queue: taken off the front, not searched for in a long backlog.
+            if (lane.queue[0] === done) lane.queue.shift();
+            else {
+              const at = lane.queue.indexOf(done);
+              if (at !== -1) lane.queue.splice(at, 1);
+            }
           }
           if (lane.webhook.ordered) this.#pump(lane);
           else if (delivery.state === 'pending') this.#schedule(lane, delivery, delivery);

@@ -2,32 +2,39 @@
 // sent. For `message.received` that means parsing the message's source into
 // the API's message view (store/mailbox-reader.ts, the same code as `GET
 // /api/v1/message/{id}`): the costly part of a webhook, which is why it
-// happens in the delivery thread and never on the SMTP path.
+// happens in the delivery thread and never on the SMTP path. The source is
+// parsed as it came (a latin1 string: the fast path reads it without a
+// Buffer, store/fast-parse.ts), and nothing of the parse is kept: a body is
+// built once per event and then cached whole.
 import type { WireMessageReceived, WireWebhookEvent } from '../../contract/webhook-wire.js';
-import { wireMessageOf } from '../store/mailbox-reader.js';
-import { MessageContent, ParseCache } from '../store/message-content.js';
+import { wireMessageFrom } from '../store/mailbox-reader.js';
+import { parseSource } from '../store/message-content.js';
 import type { EventPayload } from './delivery-job.js';
-
-/** Only the parse in progress is worth keeping: a body is built once per event and then cached whole. */
-const parses = new ParseCache(8);
 
 export async function buildBody(payload: EventPayload): Promise<string> {
   if (payload.kind === 'json') return payload.body;
   const { envelope, message } = payload;
-  const content = new MessageContent(message.source, message.envelopeFrom, parses);
-  const data: WireMessageReceived = {
-    message: await wireMessageOf({ id: message.id, receivedAt: message.receivedAt, size: message.size, content }),
-    raw_url: payload.rawUrl,
+  const data: WireMessageReceived = { message: wireMessageFrom(message, await parseSource(message.source)), raw_url: payload.rawUrl };
+  // Spelled out, not `{ ...envelope }`: V8 makes a spread's copy in the old generation, where it kept the whole
+  // message (text, html, headers) alive past young collections, and every event's body cost a full collection.
+  const event: WireWebhookEvent<'message.received'> = {
+    id: envelope.id,
+    type: 'message.received',
+    created_at: envelope.created_at,
+    address: envelope.address,
+    data,
   };
-  const event: WireWebhookEvent<'message.received'> = { ...envelope, type: 'message.received', data };
   return JSON.stringify(event);
 }
 
 /**
- * Bodies by event id, so every attempt and duplicate sends the same bytes
- * (and a retry does not parse again). Bounded in bytes as well as count:
- * the oldest go first. A body that has gone is built again from the
- * payload, the same bytes.
+ * Bodies by event id, so a retry does not parse again. Bounded in bytes as
+ * well as count: the oldest go first. A body that has gone is built again
+ * from the payload, the same bytes, so every attempt and duplicate sends the
+ * same body whether it was kept or not. A delivered event's body is let go
+ * (`forget`): kept, every delivered body would outlive V8's young
+ * generation and be left to a full collection, for the rare duplicate that
+ * would reuse it.
  */
 export class BodyCache {
   readonly #bodies = new Map<string, { readonly body: Promise<string>; bytes: number }>();
@@ -68,6 +75,14 @@ export class BodyCache {
     );
     this.#trim();
     return body;
+  }
+
+  /** Lets the body go (its event was delivered); a later attempt or duplicate builds it again. */
+  forget(eventId: string): void {
+    const entry = this.#bodies.get(eventId);
+    if (!entry) return;
+    this.#bodies.delete(eventId);
+    this.#bytes -= entry.bytes;
   }
 
   #trim(): void {

@@ -86,10 +86,11 @@ function envelope(id: string, type: WebhookEventType, address: string, createdAt
 
 /**
  * Where an event reads its message's source when an attempt goes: from the
- * store, by mailbox and id, or undefined once the mail is gone (expired,
- * evicted, deleted).
+ * store, by mailbox and id (a Buffer, or a latin1 string as the memory store
+ * keeps a small one), or undefined once the mail is gone (expired, evicted,
+ * deleted).
  */
-export type SourceReader = (mailbox: string, id: string) => Promise<Buffer | undefined>;
+export type SourceReader = (mailbox: string, id: string) => Promise<Buffer | string | undefined>;
 
 /** The event's mail is no longer in the store: its delivery is dead-lettered at once with the reason `gone`, never retried. */
 export class MessageGoneError extends Error {}
@@ -135,14 +136,20 @@ export function messageReceived(message: StoredMessage, rawUrl: (message: Stored
  * `message.received` (what `record()` named). The same record and source
  * give the same payload on every server, so every attempt sends the same body.
  */
-export function payloadOf(record: EventRecord, source: Buffer | undefined): EventPayload {
+export function payloadOf(record: EventRecord, source: Buffer | string | undefined): EventPayload {
   const { ref } = record;
   if (ref.kind === 'json') return { kind: 'json', body: ref.body, ...(ref.headers ? { headers: ref.headers } : {}) };
   if (source === undefined) throw new MessageGoneError(`the message ${ref.messageId} is no longer in the store (expired, evicted or deleted)`);
   return {
     kind: 'message',
     envelope: envelope(record.id, record.type, record.address, record.createdAt),
-    message: { id: ref.messageId, receivedAt: ref.receivedAt, size: ref.size, envelopeFrom: ref.envelopeFrom, source: source.toString('latin1') },
+    message: {
+      id: ref.messageId,
+      receivedAt: ref.receivedAt,
+      size: ref.size,
+      envelopeFrom: ref.envelopeFrom,
+      source: typeof source === 'string' ? source : source.toString('latin1'),
+    },
     rawUrl: ref.rawUrl,
   };
 }
