@@ -160,7 +160,7 @@ function partsOf(raw: string): MailParts {
   }
   const plain = rendered.plain.join('\n');
   const html = rendered.html.join('\n');
-  // Its fields set one by one: V8 makes a spread's copy in the old generation, where it kept the parse alive until a full collection.
+  // Its fields set one by one, not spread: see event-body.ts on spreads in the delivery path.
   return Object.assign(fromHeaders(root.headers), { text: plain || undefined, html: html || undefined, attachments });
 }
 

@@ -53,8 +53,7 @@ export async function wireMessageOf(message: MessageFields): Promise<WireMessage
 
 /** The full message from its parse, with the list's summary fields (`summary`: the list's, or the parse itself). */
 export function wireMessageFrom(message: Omit<MessageFields, 'content'>, parsed: ParsedMail, summary: ParsedSummary = parsed): WireMessage {
-  // Added to the summary's object rather than spread into a new one: V8 makes a spread's copy in the old
-  // generation, which kept each webhook body's parse alive until a full collection.
+  // Added to the summary's object rather than spread into a new one: see event-body.ts on spreads in the delivery path.
   return Object.assign(wire(message, summary), {
     message_id: parsed.messageId,
     cc: parsed.cc,
