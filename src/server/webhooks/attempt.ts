@@ -11,6 +11,7 @@
 // - `duplicates`: a delivered copy is followed at once by the next one.
 import { backoffStep, withJitter } from '../../contract/backoff.js';
 import type { RandomSource } from '../../contract/random.js';
+import type { WebhookAttemptOutcome } from '../../contract/webhooks.js';
 import { WEBHOOK_HEADERS } from '../../contract/webhook-signature.js';
 import { Refusal } from '../../contract/refusal.js';
 import { classify } from './classify.js';
@@ -23,7 +24,10 @@ const USER_AGENT = 'mailroom-webhooks/0.1';
 
 /** The number the next attempt of the delivery's current copy goes out with: 1, then 2 for its first retry, … */
 export function nextAttemptNumber(delivery: Delivery): number {
-  return delivery.attempts.filter((a) => a.copy === delivery.copy).length + 1;
+  // Counted, not filtered into an array: asked twice per attempt on the SMTP thread.
+  let n = 1;
+  for (const a of delivery.attempts) if (a.copy === delivery.copy) n++;
+  return n;
 }
 
 /** What the sender is handed for one attempt (`at`: when it goes, wall-clock ms; the signature's timestamp). */
@@ -75,17 +79,14 @@ export function settle(
 ): DeliveryAttempt {
   const verdict = classify(posted.result, now);
   delivery.cycleAttempts++;
-  const record: Omit<DeliveryAttempt, 'outcome' | 'nextDelayMs'> = {
-    attempt: attempt.number,
-    copy: delivery.copy,
-    at: attempt.at,
-    status: posted.result.kind === 'answer' ? posted.result.status : undefined,
-    latencyMs: Math.round(posted.latencyMs * 100) / 100,
-    reason: verdict.reason,
-  };
-  let finished: DeliveryAttempt;
+  // The attempt is made once, with its outcome, as one literal (the keys in the order the log shows them), not a partial record spread into it.
+  const copy = delivery.copy;
+  const status = posted.result.kind === 'answer' ? posted.result.status : undefined;
+  const latencyMs = Math.round(posted.latencyMs * 100) / 100;
+  let outcome: WebhookAttemptOutcome;
+  let nextDelayMs: number | undefined;
   if (verdict.delivered) {
-    finished = { ...record, outcome: 'delivered', nextDelayMs: undefined };
+    outcome = 'delivered';
     if (delivery.copy < webhook.duplicates) {
       // The next copy of the same event goes at once, with the same id: a handler must count it once.
       delivery.copy++;
@@ -97,8 +98,8 @@ export function settle(
     }
   } else if (verdict.retry && delivery.cycleAttempts < webhook.retry.maxAttempts) {
     const wait = verdict.retryAfterMs ?? withJitter(backoffStep(webhook.retry, delivery.cycleAttempts), random);
-    const nextDelayMs = Math.round(wait);
-    finished = { ...record, outcome: 'retrying', nextDelayMs };
+    outcome = 'retrying';
+    nextDelayMs = Math.round(wait);
     delivery.nextAttemptAt = now + nextDelayMs;
   } else {
     if (verdict.reason === 'cancelled') delivery.state = 'cancelled';
@@ -107,9 +108,10 @@ export function settle(
       delivery.deadAt = now;
       delivery.excerpt = posted.excerpt;
     }
-    finished = { ...record, outcome: 'failed', nextDelayMs: undefined };
+    outcome = 'failed';
     delivery.nextAttemptAt = undefined;
   }
+  const finished: DeliveryAttempt = { attempt: attempt.number, copy, at: attempt.at, status, latencyMs, reason: verdict.reason, outcome, nextDelayMs };
   delivery.attempts.push(finished);
   return finished;
 }

@@ -80,8 +80,30 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
     }));
 }
 
+/** The second `isoDate` last formatted, and its text up to the milliseconds (`2026-01-02T03:04:05.`). */
+let isoSecond = Number.NaN;
+let isoPrefix = '';
+
+/**
+ * `new Date(ms).toISOString()`, with the text up to the second reused while
+ * the second is the same: the events of a burst of mail share it, and the
+ * Date and its formatting were a visible part of an attempt's cost on the
+ * SMTP thread. A time that is not a whole ms is formatted in full.
+ */
+export function isoDate(ms: number): string {
+  if (!Number.isInteger(ms)) return new Date(ms).toISOString();
+  const second = Math.floor(ms / 1000);
+  if (second !== isoSecond) {
+    const iso = new Date(ms).toISOString();
+    isoPrefix = iso.slice(0, -4);
+    isoSecond = second;
+  }
+  const millis = ms - second * 1000;
+  return `${isoPrefix}${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`;
+}
+
 function envelope(id: string, type: WebhookEventType, address: string, createdAt: number): EventEnvelope {
-  return { id, type, created_at: new Date(createdAt).toISOString(), address };
+  return { id, type, created_at: isoDate(createdAt), address };
 }
 
 /**
@@ -104,31 +126,57 @@ export class MessageGoneError extends Error {}
  */
 export function messageReceived(message: StoredMessage, rawUrl: (message: StoredMessage) => string, readSource: SourceReader): WebhookEvent {
   const id = eventId();
-  const recorded: EventRecord = {
-    id,
-    type: 'message.received',
-    address: message.mailbox,
-    createdAt: message.receivedAt,
-    ref: {
-      kind: 'message',
-      messageId: message.id,
-      receivedAt: message.receivedAt,
-      size: message.size,
-      envelopeFrom: message.content.envelopeFrom,
-      rawUrl: rawUrl(message),
+  return new MessageReceived(
+    {
+      id,
+      type: 'message.received',
+      address: message.mailbox,
+      createdAt: message.receivedAt,
+      ref: {
+        kind: 'message',
+        messageId: message.id,
+        receivedAt: message.receivedAt,
+        size: message.size,
+        envelopeFrom: message.content.envelopeFrom,
+        rawUrl: rawUrl(message),
+      },
     },
-  };
-  const { mailbox } = message;
-  const messageId = message.id;
-  return {
-    id,
-    type: 'message.received',
-    address: mailbox,
-    createdAt: recorded.createdAt,
-    // Not kept: a payload holds a copy of the source, made for the attempt and dropped after it.
-    payload: async () => payloadOf(recorded, await readSource(mailbox, messageId)),
-    record: () => recorded,
-  };
+    message.id,
+    readSource,
+  );
+}
+
+/**
+ * A `message.received` event: its methods on the class, not closures made
+ * per event (a webhook's log keeps up to 10,000 events, each of which
+ * outlived the young collections with its closures and their context).
+ */
+class MessageReceived implements WebhookEvent {
+  readonly id: string;
+  readonly type = 'message.received';
+  readonly address: string;
+  readonly createdAt: number;
+  readonly #recorded: EventRecord;
+  readonly #messageId: string;
+  readonly #readSource: SourceReader;
+
+  constructor(recorded: EventRecord, messageId: string, readSource: SourceReader) {
+    this.id = recorded.id;
+    this.address = recorded.address;
+    this.createdAt = recorded.createdAt;
+    this.#recorded = recorded;
+    this.#messageId = messageId;
+    this.#readSource = readSource;
+  }
+
+  /** Not kept: a payload holds a copy of the source, made for the attempt and dropped after it. */
+  async payload(): Promise<EventPayload> {
+    return payloadOf(this.#recorded, await this.#readSource(this.address, this.#messageId));
+  }
+
+  record(): EventRecord {
+    return this.#recorded;
+  }
 }
 
 /**
