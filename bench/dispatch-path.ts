@@ -10,6 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { DeliveryJob, DeliveryOutcome } from '../src/server/webhooks/delivery-job.js';
+import { acceptedAttempt } from './support.js';
 
 // The built code by default (`npm run build`; BENCH_DIST names another build, e.g. a copy of the one before a change): what `mailroom serve` runs.
 const DIST = resolve(process.env.BENCH_DIST ?? 'dist');
@@ -64,21 +65,7 @@ async function round(): Promise<number> {
   const cpu = process.cpuUsage();
   for (let i = 0; i < stored.length; i++) {
     const message = stored[i]!;
-    attempts.publish(
-      {
-        at: clock.now(),
-        clientIp: '::ffff:127.0.0.1',
-        from: 'a@example.com',
-        to: message.mailbox,
-        stage: 'data',
-        code: 250,
-        enhancedCode: '2.6.0',
-        text: `Stored as ${message.id}`,
-        outcome: 'accepted',
-        messageId: message.id,
-      },
-      message,
-    );
+    attempts.publish(acceptedAttempt(message, clock.now()), message);
     if (i % 4 === 3) await new Promise((r) => setImmediate(r));
   }
   while (posted < EVENTS) await new Promise((r) => setImmediate(r));

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import nodemailer from 'nodemailer';
 import { request } from 'undici';
 import { freePort } from '../test/support/free-port.js';
+import type { SmtpAttempt } from '../src/server/base/smtp-attempts.js';
 
 export { freePort };
 
@@ -236,4 +237,20 @@ export function formatSeconds(ms: number): string {
 /** Seconds from one second up, milliseconds below: `1.500 s`, `12.3 ms`. */
 export function formatDuration(ms: number): string {
   return ms >= 1000 ? formatSeconds(ms) : formatMs(1)(ms);
+}
+
+/** The SMTP intake's record of a mail it stored (what the webhook service hears), for benches that publish attempts without SMTP. */
+export function acceptedAttempt(message: { readonly id: string; readonly mailbox: string }, at: number): SmtpAttempt {
+  return {
+    at,
+    clientIp: '::ffff:127.0.0.1',
+    from: 'a@example.com',
+    to: message.mailbox,
+    stage: 'data',
+    code: 250,
+    enhancedCode: '2.6.0',
+    text: `Stored as ${message.id}`,
+    outcome: 'accepted',
+    messageId: message.id,
+  };
 }

@@ -38,7 +38,21 @@ import { MessageStore } from '../src/server/store/message-store.js';
 import { createWebhookService } from '../src/server/webhooks/webhook-service.js';
 import type { BenchSection } from './section.js';
 import { sendBatch, type SendMode } from './server.js';
-import { describe, formatMs, freePort, median, percentile, processCpuNs, sleep, startChild, verdict, waitFor, withMachineCost, type Child } from './support.js';
+import {
+  acceptedAttempt,
+  describe,
+  formatMs,
+  freePort,
+  median,
+  percentile,
+  processCpuNs,
+  sleep,
+  startChild,
+  verdict,
+  waitFor,
+  withMachineCost,
+  type Child,
+} from './support.js';
 
 const LATENCY_MAILS = Number(process.env.BENCH_WEBHOOK_MAILS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -128,21 +142,7 @@ async function fanOutWorkPerMessage(): Promise<{ none: number; one: number }> {
     const stored = Array.from({ length: 5_000 }, (_, i) => messages.deliver([`user-${i % 1000}@mailroom.test`], raw, 'a@example.com')[0]!);
     const started = performance.now();
     for (const message of stored) {
-      attempts.publish(
-        {
-          at: clock.now(),
-          clientIp: '::ffff:127.0.0.1',
-          from: 'a@example.com',
-          to: message.mailbox,
-          stage: 'data',
-          code: 250,
-          enhancedCode: '2.6.0',
-          text: `Stored as ${message.id} for ${message.mailbox}`,
-          outcome: 'accepted',
-          messageId: message.id,
-        },
-        message,
-      );
+      attempts.publish(acceptedAttempt(message, clock.now()), message);
     }
     void service.close();
     return ((performance.now() - started) * 1000) / stored.length;
