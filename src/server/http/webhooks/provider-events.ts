@@ -58,10 +58,17 @@ export async function answerProviderEventReport(req: IncomingMessage, webhooks: 
 
 export type SnsCall = 'certificate' | 'confirm';
 
-/** SNS's answer to a call it cannot take, in its XML (a token it does not know: `NotFound`). */
-function snsError(status: number, code: string, message: string): Reply {
-  const xml = `<ErrorResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><Error><Type>Sender</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>mailroom</RequestId></ErrorResponse>`;
+/** An answer in SNS's XML. */
+function snsXml(status: number, xml: string): Reply {
   return { status, headers: { 'content-type': 'text/xml', 'cache-control': 'no-store' }, body: xml };
+}
+
+/** SNS's answer to a call it cannot take (a token it does not know: `NotFound`). */
+function snsError(status: number, code: string, message: string): Reply {
+  return snsXml(
+    status,
+    `<ErrorResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><Error><Type>Sender</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>mailroom</RequestId></ErrorResponse>`,
+  );
 }
 
 /**
@@ -77,14 +84,17 @@ export async function answerSns(call: SnsCall, params: URLSearchParams, webhooks
   }
   const action = params.get('Action') ?? 'ConfirmSubscription';
   if (action === 'Unsubscribe') {
-    const xml =
-      '<UnsubscribeResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><ResponseMetadata><RequestId>mailroom</RequestId></ResponseMetadata></UnsubscribeResponse>';
-    return { status: 200, headers: { 'content-type': 'text/xml', 'cache-control': 'no-store' }, body: xml };
+    return snsXml(
+      200,
+      '<UnsubscribeResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><ResponseMetadata><RequestId>mailroom</RequestId></ResponseMetadata></UnsubscribeResponse>',
+    );
   }
   const webhookId = (params.get('Token') ?? '').split('.')[0] ?? '';
   const confirmed = /^wh_[0-9a-f]+$/.test(webhookId) ? await webhooks.confirmSubscription(webhookId) : undefined;
   if (!confirmed) return snsError(404, 'NotFound', 'No ses webhook has this subscription token (it was removed, or the token is not one this server sent)');
   const arn = `${SES_TOPIC_ARN}:${confirmed.id}`;
-  const xml = `<ConfirmSubscriptionResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><ConfirmSubscriptionResult><SubscriptionArn>${arn}</SubscriptionArn></ConfirmSubscriptionResult><ResponseMetadata><RequestId>mailroom</RequestId></ResponseMetadata></ConfirmSubscriptionResponse>`;
-  return { status: 200, headers: { 'content-type': 'text/xml', 'cache-control': 'no-store' }, body: xml };
+  return snsXml(
+    200,
+    `<ConfirmSubscriptionResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><ConfirmSubscriptionResult><SubscriptionArn>${arn}</SubscriptionArn></ConfirmSubscriptionResult><ResponseMetadata><RequestId>mailroom</RequestId></ResponseMetadata></ConfirmSubscriptionResponse>`,
+  );
 }
